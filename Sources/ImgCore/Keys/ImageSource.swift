@@ -1,0 +1,50 @@
+import Foundation
+
+/// Where one input's bytes come from: an http(s) URL, a local file, or standard input.
+public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
+    case remote(URL)
+    case file(path: String)
+    case standardInput
+
+    /// Classifies a command-line input: `-` is stdin, `http://` and `https://` are remote,
+    /// `file://` and anything without a scheme is a local path. Other schemes are usage errors.
+    public init(parsing input: String) throws(ImgError) {
+        if input == "-" {
+            self = .standardInput
+            return
+        }
+        guard !input.isEmpty, !input.contains("\0") else { throw .usage("empty or malformed input '\(input)'") }
+        let lowered = input.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+            guard let components = URLComponents(string: input), let host = components.host, !host.isEmpty,
+                  let url = components.url, !input.contains(where: { $0 == " " || $0.isNewline }) else {
+                throw .usage("malformed URL '\(input)'")
+            }
+            self = .remote(url)
+        } else if lowered.hasPrefix("file://") {
+            guard let url = URL(string: input), url.isFileURL, !url.path.isEmpty else {
+                throw .usage("malformed file URL '\(input)'")
+            }
+            self = .file(path: url.path)
+        } else if let colon = input.range(of: "://") {
+            let scheme = input[..<colon.lowerBound]
+            throw .usage("unsupported URL scheme '\(scheme)' in '\(input)' (only http, https and file)")
+        } else {
+            self = .file(path: input)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .remote(let url): url.absoluteString
+        case .file(let path): path
+        case .standardInput: "-"
+        }
+    }
+
+    /// Whether the bytes come from the network, where only trusted image loaders are allowed.
+    public var isRemote: Bool {
+        if case .remote = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,208 @@
+import CCurl
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Downloads over http and https with one reusable libcurl handle, so several URLs to a host share a connection.
+/// A loader is used by one thread at a time; `LoaderPool` hands them out.
+public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handle, used by one thread at a time
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    private let handle: UnsafeMutableRawPointer
+    private let options: NetworkOptions
+
+    public init(options: NetworkOptions) throws(ImgError) {
+        guard HTTPLoader.globalInit == CURLE_OK, let handle = curl_easy_init() else {
+            throw .internalFailure("libcurl failed to start")
+        }
+        self.handle = handle
+        self.options = options
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`.
+    public func fetch(_ url: URL, validators: Validators? = nil) throws(ImgError) -> HTTPResponse {
+        var backoff = options.initialBackoff
+        var attempt = 0
+        while true {
+            let outcome = attemptFetch(url, validators: validators)
+            attempt += 1
+            switch outcome {
+            case .success(let response):
+                return response
+            case .failure(let failure):
+                guard failure.retryable, attempt <= options.retries, options.cancellation?.isCancelled != true else {
+                    throw failure.error
+                }
+                let wait = min(30, failure.retryAfter ?? backoff)
+                backoff *= 2
+                sleepInterruptibly(wait)
+            }
+        }
+    }
+
+    private struct Failure: Error {
+        var error: ImgError
+        var retryable: Bool
+        var retryAfter: Double?
+    }
+
+    private func attemptFetch(_ url: URL, validators: Validators?) -> Result<HTTPResponse, Failure> {
+        let transfer = Transfer(options: options)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        var requestHeaders = options.headers
+        if let etag = validators?.etag { requestHeaders.append("If-None-Match: \(etag)") }
+        if let lastModified = validators?.lastModified { requestHeaders.append("If-Modified-Since: \(lastModified)") }
+        for header in requestHeaders { headerList = curl_slist_append(headerList, header) }
+        defer { curl_slist_free_all(headerList) }
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
+            curl_easy_reset(handle)
+            configure(url: url, headerList: headerList, errorBuffer: errorPointer.baseAddress!, context: context)
+            return curl_easy_perform(handle)
+        }
+        withExtendedLifetime(transfer) {}
+        let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
+        let detail = String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+
+        if code != CURLE_OK {
+            return .failure(classify(code, detail: detail, transfer: transfer))
+        }
+        let retryAfter = transfer.headers["retry-after"].flatMap(parseRetryAfter)
+        switch status {
+        case 200..<300, 304:
+            let contentType = imgf_info_string(handle, CURLINFO_CONTENT_TYPE).map { String(cString: $0) }
+            return .success(HTTPResponse(status: status, body: transfer.body, contentType: contentType,
+                                         etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"]))
+        case 408, 429, 500..<600:
+            return .failure(Failure(error: .http(status: status, message: "HTTP \(status) \(reason(status))"),
+                                    retryable: true, retryAfter: retryAfter))
+        default:
+            return .failure(Failure(error: .http(status: status, message: "HTTP \(status) \(reason(status))"),
+                                    retryable: false))
+        }
+    }
+
+    private func configure(url: URL, headerList: UnsafeMutablePointer<curl_slist>?, errorBuffer: UnsafeMutablePointer<CChar>,
+                           context: UnsafeMutableRawPointer) {
+        _ = imgf_setopt_string(handle, CURLOPT_URL, url.absoluteString)
+        _ = imgf_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = imgf_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = imgf_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        _ = imgf_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        _ = imgf_setopt_long(handle, CURLOPT_MAXREDIRS, options.maxRedirects)
+        _ = imgf_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        _ = imgf_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.timeout * 1000))
+        _ = imgf_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+        _ = imgf_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
+        _ = imgf_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        _ = imgf_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        if let caBundle = options.caBundle { _ = imgf_setopt_string(handle, CURLOPT_CAINFO, caBundle) }
+        _ = imgf_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBytes))
+        _ = imgf_setopt_list(handle, CURLOPT_HTTPHEADER, headerList)
+        _ = imgf_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+
+        _ = imgf_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        _ = imgf_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let total = size * count
+            guard let data, total > 0 else { return total }
+            return transfer.receive(data, count: total) ? total : 0
+        }
+        _ = imgf_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        _ = imgf_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let total = size * count
+            if let data {
+                let line = String(decoding: UnsafeRawBufferPointer(start: data, count: total), as: UTF8.self)
+                transfer.receiveHeader(line)
+            }
+            return total
+        }
+        _ = imgf_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        _ = imgf_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+        _ = imgf_setopt_xferinfo(handle) { user, total, now, _, _ in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            if transfer.cancellation?.isCancelled == true { return 1 }
+            if let progress = transfer.progress, now != transfer.lastProgress {
+                transfer.lastProgress = Int64(now)
+                progress(Int64(now), total > 0 ? Int64(total) : nil)
+            }
+            return 0
+        }
+        if options.denyPrivateNetworks {
+            _ = imgf_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
+            _ = imgf_setopt_opensocket(handle) { user, _, address in
+                let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+                guard let address else { return CURL_SOCKET_BAD }
+                let socketAddress = withUnsafeMutablePointer(to: &address.pointee.addr) { UnsafePointer($0) }
+                if let verdict = AddressPolicy.classify(socketAddress), verdict.isPrivate {
+                    transfer.blockedAddress = verdict.text
+                    return CURL_SOCKET_BAD
+                }
+                return imgf_open_socket(address)
+            }
+        }
+    }
+
+    private func classify(_ code: CURLcode, detail: String, transfer: Transfer) -> Failure {
+        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
+            return Failure(error: .network("body is over --max-bytes \(options.maxBytes)"), retryable: false)
+        }
+        if let address = transfer.blockedAddress {
+            return Failure(error: .network("refusing to connect to private address \(address) (--deny-private-networks)"),
+                           retryable: false)
+        }
+        switch code {
+        case CURLE_ABORTED_BY_CALLBACK:
+            return Failure(error: .network("interrupted"), retryable: false)
+        case CURLE_OPERATION_TIMEDOUT:
+            return Failure(error: .network("timed out: \(text)"), retryable: true)
+        case CURLE_COULDNT_CONNECT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
+            return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text), retryable: true)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return Failure(error: .network("too many redirects (--max-redirects \(options.maxRedirects))"), retryable: false)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return Failure(error: .network("refusing a redirect to a scheme other than http or https: \(text)"), retryable: false)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
+            return Failure(error: .network("TLS: \(text)"), retryable: false)
+        default:
+            return Failure(error: .network(text), retryable: false)
+        }
+    }
+
+    /// Seconds from a `Retry-After` of delta-seconds or an HTTP date.
+    private func parseRetryAfter(_ value: String) -> Double? {
+        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+    }
+
+    /// Sleeps in short steps so that a cancellation ends the wait early.
+    private func sleepInterruptibly(_ seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, options.cancellation?.isCancelled != true {
+            usleep(useconds_t(min(50_000, max(1_000, deadline.timeIntervalSinceNow * 1_000_000))))
+        }
+    }
+
+    private func reason(_ status: Int) -> String {
+        HTTPURLResponseReason.phrase(for: status)
+    }
+}
+
+/// Reason phrases for the statuses users meet most.
+enum HTTPURLResponseReason {
+    static func phrase(for status: Int) -> String {
+        [400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 408: "Request Timeout",
+         410: "Gone", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
+         503: "Service Unavailable", 504: "Gateway Timeout"][status] ?? ""
+    }
+}

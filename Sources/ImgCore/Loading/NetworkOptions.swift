@@ -1,0 +1,41 @@
+import Foundation
+
+/// How transfers are made; the defaults are those of the man page.
+public struct NetworkOptions: Sendable {
+    /// Extra request headers, each `Name: value`; default none.
+    public var headers: [String] = []
+    /// Default `imgfetch/VERSION`.
+    public var userAgent = "imgfetch/\(Version.current)"
+    /// Seconds for each attempt's whole transfer; default 30.
+    public var timeout: Double = 30
+    /// Seconds to connect; default 10.
+    public var connectTimeout: Double = 10
+    /// Retries after the first attempt for connection failures, timeouts, 408, 429 and 5xx; default 2.
+    public var retries = 2
+    /// First back-off in seconds, doubled each retry; default 0.5.
+    public var initialBackoff: Double = 0.5
+    /// Redirects followed, only to http and https; default 5.
+    public var maxRedirects = 5
+    /// The largest body accepted, counted as it arrives (after decompression); default 64 MiB.
+    public var maxBytes: Int64 = 64 << 20
+    /// An extra CA bundle; certificates are always verified.
+    public var caBundle: String?
+    /// Refuse loopback, private, link-local and unique-local addresses on every hop; default false.
+    public var denyPrivateNetworks = false
+    /// Called with received and total bytes (total nil when unknown) while the body arrives; default none.
+    public var progress: (@Sendable (Int64, Int64?) -> Void)?
+    /// Stops transfers when cancelled; default none.
+    public var cancellation: Cancellation?
+
+    public init() {}
+
+    /// The longest a fetch can take with every attempt and back-off: used to bound waits for other processes.
+    public var worstCaseSeconds: Double {
+        var total = 0.0, backoff = initialBackoff
+        for attempt in 0...max(0, retries) {
+            total += timeout + (attempt < retries ? min(30, backoff) : 0)
+            backoff *= 2
+        }
+        return total
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+
+/// The state of one attempt, reached from libcurl's C callbacks through their user-data pointer.
+final class Transfer {
+    let maxBytes: Int64
+    let denyPrivateNetworks: Bool
+    let progress: (@Sendable (Int64, Int64?) -> Void)?
+    let cancellation: Cancellation?
+    var body = Data()
+    var exceededLimit = false
+    var blockedAddress: String?
+    var headers: [String: String] = [:]
+    var lastProgress: Int64 = 0
+
+    init(options: NetworkOptions) {
+        maxBytes = options.maxBytes
+        denyPrivateNetworks = options.denyPrivateNetworks
+        progress = options.progress
+        cancellation = options.cancellation
+    }
+
+    /// Appends body bytes; false (stop the transfer) once they pass `maxBytes`.
+    func receive(_ pointer: UnsafeRawPointer, count: Int) -> Bool {
+        if Int64(body.count) + Int64(count) > maxBytes {
+            exceededLimit = true
+            return false
+        }
+        body.append(pointer.assumingMemoryBound(to: UInt8.self), count: count)
+        return true
+    }
+
+    /// Records one header line; a status line starts a new response (after a redirect).
+    func receiveHeader(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            headers = [:]
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        headers[name] = value
+    }
+}

@@ -1,0 +1,50 @@
+/// How the result is written: format, quality and what happens to alpha and metadata.
+public struct OutputEncoding: Sendable, Hashable {
+    /// The output format; nil keeps the source format (the default).
+    public var format: ImageFormat?
+    /// 1...100; nil uses the format's default (JPEG 85, WebP 80, AVIF and HEIC 50, JPEG XL 75).
+    public var quality: Int?
+    /// Lossless WebP or JPEG XL; default false.
+    public var lossless = false
+    /// What transparent pixels become in formats without alpha; default white.
+    public var background = Color.white
+    /// Keep EXIF, XMP and ICC metadata; default false (stripped after conversion to sRGB).
+    public var keepMetadata = false
+
+    public init(format: ImageFormat? = nil, quality: Int? = nil) {
+        self.format = format
+        self.quality = quality
+    }
+
+    /// The default quality of a format, nil where the format has none.
+    static func defaultQuality(of format: ImageFormat) -> Int? {
+        switch format {
+        case .jpeg: 85
+        case .webp: 80
+        case .avif, .heic: 50
+        case .jxl: 75
+        default: nil
+        }
+    }
+
+    /// The canonical spelling for the variant key, e.g. `webp(q=80)` or `source(bg=#000000)`:
+    /// everything that changes the bytes, defaults spelled out, nothing that doesn't.
+    public func identifier(decoding: DecodeOptions = DecodeOptions()) -> String {
+        var parts: [String] = []
+        if let format {
+            if lossless, format == .webp || format == .jxl {
+                parts.append("lossless")
+            } else if let value = quality ?? OutputEncoding.defaultQuality(of: format) {
+                parts.append("q=\(value)")
+            }
+            if !format.supportsAlpha { parts.append("bg=\(background)") }
+        } else {
+            if let quality { parts.append("q=\(quality)") }
+            if lossless { parts.append("lossless") }
+            parts.append("bg=\(background)")
+        }
+        if keepMetadata { parts.append("keep-metadata") }
+        let name = format?.rawValue ?? "source"
+        return name + (parts.isEmpty ? "" : "(\(parts.joined(separator: ",")))") + decoding.identifierSuffix
+    }
+}

@@ -1,0 +1,60 @@
+/// Every failure a user can cause, classified so that the command line can map it to its documented exit code.
+public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A bad option, value, chain or input (exit 2).
+    case usage(String)
+    /// Resolve, connect, TLS, timeout, redirects, size limit or a transfer cut short (exit 3).
+    case network(String)
+    /// An HTTP status of 400 or more after retries (exit 4).
+    case http(status: Int, message: String)
+    /// Empty body, not an image, corrupt, truncated, unsupported, too many pixels, processing failed (exit 5).
+    case image(String)
+    /// `--only-from-cache` and the cache has no entry (exit 6).
+    case notCached(String)
+    /// Local I/O: output not writable, cache unusable when required (exit 7).
+    case io(String)
+    /// `cache verify` found damaged entries (exit 8).
+    case damaged(String)
+    /// An unexpected internal failure (exit 1).
+    case internalFailure(String)
+
+    /// The process exit code documented in the man page for this class of failure.
+    public var exitCode: Int32 {
+        switch self {
+        case .usage: 2
+        case .network: 3
+        case .http: 4
+        case .image: 5
+        case .notCached: 6
+        case .io: 7
+        case .damaged: 8
+        case .internalFailure: 1
+        }
+    }
+
+    /// The class of failure as one word, as printed in `--json` output.
+    public var kind: String {
+        switch self {
+        case .usage: "usage"
+        case .network: "network"
+        case .http: "http"
+        case .image: "image"
+        case .notCached: "not-cached"
+        case .io: "io"
+        case .damaged: "damaged"
+        case .internalFailure: "internal"
+        }
+    }
+
+    /// The one-line message, without the input's name.
+    public var message: String {
+        switch self {
+        case .usage(let text), .network(let text), .image(let text), .notCached(let text),
+             .io(let text), .damaged(let text), .internalFailure(let text):
+            text
+        case .http(_, let text):
+            text
+        }
+    }
+
+    public var description: String { message }
+}

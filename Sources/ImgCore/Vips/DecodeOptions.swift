@@ -1,0 +1,20 @@
+/// Limits and choices that apply while an image is decoded.
+public struct DecodeOptions: Sendable, Hashable {
+    /// Refuse images with more pixels than this over all frames, from the header; default 100,000,000.
+    public var maxPixels: Int64 = 100_000_000
+    /// Refuse animations with more frames than this; default 1000.
+    public var maxFrames: Int = 1000
+    /// Allow SVG, PDF and other loaders libvips marks untrusted for input from the network; default false.
+    public var allowUntrustedFormats = false
+    /// Apply the EXIF orientation; default true.
+    public var autorotate = true
+    /// Take only the first frame of an animation; default false.
+    public var firstFrame = false
+
+    public init() {}
+
+    /// The parts that change the output bytes, for the variant key: empty with the defaults.
+    var identifierSuffix: String {
+        (autorotate ? "" : ",no-autorotate") + (firstFrame ? ",first-frame" : "")
+    }
+}

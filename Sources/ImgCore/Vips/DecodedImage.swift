@@ -1,0 +1,67 @@
+import CVips
+import Foundation
+
+/// One reference to a libvips image: immutable, possibly lazy; several frames stack vertically, `pageHeight` apart.
+public final class DecodedImage: @unchecked Sendable { // owns a refcounted C VipsImage pointer that libvips never mutates after creation
+    let pointer: UnsafeMutablePointer<VipsImage>
+    /// The encoded bytes a lazily loaded image still reads from: libvips does not copy them.
+    private let source: PinnedBytes?
+
+    init(taking pointer: UnsafeMutablePointer<VipsImage>, source: PinnedBytes? = nil) {
+        self.pointer = pointer
+        self.source = source
+    }
+
+    deinit { g_object_unref(pointer) }
+
+    public var width: Int { Int(vips_image_get_width(pointer)) }
+    /// The height of all frames together.
+    public var height: Int { Int(vips_image_get_height(pointer)) }
+    public var bands: Int { Int(vips_image_get_bands(pointer)) }
+    public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    /// The height of one frame: the full height for a still image.
+    public var pageHeight: Int {
+        let page = Int(vips_image_get_page_height(pointer))
+        return page > 0 && height % page == 0 ? page : height
+    }
+    public var frameCount: Int { max(1, height / pageHeight) }
+    public var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+
+    /// Runs one libvips operation that writes a new image, wrapping the result or throwing libvips' message.
+    func derive(_ what: String,
+                _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
+        throws(ImgError) -> DecodedImage {
+        var output: UnsafeMutablePointer<VipsImage>?
+        guard operation(pointer, &output) == 0, let output else {
+            throw .image("\(what) failed: \(VipsRuntime.takeError())")
+        }
+        return DecodedImage(taking: output, source: source)
+    }
+
+    /// Applies `transform` to each frame and stacks the results again; a still image is transformed once.
+    func mapFrames(_ transform: (DecodedImage) throws(ImgError) -> DecodedImage) throws(ImgError) -> DecodedImage {
+        let count = frameCount
+        guard count > 1 else { return try transform(self) }
+        let page = pageHeight
+        var frames: [DecodedImage] = []
+        for index in 0..<count {
+            let frame = try derive("frame") { imgf_extract_area($0, $1, 0, Int32(index * page), Int32(width), Int32(page)) }
+            frames.append(try transform(frame))
+        }
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.pointer)
+        var joined: UnsafeMutablePointer<VipsImage>?
+        guard imgf_arrayjoin_vertical(&pointers, &joined, Int32(count)) == 0, let joined else {
+            throw .image("joining frames failed: \(VipsRuntime.takeError())")
+        }
+        let stacked = DecodedImage(taking: joined, source: source)
+        let newPage = frames[0].height
+        return try stacked.derive("frame metadata") { imgf_copy_page_height($0, $1, Int32(newPage)) }
+    }
+
+    /// The mean of every band: used by tests and by nothing on the hot path.
+    public func mean() throws(ImgError) -> Double {
+        var value = 0.0
+        guard imgf_avg(pointer, &value) == 0 else { throw .image("average failed: \(VipsRuntime.takeError())") }
+        return value
+    }
+}

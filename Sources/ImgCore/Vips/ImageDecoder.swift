@@ -1,0 +1,110 @@
+import CVips
+import Foundation
+
+/// Turns encoded bytes into a decoded image, refusing what is unsafe before any pixel is decoded.
+enum ImageDecoder {
+    /// The libvips loaders trusted for input from the network; others need `--allow-untrusted-formats`.
+    private static let trustedLoaders = ["jpeg", "png", "gif", "webp", "heif", "tiff", "jxl"]
+    /// The loaders that accept `n=-1` (all frames).
+    private static let multiFrameLoaders = ["gif", "webp", "heif", "tiff", "pdf", "magick"]
+
+    /// What the header says, read without decoding pixels.
+    struct Header {
+        var loader: String
+        var format: ImageFormat?
+        var width: Int
+        var frameHeight: Int
+        var frames: Int
+    }
+
+    /// Reads and checks the header: empty, unknown, untrusted, truncated and oversized inputs are refused here.
+    static func checkHeader(_ bytes: PinnedBytes, isRemote: Bool, options: DecodeOptions) throws(ImgError) -> Header {
+        guard bytes.count > 0 else { throw .image("empty body") }
+        try VipsRuntime.start()
+        guard let found = vips_foreign_find_load_buffer(bytes.pointer, bytes.count) else {
+            vips_error_clear()
+            throw .image("not an image (no loader recognises the bytes)")
+        }
+        let loader = loaderName(String(cString: found))
+        if isRemote, !options.allowUntrustedFormats, !trustedLoaders.contains(loader) {
+            throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
+        }
+        let data = Data(bytesNoCopy: bytes.pointer, count: bytes.count, deallocator: .none)
+        let format = ImageFormat.sniff(data)
+        if let format, TruncationCheck.isTruncated(data, format: format) {
+            throw .image("truncated \(format.rawValue) data")
+        }
+        let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
+        guard let opened = imgf_open_buffer(bytes.pointer, bytes.count, allFrames ? "n=-1" : "") else {
+            throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
+        }
+        let image = DecodedImage(taking: opened, source: bytes)
+        let header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount)
+        if header.frames > options.maxFrames {
+            throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
+        }
+        let pixels = Int64(header.width) * Int64(header.frameHeight) * Int64(header.frames)
+        if pixels > options.maxPixels {
+            throw .image("\(header.width)x\(header.frameHeight)\(header.frames > 1 ? "x\(header.frames) frames" : "") is \(pixels) pixels, over --max-pixels \(options.maxPixels)")
+        }
+        return header
+    }
+
+    /// Decodes with the first resize step folded into libvips' thumbnail (shrink-on-load) where it can be,
+    /// applies orientation and converts to 8-bit sRGB. Returns the image and the steps still to apply.
+    static func decode(_ bytes: PinnedBytes, header: Header, chain: ProcessingChain, options: DecodeOptions)
+        throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
+        var loadOptions = ["fail_on=truncated"]
+        if multiFrameLoaders.contains(header.loader) && !options.firstFrame { loadOptions.append("n=-1") }
+        let optionString = loadOptions.joined(separator: ",")
+        var remaining = chain.steps[...]
+        var image: DecodedImage
+        if let resize = remaining.first as? ImageProcessors.Resize, !(resize.needsFrameByFrame && header.frames > 1) {
+            let arguments = resize.thumbnailArguments
+            var output: UnsafeMutablePointer<VipsImage>?
+            guard imgf_thumbnail_buffer(bytes.pointer, bytes.count, &output, arguments.width, arguments.height,
+                                        arguments.size, arguments.crop, options.autorotate ? 0 : 1, optionString) == 0,
+                  let output else {
+                throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
+            }
+            image = DecodedImage(taking: output, source: bytes)
+            remaining = remaining.dropFirst()
+        } else {
+            guard let opened = imgf_open_buffer(bytes.pointer, bytes.count, optionString) else {
+                throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
+            }
+            image = DecodedImage(taking: opened, source: bytes)
+            if options.autorotate { image = try image.derive("autorotate") { imgf_autorot($0, $1) } }
+        }
+        return (try toStandardRGB(image), remaining)
+    }
+
+    /// Converts to 8-bit sRGB (or 8-bit grey), through the embedded ICC profile where there is one.
+    static func toStandardRGB(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
+        var result = image
+        let space = result.interpretation
+        if imgf_has_field(result.pointer, "icc-profile-data") != 0, space != VIPS_INTERPRETATION_B_W, space != VIPS_INTERPRETATION_GREY16 {
+            result = try result.derive("colour profile") { imgf_icc_to_srgb($0, $1) }
+        } else if space == VIPS_INTERPRETATION_GREY16 {
+            result = try result.derive("to grey") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_B_W) }
+        } else if space != VIPS_INTERPRETATION_sRGB, space != VIPS_INTERPRETATION_B_W {
+            result = try result.derive("to sRGB") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
+        }
+        if vips_image_get_format(result.pointer) != VIPS_FORMAT_UCHAR {
+            result = try result.derive("to 8 bits") { imgf_cast_uchar($0, $1) }
+        }
+        return result
+    }
+
+    /// `VipsForeignLoadJpegBuffer` → `jpeg`, `VipsForeignLoadNsgifBuffer` → `gif`.
+    private static func loaderName(_ typeName: String) -> String {
+        var name = typeName.replacingOccurrences(of: "VipsForeignLoad", with: "")
+        for suffix in ["Buffer", "Source"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+        name = name.lowercased()
+        if name.hasPrefix("nsgif") { return "gif" }
+        if name.hasPrefix("svg") { return "svg" }
+        if name.hasPrefix("pdf") || name.hasPrefix("poppler") { return "pdf" }
+        if name.hasPrefix("magick") { return "magick" }
+        return name
+    }
+}

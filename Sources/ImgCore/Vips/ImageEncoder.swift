@@ -1,0 +1,56 @@
+import CVips
+import Foundation
+
+/// Encoded output with what the pipeline reports about it.
+public struct EncodedImage: Sendable {
+    public var data: Data
+    public var format: ImageFormat
+    /// The width and the height of one frame.
+    public var width: Int, height: Int
+    public var frames: Int
+    /// Things the user may want to know (`-v`), e.g. that animation was dropped.
+    public var notes: [String] = []
+}
+
+/// Writes a decoded image in the requested format.
+enum ImageEncoder {
+    static func encode(_ image: DecodedImage, encoding: OutputEncoding, sourceFormat: ImageFormat?) throws(ImgError) -> EncodedImage {
+        let format = encoding.format ?? writableFormat(for: sourceFormat)
+        var result = image
+        var notes: [String] = []
+        if result.frameCount > 1, !format.supportsAnimation {
+            let page = result.pageHeight
+            result = try result.derive("first frame") { imgf_extract_area($0, $1, 0, 0, Int32(image.width), Int32(page)) }
+            notes.append("\(format.rawValue) does not animate here: wrote the first of \(image.frameCount) frames")
+        }
+        if result.hasAlpha, !format.supportsAlpha {
+            let colour = encoding.background
+            result = try result.derive("flatten") { imgf_flatten($0, $1, Double(colour.red), Double(colour.green), Double(colour.blue)) }
+            result = try result.derive("flatten to 8 bits") { imgf_cast_uchar($0, $1) }
+        }
+        var options: [String] = []
+        if encoding.lossless, format == .webp || format == .jxl {
+            options.append("lossless")
+        } else if let quality = encoding.quality ?? OutputEncoding.defaultQuality(of: format) {
+            options.append("Q=\(quality)")
+        }
+        if format == .avif || format == .heic { options.append("effort=0") }
+        if !encoding.keepMetadata { options.append("strip") }
+        let suffix = ".\(format.fileExtension)" + (options.isEmpty ? "" : "[\(options.joined(separator: ","))]")
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard imgf_write_to_buffer(result.pointer, suffix, &buffer, &length) == 0, let buffer else {
+            throw .image("corrupt image or failed encoding: \(VipsRuntime.takeError())")
+        }
+        let data = Data(bytes: buffer, count: length)
+        g_free(buffer)
+        return EncodedImage(data: data, format: format, width: result.width, height: result.pageHeight,
+                            frames: result.frameCount, notes: notes)
+    }
+
+    /// The source format when libvips can write it, else PNG (for SVG, PDF and unknown sources).
+    static func writableFormat(for source: ImageFormat?) -> ImageFormat {
+        guard let source, ImageFormat.writable.contains(source) else { return .png }
+        return source
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Decodes once, applies the chain in order, and encodes: the only way the pipeline touches libvips.
+public enum ImageRenderer {
+    /// Renders `data` through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
+    public static func render(_ data: Data, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
+                              decoding: DecodeOptions) throws(ImgError) -> EncodedImage {
+        let bytes = PinnedBytes(data)
+        let header = try ImageDecoder.checkHeader(bytes, isRemote: isRemote, options: decoding)
+        var (image, remaining) = try ImageDecoder.decode(bytes, header: header, chain: chain, options: decoding)
+        for step in remaining {
+            image = try step.process(image)
+        }
+        return try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
+    }
+
+    /// Reads the size and format of encoded bytes from the header only (for tests and `--json`).
+    public static func probe(_ data: Data) throws(ImgError) -> (format: ImageFormat?, width: Int, height: Int, frames: Int) {
+        var options = DecodeOptions()
+        options.maxPixels = .max
+        options.maxFrames = .max
+        let header = try ImageDecoder.checkHeader(PinnedBytes(data), isRemote: false, options: options)
+        return (header.format, header.width, header.frameHeight, header.frames)
+    }
+}

@@ -1,0 +1,602 @@
+#!/usr/bin/env python3
+"""Test fixture HTTP(S) server for imgfetch.
+
+Standard library only (Python 3.11). See README.md next to this file for
+the route table.
+
+Usage:
+    python3 fixture_server.py --root DIR [--port 0] [--tls CERT KEY]
+                              [--port-file FILE]
+
+Once listening, the actual port is printed as a single line on stdout and,
+if --port-file is given, written atomically to that file.
+"""
+
+import argparse
+import email.utils
+import gzip
+import hashlib
+import http.server
+import json
+import mimetypes
+import os
+import signal
+import socket
+import ssl
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.parse
+import zlib
+
+CHUNK = 64 * 1024
+JPEG_SOI = b"\xff\xd8\xff\xe0"
+DEFAULT_BIG_SIZE = 10 * 1024 * 1024
+
+HTML_PAGE = (
+    b"<!DOCTYPE html>\n<html><head><title>Not an image</title></head>\n"
+    b"<body><h1>Hello</h1><p>This is an HTML page, not an image.</p></body>"
+    b"</html>\n"
+)
+JSON_BODY = json.dumps({"ok": True, "message": "this is JSON, not an image"}).encode() + b"\n"
+
+
+class Stats:
+    """Thread-safe request / connection counters.
+
+    A TCP connection is counted (and considered "open" for the concurrency
+    maximum) from the moment it carries its first non-control request since
+    the last reset, until it is closed.  Connections that only ever carry
+    control requests (/_stats, /_reset) are therefore never counted.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.epoch = 0
+        self._zero()
+
+    def _zero(self):
+        self.total = 0
+        self.paths = {}
+        self.connections = 0
+        self.open = 0
+        self.max_open = 0
+
+    def count_request(self, path, handler):
+        """Count a request; returns the per-path count including this one."""
+        with self.lock:
+            self.total += 1
+            n = self.paths.get(path, 0) + 1
+            self.paths[path] = n
+            if handler._conn_epoch != self.epoch:
+                handler._conn_epoch = self.epoch
+                self.connections += 1
+                self.open += 1
+                if self.open > self.max_open:
+                    self.max_open = self.open
+            return n
+
+    def connection_closed(self, handler):
+        with self.lock:
+            if handler._conn_epoch == self.epoch:
+                self.open -= 1
+            handler._conn_epoch = None
+
+    def reset(self):
+        with self.lock:
+            self.epoch += 1
+            self._zero()
+
+    def snapshot(self):
+        with self.lock:
+            return {
+                "total": self.total,
+                "paths": dict(self.paths),
+                "connections": self.connections,
+                "max_concurrent_connections": self.max_open,
+                "open_connections": self.open,
+            }
+
+
+class FixtureServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, addr, handler, root, ssl_context=None):
+        self.root = os.path.realpath(root)
+        self.ssl_context = ssl_context
+        self.stats = Stats()
+        self.stopping = threading.Event()
+        super().__init__(addr, handler)
+
+    def handle_error(self, request, client_address):
+        # Client aborts, TLS failures and timeouts are expected in tests.
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (OSError, ssl.SSLError, TimeoutError)):
+            return
+        sys.stderr.write("fixture_server: error handling request:\n")
+        traceback.print_exc(file=sys.stderr)
+        sys.stderr.flush()
+
+
+def http_date(ts):
+    return email.utils.formatdate(ts, usegmt=True)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "imgfetch-fixture/1.0"
+    timeout = 300  # idle keep-alive connections are dropped after this
+
+    # ------------------------------------------------------------------ setup
+    def setup(self):
+        self._conn_epoch = None
+        ctx = self.server.ssl_context
+        if ctx is not None:
+            raw = self.request
+            try:
+                raw.settimeout(10)
+                self.request = ctx.wrap_socket(raw, server_side=True)
+            except Exception:
+                try:
+                    raw.close()
+                except OSError:
+                    pass
+                raise
+        super().setup()
+
+    def finish(self):
+        try:
+            self.server.stats.connection_closed(self)
+        finally:
+            super().finish()
+
+    def version_string(self):
+        return self.server_version
+
+    def log_message(self, format, *args):  # noqa: A002 - quiet logs
+        pass
+
+    # --------------------------------------------------------------- helpers
+    def _stopping(self):
+        return self.server.stopping.is_set()
+
+    def _sleep(self, seconds):
+        """Sleep; returns False if interrupted by server shutdown."""
+        if seconds <= 0:
+            return not self._stopping()
+        return not self.server.stopping.wait(seconds)
+
+    def _write(self, data):
+        if self.command != "HEAD" and data:
+            self.wfile.write(data)
+
+    def _send(self, code, body=b"", ctype="text/plain; charset=utf-8", headers=None):
+        self.send_response(code)
+        if ctype is not None:
+            self.send_header("Content-Type", ctype)
+        for k, v in (headers or []):
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self._write(body)
+
+    def _text(self, code, text, headers=None):
+        self._send(code, (text + "\n").encode(), headers=headers)
+
+    def _not_found(self):
+        self._text(404, "not found")
+
+    def _redirect(self, location, code=302):
+        self._text(code, "redirecting to " + location, headers=[("Location", location)])
+
+    def _resolve(self, relpath_raw):
+        """Map a still-percent-encoded relative path to a file under root."""
+        rel = urllib.parse.unquote(relpath_raw)
+        if not rel:
+            return None
+        root = self.server.root
+        full = os.path.realpath(os.path.join(root, rel.lstrip("/")))
+        if os.path.commonpath([root, full]) != root:
+            return None
+        if not os.path.isfile(full):
+            return None
+        return full
+
+    def _load(self, relpath_raw):
+        """Returns (path, data, mtime) or None (and sends 404)."""
+        full = self._resolve(relpath_raw)
+        if full is None:
+            self._not_found()
+            return None
+        try:
+            with open(full, "rb") as f:
+                data = f.read()
+            mtime = os.stat(full).st_mtime
+        except OSError:
+            self._not_found()
+            return None
+        return full, data, mtime
+
+    @staticmethod
+    def _guess_type(path):
+        ctype, _ = mimetypes.guess_type(path)
+        return ctype or "application/octet-stream"
+
+    def _not_modified(self, etag, mtime):
+        inm = self.headers.get("If-None-Match")
+        if inm is not None:
+            tags = [t.strip() for t in inm.split(",")]
+            for t in tags:
+                if t == "*":
+                    return True
+                if t.startswith("W/"):
+                    t = t[2:]
+                if t == etag:
+                    return True
+            return False
+        ims = self.headers.get("If-Modified-Since")
+        if ims:
+            try:
+                dt = email.utils.parsedate_to_datetime(ims)
+            except (TypeError, ValueError, IndexError):
+                return False
+            if dt is None:
+                return False
+            return dt.timestamp() >= int(mtime)
+        return False
+
+    def _serve_file(self, relpath_raw, validators=True, ctype=None, extra_headers=None):
+        loaded = self._load(relpath_raw)
+        if loaded is None:
+            return
+        full, data, mtime = loaded
+        headers = list(extra_headers or [])
+        if validators:
+            etag = '"%s"' % hashlib.sha1(data).hexdigest()
+            headers += [("ETag", etag), ("Last-Modified", http_date(mtime))]
+            if self._not_modified(etag, mtime):
+                self.send_response(304)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                return
+        self._send(200, data, ctype=ctype or self._guess_type(full), headers=headers)
+
+    def _query(self):
+        return urllib.parse.parse_qs(self._qs, keep_blank_values=True)
+
+    def _qparam(self, name, default, conv):
+        vals = self._query().get(name)
+        if not vals:
+            return default
+        try:
+            return conv(vals[0])
+        except ValueError:
+            return default
+
+    # ---------------------------------------------------------------- dispatch
+    def do_GET(self):
+        self._dispatch()
+
+    def do_HEAD(self):
+        self._dispatch()
+
+    def _dispatch(self):
+        raw = self.path
+        if raw.startswith(("http://", "https://")):  # absolute-form
+            raw = urllib.parse.urlsplit(raw)._replace(scheme="", netloc="").geturl() or "/"
+        path, _, self._qs = raw.partition("?")
+        path = path.split("#", 1)[0]
+
+        if path == "/_stats":
+            body = json.dumps(self.server.stats.snapshot(), sort_keys=True).encode() + b"\n"
+            self._send(200, body, ctype="application/json")
+            return
+        if path == "/_reset":
+            self.server.stats.reset()
+            self._send(200, b'{"reset": true}\n', ctype="application/json")
+            return
+
+        count = self.server.stats.count_request(path, self)
+
+        parts = path.split("/")  # ['', 'img', 'a.jpg', ...]
+        head = parts[1] if len(parts) > 1 else ""
+        rest = parts[2:]
+        try:
+            handler = None
+            if head and "_" not in head:
+                handler = getattr(self, "route_" + head.replace("-", "_"), None)
+            if handler is None or not callable(handler):
+                self._not_found()
+                return
+            handler(rest, count)
+        except (ValueError, IndexError):
+            self._text(400, "bad request")
+
+    # ------------------------------------------------------------------ routes
+    def route_img(self, rest, count):
+        self._serve_file("/".join(rest))
+
+    def route_noval(self, rest, count):
+        self._serve_file("/".join(rest), validators=False)
+
+    def route_status(self, rest, count):
+        if len(rest) != 1:
+            return self._not_found()
+        code = int(rest[0])
+        if not 200 <= code <= 599:
+            return self._text(400, "unsupported status code (use 200-599)")
+        headers = []
+        ra = self._query().get("retry_after")
+        if ra:
+            headers.append(("Retry-After", ra[0]))
+        if code in (204, 304):
+            self.send_response(code)
+            for k, v in headers:
+                self.send_header(k, v)
+            self.end_headers()
+            return
+        phrase = self.responses.get(code, ("",))[0]
+        self._text(code, ("status %d %s" % (code, phrase)).strip(), headers=headers)
+
+    def route_flaky(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        n = int(rest[0])
+        if count <= n:
+            headers = []
+            ra = self._query().get("retry_after")
+            if ra:
+                headers.append(("Retry-After", ra[0]))
+            return self._text(503, "flaky: failure %d of %d" % (count, n), headers=headers)
+        self._serve_file("/".join(rest[1:]))
+
+    def route_html(self, rest, count):
+        if rest:
+            return self._not_found()
+        self._send(200, HTML_PAGE, ctype="text/html; charset=utf-8")
+
+    def route_json(self, rest, count):
+        if rest:
+            return self._not_found()
+        self._send(200, JSON_BODY, ctype="application/json")
+
+    def route_empty(self, rest, count):
+        if rest:
+            return self._not_found()
+        self._send(200, b"", ctype="application/octet-stream")
+
+    def route_short(self, rest, count):
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, _ = loaded
+        self.send_response(200)
+        self.send_header("Content-Type", self._guess_type(full))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self._write(data[: len(data) // 2])
+        self.close_connection = True
+
+    def route_stall(self, rest, count):
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, _ = loaded
+        seconds = self._qparam("seconds", 60.0, float)
+        self.send_response(200)
+        self.send_header("Content-Type", self._guess_type(full))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.close_connection = True
+        if self.command == "HEAD":
+            return
+        # Never send the whole body, even for files <= 1000 bytes.
+        self._write(data[: min(1000, max(len(data) - 1, 0))])
+        self.wfile.flush()
+        self._sleep(seconds)
+
+    def route_slow(self, rest, count):
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, _ = loaded
+        delay = self._qparam("delay", 0.05, float)
+        self.send_response(200)
+        self.send_header("Content-Type", self._guess_type(full))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        for off in range(0, len(data), 1024):
+            if off and not self._sleep(delay):
+                self.close_connection = True
+                return
+            self._write(data[off : off + 1024])
+            self.wfile.flush()
+
+    def route_redirect(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        n = int(rest[0])
+        relpath = "/".join(rest[1:])
+        if n > 0:
+            return self._redirect("/redirect/%d/%s" % (n - 1, relpath))
+        self._serve_file(relpath)
+
+    def route_loop(self, rest, count):
+        if rest:
+            return self._not_found()
+        self._redirect("/loop2")
+
+    def route_loop2(self, rest, count):
+        if rest:
+            return self._not_found()
+        self._redirect("/loop")
+
+    def route_redirect_to(self, rest, count):
+        if rest:
+            return self._not_found()
+        url = self._query().get("url")
+        if not url:
+            return self._text(400, "missing url parameter")
+        self._redirect(url[0])
+
+    def route_big(self, rest, count):
+        if rest:
+            return self._not_found()
+        size = max(0, self._qparam("size", DEFAULT_BIG_SIZE, int))
+        cl = self._qparam("cl", 1, int) != 0
+        use_gzip = self._qparam("gzip", 0, int) != 0
+
+        def chunks():
+            prefix = JPEG_SOI[:size]
+            zeros = bytes(CHUNK)
+            off = 0
+            while off < size:
+                n = min(CHUNK, size - off)
+                if off == 0:
+                    yield prefix + zeros[: n - len(prefix)]
+                else:
+                    yield zeros[:n]
+                off += n
+
+        if use_gzip:
+            comp = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+            pieces = [comp.compress(c) for c in chunks()]
+            pieces.append(comp.flush())
+            pieces = [p for p in pieces if p]
+            body_len = sum(len(p) for p in pieces)
+            body_iter = iter(pieces)
+        else:
+            body_len = size
+            body_iter = chunks()
+
+        self.send_response(200)
+        self.send_header("Content-Type", "image/jpeg")
+        if use_gzip:
+            self.send_header("Content-Encoding", "gzip")
+        if cl:
+            self.send_header("Content-Length", str(body_len))
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        for piece in body_iter:
+            if self._stopping():
+                self.close_connection = True
+                return
+            self._write(piece)
+
+    def route_type(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        ctype = urllib.parse.unquote(rest[0])
+        self._serve_file("/".join(rest[1:]), ctype=ctype)
+
+    def route_delay(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        seconds = float(rest[0])
+        if not self._sleep(seconds):
+            self.close_connection = True
+            return
+        self._serve_file("/".join(rest[1:]))
+
+    def route_gzip(self, rest, count):
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, _ = loaded
+        accept = self.headers.get("Accept-Encoding", "")
+        encodings = [e.split(";")[0].strip().lower() for e in accept.split(",")]
+        headers = [("Vary", "Accept-Encoding")]
+        if "gzip" in encodings or "x-gzip" in encodings:
+            data = gzip.compress(data, mtime=0)
+            headers.append(("Content-Encoding", "gzip"))
+        self._send(200, data, ctype=self._guess_type(full), headers=headers)
+
+    def route_headers(self, rest, count):
+        if rest:
+            return self._not_found()
+        # Header names keep the case of their first occurrence; repeated
+        # headers (compared case-insensitively) are joined with ", ".
+        hdrs, names = {}, {}
+        for k, v in self.headers.items():
+            key = names.setdefault(k.lower(), k)
+            hdrs[key] = hdrs[key] + ", " + v if key in hdrs else v
+        body = json.dumps(hdrs, sort_keys=True).encode() + b"\n"
+        self._send(200, body, ctype="application/json")
+
+    def route_echo_header(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        name = urllib.parse.unquote(rest[0])
+        if self.headers.get(name) is None:
+            return self._text(403, "missing required header " + name)
+        self._serve_file("/".join(rest[1:]))
+
+
+def write_port_file(path, port):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".port.", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write("%d\n" % port)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="imgfetch test fixture HTTP server")
+    ap.add_argument("--root", required=True, help="directory served by /img etc.")
+    ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0 = random)")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
+    ap.add_argument("--port-file", help="write the bound port to this file")
+    args = ap.parse_args(argv)
+
+    if not os.path.isdir(args.root):
+        ap.error("--root %r is not a directory" % args.root)
+
+    ctx = None
+    if args.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.tls[0], args.tls[1])
+
+    server = FixtureServer(("127.0.0.1", args.port), Handler, args.root, ssl_context=ctx)
+    port = server.server_address[1]
+
+    def on_signal(signum, frame):
+        if not server.stopping.is_set():
+            server.stopping.set()
+            threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    if args.port_file:
+        write_port_file(args.port_file, port)
+    sys.stdout.write("%d\n" % port)
+    sys.stdout.flush()
+
+    try:
+        server.serve_forever(poll_interval=0.1)
+    finally:
+        server.stopping.set()
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
