@@ -1,2 +1,6 @@
+import Foundation
 import ImgCore
-print("stub")
+
+/// The CLI front: scan the arguments, pick the command, run it, exit with its code.
+let arguments = Array(CommandLine.arguments.dropFirst())
+exit(CommandDispatcher.run(arguments, environment: ProcessInfo.processInfo.environment))

@@ -10,6 +10,8 @@ public struct EncodedImage: Sendable {
     public var frames: Int
     /// Things the user may want to know (`-v`), e.g. that animation was dropped.
     public var notes: [String] = []
+    /// The width and frame height of the input, from its header.
+    public var sourceSize: (width: Int, height: Int)?
 }
 
 /// Writes a decoded image in the requested format.

@@ -11,7 +11,9 @@ public enum ImageRenderer {
         for step in remaining {
             image = try step.process(image)
         }
-        return try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
+        var encoded = try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
+        encoded.sourceSize = (header.width, header.frameHeight)
+        return encoded
     }
 
     /// Reads the size and format of encoded bytes from the header only (for tests and `--json`).

@@ -1,0 +1,64 @@
+import Foundation
+
+/// What an entry says about itself, stored as one JSON line after the header line.
+/// Last access and expiry are not here: they are the file's atime and mtime, written with `futimens`.
+public struct CacheEntryMetadata: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable { case original, variant }
+
+    public var url: String
+    public var key: String
+    /// The variant identifier (chain and encoding); nil for an original.
+    public var variant: String?
+    public var kind: Kind
+    public var size: Int
+    public var sha256: String
+    public var format: String?
+    public var width: Int?
+    public var height: Int?
+    /// Seconds since 1970.
+    public var created: Double
+    /// Seconds an access extends the entry by; nil for never.
+    public var ttl: Int64?
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+}
+
+/// The entry format: `IMGFETCH-ENTRY 1\n`, one line of JSON metadata, then the bytes.
+public enum CacheEntryFile {
+    static let magic = Data("IMGFETCH-ENTRY 1\n".utf8)
+    /// The most a metadata line may take; larger is a damaged entry.
+    static let maxMetadataBytes = 64 * 1024
+
+    /// Serialises metadata and body into one file's bytes.
+    public static func encode(_ metadata: CacheEntryMetadata, body: Data) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var file = magic
+        file.append((try? encoder.encode(metadata)) ?? Data("{}".utf8))
+        file.append(0x0A)
+        file.append(body)
+        return file
+    }
+
+    /// Parses the header and metadata; returns the metadata and the offset where the body starts.
+    /// Never trusts the input: any malformation returns nil.
+    public static func parseHeader(_ file: Data) -> (CacheEntryMetadata, bodyOffset: Int)? {
+        guard file.count >= magic.count, file.prefix(magic.count) == magic else { return nil }
+        let start = file.startIndex + magic.count
+        let limit = min(file.endIndex, start + maxMetadataBytes)
+        guard let newline = file[start..<limit].firstIndex(of: 0x0A),
+              let metadata = try? JSONDecoder().decode(CacheEntryMetadata.self, from: file[start..<newline]) else {
+            return nil
+        }
+        return (metadata, newline + 1 - file.startIndex)
+    }
+
+    /// Parses a whole entry and checks its body against the recorded size and SHA-256.
+    public static func decode(_ file: Data) -> (CacheEntryMetadata, body: Data)? {
+        guard let (metadata, offset) = parseHeader(file) else { return nil }
+        let body = file.subdata(in: (file.startIndex + offset)..<file.endIndex)
+        guard body.count == metadata.size, Digest.sha256(body) == metadata.sha256 else { return nil }
+        return (metadata, body)
+    }
+}

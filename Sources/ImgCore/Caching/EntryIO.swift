@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system calls behind entry files: no symlinks followed, temporaries created exclusively, times set explicitly.
+enum EntryIO {
+    /// The expiry stored for entries that never expire: the last second of year 9999.
+    static let never: Double = 253_402_300_799
+
+    static func expiry(now: Date, ttl: Int64?) -> Double {
+        guard let ttl else { return never }
+        return min(never, now.timeIntervalSince1970 + Double(ttl))
+    }
+
+    /// Reads a regular file whole without following a symlink; returns its bytes and times.
+    static func readWhole(_ path: String) -> (Data, (accessed: Double, modified: Double))? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let size = Int(info.st_size)
+        var data = Data(count: size)
+        let read = data.withUnsafeMutableBytes { raw -> Int in
+            var offset = 0
+            while offset < size {
+                let count = Glibc.read(descriptor, raw.baseAddress! + offset, size - offset)
+                if count <= 0 { break }
+                offset += count
+            }
+            return offset
+        }
+        guard read == size else { return nil }
+        return (data, (seconds(info.st_atim), seconds(info.st_mtim)))
+    }
+
+    static func seconds(_ time: timespec) -> Double { Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
+
+    static func timespecOf(_ seconds: Double) -> timespec {
+        let whole = seconds.rounded(.down)
+        return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+    }
+
+    /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink.
+    static func setTimes(_ path: String, accessed: Double, expires: Double) {
+        var times = [timespecOf(accessed), timespecOf(expires)]
+        utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// Writes bytes to a new temporary file `PID-RANDOM.tmp` in `folder` and returns its path.
+    /// No fsync: a torn file after a power loss fails its digest check and is treated as a miss.
+    static func writeTemporary(_ data: Data, in folder: String, accessed: Double, expires: Double) throws(ImgError) -> String {
+        let path = "\(folder)/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .io("cannot create \(path): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { raw -> Int in
+            var offset = 0
+            while offset < raw.count {
+                let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if count <= 0 { return -1 }
+                offset += count
+            }
+            return offset
+        }
+        let failure = errno
+        var times = [timespecOf(accessed), timespecOf(expires)]
+        futimens(descriptor, &times)
+        if written != data.count || close(descriptor) != 0 {
+            unlink(path)
+            throw .io("cannot write \(path): \(String(cString: strerror(written != data.count ? failure : errno)))")
+        }
+        return path
+    }
+}

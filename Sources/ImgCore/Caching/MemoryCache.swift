@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// A least-recently-used cache of encoded bytes for the life of the process, bounded by total size.
+public final class MemoryCache: Sendable {
+    private struct State {
+        var items: [String: (value: CachedImage, tick: UInt64)] = [:]
+        var totalBytes = 0
+        var tick: UInt64 = 0
+    }
+
+    /// The most bytes held at once; default 256 MiB. An item larger than this is not kept.
+    public let limit: Int
+    private let state = Mutex(State())
+
+    public init(limit: Int = 256 << 20) {
+        self.limit = limit
+    }
+
+    /// The cached value, marking it most recently used.
+    public func value(forKey key: String) -> CachedImage? {
+        state.withLock { state in
+            guard let item = state.items[key] else { return nil }
+            state.tick += 1
+            state.items[key] = (item.value, state.tick)
+            return item.value
+        }
+    }
+
+    /// Stores a value, evicting the least recently used until the total fits.
+    public func store(_ value: CachedImage, forKey key: String) {
+        guard value.data.count <= limit else { return }
+        state.withLock { state in
+            if let old = state.items[key] { state.totalBytes -= old.value.data.count }
+            state.tick += 1
+            state.items[key] = (value, state.tick)
+            state.totalBytes += value.data.count
+            while state.totalBytes > limit, let oldest = state.items.min(by: { $0.value.tick < $1.value.tick }) {
+                state.items[oldest.key] = nil
+                state.totalBytes -= oldest.value.value.data.count
+            }
+        }
+    }
+
+    /// The bytes held now.
+    public var totalBytes: Int { state.withLock { $0.totalBytes } }
+
+    /// The keys held now, least recently used first.
+    public var keys: [String] {
+        state.withLock { $0.items.sorted { $0.value.tick < $1.value.tick }.map(\.key) }
+    }
+}
+
+/// Encoded bytes with the little the pipeline must know about them without decoding.
+public struct CachedImage: Sendable {
+    public var data: Data
+    public var format: ImageFormat?
+    public var width: Int?
+    public var height: Int?
+    /// HTTP validators of an original, for revalidation.
+    public var validators: Validators?
+    public var contentType: String?
+    /// Notes from rendering, for `-v`; not cached.
+    public var notes: [String] = []
+    /// The width and height of the image this was rendered from, when known.
+    public var sourceSize: (width: Int, height: Int)?
+
+    public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
+                validators: Validators? = nil, contentType: String? = nil) {
+        (self.data, self.format, self.width, self.height) = (data, format, width, height)
+        (self.validators, self.contentType) = (validators, contentType)
+    }
+}

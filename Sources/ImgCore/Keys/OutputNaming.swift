@@ -1,0 +1,50 @@
+import Foundation
+
+/// Safe file names for outputs under `-O DIR`, derived from inputs and unique within one run.
+public struct OutputNaming: Sendable {
+    private var taken: Set<String> = []
+
+    public init() {}
+
+    /// The last path segment of a URL or path, percent-decoded, reduced to `[A-Za-z0-9._-]` (others become `_`),
+    /// without its extension; `image` when nothing usable is left. At most 200 characters.
+    public static func baseName(for source: ImageSource) -> String {
+        let segment: String
+        switch source {
+        case .remote(let url):
+            let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+            let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+            segment = last.removingPercentEncoding ?? last
+        case .file(let path):
+            segment = (path as NSString).lastPathComponent
+        case .standardInput:
+            segment = "stdin"
+        }
+        return safeStem(segment)
+    }
+
+    /// Reduces any text to a safe stem: allowed characters only, extension dropped, never empty or only dots.
+    public static func safeStem(_ text: String) -> String {
+        var safe = String(text.unicodeScalars.map { scalar -> Character in
+            let allowed = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+            return allowed ? Character(scalar) : "_"
+        })
+        if let dot = safe.lastIndex(of: "."), dot != safe.startIndex { safe = String(safe[..<dot]) }
+        safe = String(safe.prefix(200))
+        if safe.allSatisfy({ $0 == "." }) { return "image" }
+        if safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
+        return safe
+    }
+
+    /// Returns `stem.ext`, or `stem-1.ext`, `stem-2.ext`, … when taken earlier in this run.
+    public mutating func claim(stem: String, fileExtension: String) -> String {
+        var candidate = "\(stem).\(fileExtension)"
+        var counter = 0
+        while taken.contains(candidate) {
+            counter += 1
+            candidate = "\(stem)-\(counter).\(fileExtension)"
+        }
+        taken.insert(candidate)
+        return candidate
+    }
+}

@@ -1,0 +1,30 @@
+/// How a request uses the caches (Kingfisher's options).
+public struct CachePolicy: Sendable, Equatable {
+    /// Download again and replace what is cached; default false.
+    public var forceRefresh = false
+    /// Never use the network: a miss is `ImgError.notCached`; default false.
+    public var onlyFromCache = false
+    /// No disk reads or writes, memory only; default false.
+    public var memoryOnly = false
+    /// No cache at all; default false.
+    public var noCache = false
+
+    public init() {}
+
+    var usesDisk: Bool { !memoryOnly && !noCache }
+    var usesMemory: Bool { !noCache }
+}
+
+/// What every request of one pipeline shares.
+public struct PipelineConfiguration: Sendable {
+    public var network = NetworkOptions()
+    public var policy = CachePolicy()
+    /// Time to live of entries written; default 7 days.
+    public var ttl = TimeToLive.defaultValue
+    /// Memory cache bound in bytes; default 256 MiB.
+    public var memoryLimit = 256 << 20
+    /// The disk cache directory; nil when the policy uses no disk.
+    public var cacheDirectory: String?
+
+    public init() {}
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// The one entry point: memory cache, disk cache (variant, then original), download, decode, process, encode,
+/// then write-through to both caches. Thread-safe; equal requests in flight share one download and one rendering.
+public final class ImagePipeline: Sendable {
+    public let configuration: PipelineConfiguration
+    let memory: MemoryCache
+    let disk: DiskCache?
+    let originals: OriginalSource
+    private let renderings = InFlightTasks<CachedImage>()
+
+    /// Opens the disk cache when the policy uses it; an unusable cache directory is `ImgError.io`.
+    public init(configuration: PipelineConfiguration) throws(ImgError) {
+        self.configuration = configuration
+        memory = MemoryCache(limit: configuration.memoryLimit)
+        if configuration.policy.usesDisk, let directory = configuration.cacheDirectory {
+            disk = try DiskCache(directory: directory)
+        } else {
+            disk = nil
+        }
+        originals = OriginalSource(configuration: configuration, memory: memory, disk: disk)
+    }
+
+    /// Produces the image a request asks for.
+    public func image(for request: ImageRequest) throws(ImgError) -> ImageResponse {
+        let policy = configuration.policy
+        let originalKey = try originals.originalKey(for: request)
+        let variantKey = originalKey.map {
+            CacheKey.variant(original: $0, chainIdentifier: request.chain.identifier,
+                             encodingIdentifier: request.encoding.identifier(decoding: request.decoding))
+        }
+        var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
+                                     originalKey: originalKey, variantKey: variantKey)
+
+        var expiredVariantPath: String?
+        if let originalKey, let variantKey, !policy.forceRefresh {
+            if policy.usesMemory, let hit = memory.value(forKey: variantKey) {
+                response.data = hit
+                response.source = .memory
+                return response
+            }
+            if let disk {
+                let path = disk.variantPath(originalKey: originalKey, variantKey: variantKey)
+                switch disk.lookup(at: path) {
+                case .fresh(let metadata, let body):
+                    disk.touch(path, ttl: metadata.ttl)
+                    response.data = CachedImage(entry: metadata, body: body)
+                    response.source = .disk
+                    if policy.usesMemory { memory.store(response.data, forKey: variantKey) }
+                    return response
+                case .expired:
+                    expiredVariantPath = path
+                case .missing:
+                    break
+                }
+            }
+        }
+
+        let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
+            // Runs while the download lock is held: render before the original is published,
+            // so that nothing is cached for a request that fails.
+            try self.render(request, original: original, variantKey: variantKey)
+        }
+        response.source = original.source
+        response.warnings = original.warnings
+
+        if original.source == .revalidated, let expiredVariantPath, let disk,
+           case .expired(let metadata, let body) = disk.lookup(at: expiredVariantPath, now: .distantPast) {
+            disk.touch(expiredVariantPath, ttl: metadata.ttl)
+            response.data = CachedImage(entry: metadata, body: body)
+            if let variantKey, policy.usesMemory { memory.store(response.data, forKey: variantKey) }
+            return response
+        }
+        let rendered: CachedImage
+        if let alreadyRendered = original.rendered {
+            rendered = alreadyRendered
+        } else {
+            rendered = try render(request, original: original.image, variantKey: variantKey)
+        }
+        response.data = rendered
+        response.notes = rendered.notes
+        if let originalKey, let variantKey {
+            if policy.usesMemory { memory.store(rendered, forKey: variantKey) }
+            if let disk {
+                let metadata = CacheEntryMetadata(url: request.source.description, key: variantKey,
+                                                  variant: request.variantIdentifier, kind: .variant,
+                                                  body: rendered, ttl: configuration.ttl)
+                do {
+                    try disk.store(rendered.data, metadata: metadata, at: disk.variantPath(originalKey: originalKey, variantKey: variantKey))
+                } catch {
+                    response.warnings.append("caching failed: \(error.message)")
+                }
+            }
+        }
+        return response
+    }
+
+    /// Renders once per variant key while in flight.
+    private func render(_ request: ImageRequest, original: CachedImage, variantKey: String?) throws(ImgError) -> CachedImage {
+        let work = { () throws(ImgError) -> CachedImage in
+            let encoded = try ImageRenderer.render(original.data, isRemote: request.source.isRemote, chain: request.chain,
+                                                   encoding: request.encoding, decoding: request.decoding)
+            var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
+            image.notes = encoded.notes
+            image.sourceSize = encoded.sourceSize
+            return image
+        }
+        guard let variantKey else { return try work() }
+        return try renderings.run(key: variantKey, work).value
+    }
+}
+
+extension CachedImage {
+    init(entry: CacheEntryMetadata, body: Data) {
+        self.init(data: body, format: entry.format.flatMap(ImageFormat.init(rawValue:)), width: entry.width,
+                  height: entry.height, validators: Validators(etag: entry.etag, lastModified: entry.lastModified),
+                  contentType: entry.contentType)
+    }
+}
+
+extension CacheEntryMetadata {
+    init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive) {
+        let seconds: Int64? = if case .seconds(let value) = ttl { value } else { nil }
+        self.init(url: url, key: key, variant: variant, kind: kind, size: body.data.count, sha256: Digest.sha256(body.data),
+                  format: body.format?.rawValue, width: body.width, height: body.height,
+                  created: Date().timeIntervalSince1970, ttl: seconds, etag: body.validators?.etag,
+                  lastModified: body.validators?.lastModified, contentType: body.contentType)
+    }
+}

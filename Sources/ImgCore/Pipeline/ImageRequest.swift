@@ -1,0 +1,41 @@
+/// One image to produce: where it comes from, how to process it and how to encode it.
+public struct ImageRequest: Sendable {
+    public var source: ImageSource
+    /// Default: no steps.
+    public var chain = ProcessingChain()
+    public var encoding = OutputEncoding()
+    public var decoding = DecodeOptions()
+    /// Keep the URL's query (sorted) in the key; default false.
+    public var keepQuery = false
+    /// Overrides the original key outright; default nil.
+    public var cacheKey: String?
+
+    public init(source: ImageSource) {
+        self.source = source
+    }
+
+    /// The variant identifier: chain and encoding, as the variant key and `-v` show it.
+    public var variantIdentifier: String {
+        "\(chain.isEmpty ? "original" : chain.identifier)@\(encoding.identifier(decoding: decoding))"
+    }
+}
+
+/// Where a result came from, as `-v` and `--json` report it.
+public enum ResponseSource: String, Sendable {
+    case memory, disk, diskOriginal = "disk-original", revalidated, network, local
+}
+
+/// A produced image and how it was produced.
+public struct ImageResponse: Sendable {
+    public var data: ImageData
+    public var source: ResponseSource
+    public var originalKey: String?
+    public var variantKey: String?
+    /// Things `-v` prints: e.g. that animation was dropped.
+    public var notes: [String] = []
+    /// Non-fatal problems, printed even without `-v`: e.g. that the cache could not be written.
+    public var warnings: [String] = []
+}
+
+/// Encoded output bytes with their format and size.
+public typealias ImageData = CachedImage

@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+
+/// Gets the original bytes of a request: memory, then disk, then one download per key (in this process, and across
+/// processes through the key's lock), revalidating an expired entry that has validators.
+final class OriginalSource: Sendable {
+    /// An original and where it came from; `rendered` is the variant the downloader rendered before publishing.
+    struct Loaded: Sendable {
+        var image: CachedImage
+        var source: ResponseSource
+        var rendered: CachedImage?
+        var warnings: [String] = []
+    }
+
+    private let configuration: PipelineConfiguration
+    private let memory: MemoryCache
+    private let disk: DiskCache?
+    private let downloads = InFlightTasks<Loaded>()
+    private let idleLoaders = Mutex<[HTTPLoader]>([])
+
+    init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?) {
+        self.configuration = configuration
+        self.memory = memory
+        self.disk = disk
+    }
+
+    /// The original key, or nil for standard input (never cached).
+    func originalKey(for request: ImageRequest) throws(ImgError) -> String? {
+        if let key = request.cacheKey { return key }
+        switch request.source {
+        case .remote(let url):
+            guard let key = CacheKey.original(for: url, keepingQuery: request.keepQuery) else {
+                throw .usage("malformed URL '\(url.absoluteString)'")
+            }
+            return key
+        case .file(let path):
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+                throw .io("cannot read \(path): no such file or not readable")
+            }
+            let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return CacheKey.original(forFile: path, size: size, modified: modified)
+        case .standardInput:
+            return nil
+        }
+    }
+
+    /// Loads the original. `renderFirst` runs on a fresh download before anything is cached.
+    func load(_ request: ImageRequest, key: String?,
+              renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
+        switch request.source {
+        case .standardInput:
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            return Loaded(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else { throw .io("cannot read \(path)") }
+            return Loaded(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
+        case .remote(let url):
+            return try loadRemote(url, key: key ?? url.absoluteString, request: request, renderFirst: renderFirst)
+        }
+    }
+
+    private func loadRemote(_ url: URL, key: String, request: ImageRequest,
+                            renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
+        let policy = configuration.policy
+        if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: key) {
+            return Loaded(image: hit, source: .memory)
+        }
+        if !policy.forceRefresh, let fresh = freshFromDisk(key) { return fresh }
+        if policy.onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
+
+        let (loaded, isOwner) = try downloads.run(key: key) { () throws(ImgError) -> Loaded in
+            let lock = disk.flatMap {
+                KeyLock.acquire(directory: $0.directory, key: key, timeout: configuration.network.worstCaseSeconds)
+            }
+            defer { withExtendedLifetime(lock) {} }
+            // Another process may have downloaded it while we waited for the lock.
+            if lock != nil, !policy.forceRefresh, let fresh = freshFromDisk(key) { return fresh }
+            return try download(url, key: key, request: request, renderFirst: renderFirst)
+        }
+        var result = loaded
+        if !isOwner { result.rendered = nil }
+        return result
+    }
+
+    private func freshFromDisk(_ key: String) -> Loaded? {
+        guard let disk else { return nil }
+        let path = disk.originalPath(originalKey: key)
+        guard case .fresh(let metadata, let body) = disk.lookup(at: path) else { return nil }
+        disk.touch(path, ttl: metadata.ttl)
+        let image = CachedImage(entry: metadata, body: body)
+        if configuration.policy.usesMemory { memory.store(image, forKey: key) }
+        return Loaded(image: image, source: .diskOriginal)
+    }
+
+    private func download(_ url: URL, key: String, request: ImageRequest,
+                          renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
+        var expired: (path: String, metadata: CacheEntryMetadata, body: Data)?
+        if let disk, !configuration.policy.forceRefresh {
+            let path = disk.originalPath(originalKey: key)
+            if case .expired(let metadata, let body) = disk.lookup(at: path), metadata.etag != nil || metadata.lastModified != nil {
+                expired = (path, metadata, body)
+            }
+        }
+        let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
+        let response = try withLoader { loader throws(ImgError) in try loader.fetch(url, validators: validators) }
+
+        if response.notModified, let expired, let disk {
+            disk.touch(expired.path, ttl: expired.metadata.ttl)
+            let image = CachedImage(entry: expired.metadata, body: expired.body)
+            if configuration.policy.usesMemory { memory.store(image, forKey: key) }
+            return Loaded(image: image, source: .revalidated)
+        }
+        var image = CachedImage(data: response.body, format: ImageFormat.sniff(response.body),
+                                validators: Validators(etag: response.etag, lastModified: response.lastModified),
+                                contentType: response.contentType)
+        let rendered: CachedImage
+        do {
+            rendered = try renderFirst(image)
+        } catch {
+            if case .image(let message) = error, let type = response.contentType, !type.lowercased().hasPrefix("image/") {
+                throw .image("\(message) (Content-Type \(type))")
+            }
+            throw error
+        }
+        (image.width, image.height) = (rendered.sourceSize?.width, rendered.sourceSize?.height)
+        if configuration.policy.usesMemory { memory.store(image, forKey: key) }
+        var warnings: [String] = []
+        if let disk {
+            disk.removeVariants(originalKey: key)
+            let metadata = CacheEntryMetadata(url: url.absoluteString, key: key, variant: nil, kind: .original,
+                                              body: image, ttl: configuration.ttl)
+            do {
+                try disk.store(image.data, metadata: metadata, at: disk.originalPath(originalKey: key))
+            } catch {
+                warnings.append("caching failed: \(error.message)")
+            }
+        }
+        return Loaded(image: image, source: .network, rendered: rendered, warnings: warnings)
+    }
+
+    /// Lends an idle libcurl handle (keeping its connections alive for the next URL), or makes one.
+    private func withLoader<T>(_ body: (HTTPLoader) throws(ImgError) -> T) throws(ImgError) -> T {
+        let idle = idleLoaders.withLock { $0.popLast() }
+        let loader = if let idle { idle } else { try HTTPLoader(options: configuration.network) }
+        defer { idleLoaders.withLock { $0.append(loader) } }
+        return try body(loader)
+    }
+}

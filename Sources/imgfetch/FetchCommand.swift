@@ -1,0 +1,79 @@
+import Foundation
+import ImgCore
+
+/// `imgfetch [fetch] INPUT... [options]`: one pipeline, each input in turn, outputs written whole.
+enum FetchCommand {
+    static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
+        let settings: FetchSettings
+        let sources: [ImageSource]
+        do throws(ImgError) {
+            settings = try FetchSettings(arguments, environment: environment)
+            guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
+            sources = try inputs.map { input throws(ImgError) in
+                let source = try ImageSource(parsing: input)
+                if settings.denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
+                return source
+            }
+            try checkOutputs(settings, inputCount: inputs.count)
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+        let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        let pipeline: ImagePipeline
+        do {
+            pipeline = try ImagePipeline(configuration: settings.configuration)
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+        var naming = OutputNaming()
+        var worst: Int32 = 0
+        var failures = 0
+        for (input, source) in zip(inputs, sources) {
+            let started = Date()
+            var request = settings.template
+            request.source = source
+            do {
+                let response = try pipeline.image(for: request)
+                if settings.showProgress { Reporter.clearProgress() }
+                let output = try destination(for: source, response: response, settings: settings, naming: &naming)
+                try OutputWriter.write(response.data.data, to: output)
+                reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
+            } catch {
+                if settings.showProgress { Reporter.clearProgress() }
+                failures += 1
+                worst = error.exitCode
+                reporter.failure(input: input, error: error, milliseconds: milliseconds(since: started))
+            }
+        }
+        if failures == 0 { return 0 }
+        return inputs.count == 1 ? worst : 1
+    }
+
+    /// Refuses combinations that can't work before anything is fetched.
+    private static func checkOutputs(_ settings: FetchSettings, inputCount: Int) throws(ImgError) {
+        if settings.outputFile != nil, settings.outputDirectory != nil { throw .usage("give -o FILE or -O DIR, not both") }
+        if let file = settings.outputFile, inputCount > 1, file != "-" || settings.json {
+            throw .usage("-o names one file but \(inputCount) inputs were given; use -O DIR")
+        }
+        if settings.json, settings.outputFile == nil || settings.outputFile == "-", settings.outputDirectory == nil {
+            throw .usage("--json prints reports on stdout: the image needs -o FILE or -O DIR")
+        }
+        if settings.outputFile == nil, settings.outputDirectory == nil, isatty(STDOUT_FILENO) != 0 {
+            throw .usage("refusing to write an image to a terminal; use -o FILE or -O DIR")
+        }
+        if let directory = settings.outputDirectory { try OutputWriter.prepareDirectory(directory) }
+    }
+
+    private static func destination(for source: ImageSource, response: ImageResponse, settings: FetchSettings,
+                                    naming: inout OutputNaming) throws(ImgError) -> String {
+        if let file = settings.outputFile { return file }
+        guard let directory = settings.outputDirectory else { return "-" }
+        let format = response.data.format ?? ImageFormat.sniff(response.data.data) ?? .png
+        let name = naming.claim(stem: OutputNaming.baseName(for: source), fileExtension: format.fileExtension)
+        return "\(directory)/\(name)"
+    }
+
+    static func milliseconds(since start: Date) -> Int { Int(Date().timeIntervalSince(start) * 1000) }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import ImgCore
+
+/// What the fetch-like commands (fetch, batch, prefetch) take from the command line.
+struct FetchSettings {
+    var configuration = PipelineConfiguration()
+    var template: ImageRequest
+    var outputFile: String?
+    var outputDirectory: String?
+    var quiet = false
+    var verbose = false
+    var json = false
+    var showProgress = false
+    var denyLocal = false
+    var autoClean = true
+
+    /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
+    init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
+        template = ImageRequest(source: .standardInput)
+        var network = NetworkOptions()
+        network.headers = try arguments.values("header").map { header throws(ImgError) in
+            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
+                throw .usage("bad --header '\(header)': expected 'Name: value'")
+            }
+            return header
+        }
+        if let agent = arguments.value("user-agent") { network.userAgent = agent }
+        if let value = arguments.value("timeout") { network.timeout = try Self.seconds(value, option: "timeout") }
+        if let value = arguments.value("connect-timeout") { network.connectTimeout = try Self.seconds(value, option: "connect-timeout") }
+        if let value = arguments.value("retry") { network.retries = try Self.integer(value, option: "retry", range: 0...100) }
+        if let value = arguments.value("max-redirects") { network.maxRedirects = try Self.integer(value, option: "max-redirects", range: 0...100) }
+        if let value = arguments.value("max-bytes") { network.maxBytes = try Self.size(value, option: "max-bytes") }
+        if let value = arguments.value("cacert") {
+            guard FileManager.default.isReadableFile(atPath: value) else { throw .usage("--cacert \(value): no such readable file") }
+            network.caBundle = value
+        }
+        network.denyPrivateNetworks = arguments.has("deny-private-networks")
+        configuration.network = network
+
+        var decoding = DecodeOptions()
+        if let value = arguments.value("max-pixels") { decoding.maxPixels = Int64(try Self.integer(value, option: "max-pixels", range: 1...Int.max)) }
+        if let value = arguments.value("max-frames") { decoding.maxFrames = try Self.integer(value, option: "max-frames", range: 1...1_000_000) }
+        decoding.allowUntrustedFormats = arguments.has("allow-untrusted-formats")
+        decoding.autorotate = !arguments.has("no-autorotate")
+        decoding.firstFrame = arguments.has("first-frame")
+        template.decoding = decoding
+
+        var encoding = OutputEncoding()
+        outputFile = arguments.value("output")
+        outputDirectory = arguments.value("output-dir")
+        if let value = arguments.value("format") {
+            guard let format = ImageFormat(name: value), ImageFormat.writable.contains(format) else {
+                throw .usage("unknown --format '\(value)' (jpeg, png, webp, avif, heic, gif, tiff, jxl)")
+            }
+            encoding.format = format
+        } else if let file = outputFile, file != "-" {
+            let suffix = (file as NSString).pathExtension
+            if !suffix.isEmpty {
+                guard let format = ImageFormat(name: suffix), ImageFormat.writable.contains(format) else {
+                    throw .usage("cannot tell the format from '-o \(file)'; use --format")
+                }
+                encoding.format = format
+            }
+        }
+        if let value = arguments.value("quality") { encoding.quality = try Self.integer(value, option: "quality", range: 1...100) }
+        encoding.lossless = arguments.has("lossless")
+        if let value = arguments.value("background") {
+            guard let color = Color(parsing: value) else { throw .usage("bad --background colour '\(value)'") }
+            encoding.background = color
+        }
+        encoding.keepMetadata = arguments.has("keep-metadata")
+        template.encoding = encoding
+        template.chain = try Self.chain(from: arguments)
+        template.keepQuery = arguments.has("keep-query")
+        template.cacheKey = arguments.value("cache-key")
+
+        var policy = CachePolicy()
+        policy.forceRefresh = arguments.has("force-refresh")
+        policy.onlyFromCache = arguments.has("only-from-cache")
+        policy.memoryOnly = arguments.has("memory-only")
+        policy.noCache = arguments.has("no-cache")
+        configuration.policy = policy
+        if let value = arguments.value("ttl") ?? environment["IMGFETCH_TTL"] {
+            guard let ttl = TimeToLive.parse(value) else { throw .usage("bad --ttl '\(value)': expected e.g. 30s, 15m, 12h, 7d or never") }
+            configuration.ttl = ttl
+        }
+        if let value = arguments.value("memory-limit") { configuration.memoryLimit = Int(try Self.size(value, option: "memory-limit")) }
+        configuration.cacheDirectory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
+
+        quiet = arguments.has("quiet")
+        verbose = arguments.has("verbose") && !quiet
+        json = arguments.has("json")
+        showProgress = !quiet && !json && !arguments.has("no-progress") && isatty(STDERR_FILENO) != 0
+        if showProgress { configuration.network.progress = Reporter.progressBar(label: "downloading") }
+        denyLocal = arguments.has("deny-local")
+        autoClean = !arguments.has("no-auto-clean")
+    }
+
+    /// The processors in the order their options were given; `--upscale` lets every `fit` resize enlarge.
+    static func chain(from arguments: ScannedArguments) throws(ImgError) -> ProcessingChain {
+        var chain = ProcessingChain()
+        let upscale = arguments.has("upscale")
+        for (name, value) in arguments.options where OptionTable.processing.contains(name) {
+            let text = value ?? ""
+            do {
+                switch name {
+                case "process":
+                    chain = chain |> (try ProcessingChain.parse(text))
+                case "circle", "grayscale":
+                    chain.steps.append(try ProcessingChain.step(named: name, arguments: []))
+                default:
+                    let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                    var stepArguments = parts
+                    if name == "resize", upscale { stepArguments.append("upscale") }
+                    chain.steps.append(try ProcessingChain.step(named: name, arguments: stepArguments))
+                }
+            } catch {
+                throw name == "process" ? error : .usage("--\(name) \(text): \(error.message)")
+            }
+        }
+        return chain
+    }
+
+    static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(ImgError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw .usage("bad --\(option) '\(text)': expected a whole number from \(range.lowerBound)\(range.upperBound == Int.max ? " up" : " to \(range.upperBound)")")
+        }
+        return value
+    }
+
+    static func seconds(_ text: String, option: String) throws(ImgError) -> Double {
+        guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+            throw .usage("bad --\(option) '\(text)': expected seconds greater than 0")
+        }
+        return value
+    }
+
+    static func size(_ text: String, option: String) throws(ImgError) -> Int64 {
+        guard let value = ByteSize.parse(text), value > 0 else {
+            throw .usage("bad --\(option) '\(text)': expected a size such as 512K, 64M or 1G")
+        }
+        return value
+    }
+}

@@ -1,0 +1,52 @@
+/// `--help` and `imgfetch help COMMAND`: short; the man page is the reference.
+enum HelpText {
+    static let usage = """
+        usage: imgfetch [fetch] INPUT... [options]      fetch, process and write images
+               imgfetch batch LIST|- -O DIR [options]    many URLs in one process
+               imgfetch prefetch [URL...] [--from FILE]  warm the cache
+               imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config
+               imgfetch help [COMMAND] | --version
+        """
+
+    static func text(for command: String?) -> String {
+        switch command {
+        case "cache": return usage + "\n\n" + cache
+        case "batch", "prefetch": return usage + "\n\n" + batch
+        default: return usage + "\n\n" + fetch
+        }
+    }
+
+    static let fetch = """
+        INPUT is an http(s) URL, a local path, a file:// URL, or - for stdin. Options may come anywhere; -- ends them.
+
+        Output:      -o FILE (- for stdout)  -O DIR  --format jpeg|png|webp|avif|heic|gif|tiff|jxl  --quality 1..100
+                     --lossless  --background COLOR (white)  --keep-metadata  --no-autorotate  --first-frame
+                     --max-frames N (1000)
+        Processing:  --resize WxH[:fit|fill|exact]  --upscale  --crop WxH[:centre|attention|entropy]  --round R|N%
+                     --circle  --blur SIGMA  --overlay COLOR[:OPACITY]  --grayscale  --rotate 90|180|270
+                     -p, --process 'resize(200x200,fill)|>round(12)'
+        Network:     -H 'Name: value'  --user-agent S  --timeout S (30)  --connect-timeout S (10)  --retry N (2)
+                     --max-redirects N (5)  --max-bytes SIZE (64M)  --max-pixels N (100000000)  --cacert FILE
+                     --deny-private-networks  --deny-local  --allow-untrusted-formats
+        Cache:       --cache-dir DIR  --ttl DURATION (7d)  --keep-query  --cache-key KEY  --memory-limit SIZE (256M)
+                     --force-refresh  --only-from-cache  --memory-only  --no-cache  --no-auto-clean
+        Reporting:   -q, --quiet  -v, --verbose  --json  --no-progress
+
+        Exit codes: 0 ok, 1 some inputs failed, 2 usage, 3 network, 4 HTTP status, 5 image, 6 not cached,
+        7 local I/O, 8 damaged cache, 130/143 interrupted. See man imgfetch.
+        """
+
+    static let batch = """
+        batch LIST|-: one URL a line (optional second column: output name); blank lines and # comments skipped.
+          -O DIR  -j, --jobs N (8)  --per-host N (6)  --variant NAME=CHAIN  --name TEMPLATE ({name} {variant}
+          {index} {hash} {ext})  --fail-fast  --shard K/N  --json  and every fetch option.
+        prefetch [URL...] [--from FILE]: fills the cache only, with the same options.
+        """
+
+    static let cache = """
+        cache inspect [URL] [--limit N (20)] [--all] [--json]
+        cache clean-expired [--temp-age DURATION (1h)] [--dry-run]
+        cache prune [--size-limit SIZE] [--dry-run]     down to 50% of the limit, least recently used first
+        cache clear [--dry-run] | remove URL [--dry-run] | verify [--repair] | config [size-limit=SIZE] [ttl=DURATION]
+        """
+}
