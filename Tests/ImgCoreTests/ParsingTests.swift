@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+@Suite("Parsing of sizes, durations, chains and keys")
+struct ParsingTests {
+    @Test func byteSizesArePowersOf1024() {
+        #expect(ByteSize.parse("64M") == 64 << 20)
+        #expect(ByteSize.parse("1g") == 1 << 30)
+        #expect(ByteSize.parse("512K") == 512 << 10)
+        #expect(ByteSize.parse("100") == 100)
+        #expect(ByteSize.parse("12Q") == nil)
+        #expect(ByteSize.parse("-1") == nil)
+        #expect(ByteSize.parse("") == nil)
+        #expect(ByteSize.parse("99999999999999999G") == nil)
+    }
+
+    @Test func durations() {
+        #expect(TimeToLive.parse("7d") == .seconds(604_800))
+        #expect(TimeToLive.parse("15m") == .seconds(900))
+        #expect(TimeToLive.parse("2") == .seconds(2))
+        #expect(TimeToLive.parse("never") == .never)
+        #expect(TimeToLive.parse("3w") == nil)
+        #expect(TimeToLive.parse("") == nil)
+    }
+
+    @Test func twoSpellingsOfOneChainShareAnIdentifier() throws {
+        let spaced = try ProcessingChain.parse(" resize( 200x200 , fill ) |> round(12)|>blur(2.0) ")
+        let tight = try ProcessingChain.parse("resize(200x200,fill)|>round(12)|>blur(2)")
+        #expect(spaced.identifier == tight.identifier)
+        #expect(tight.identifier == "resize(200x200,fill)|>round(12)|>blur(2)")
+        let overlay1 = try ProcessingChain.parse("overlay(#ff000080,1)")
+        let overlay2 = try ProcessingChain.parse("overlay(red,0.502)")
+        #expect(overlay1.identifier == overlay2.identifier)
+        #expect(try ProcessingChain.parse("crop(10x10,center)").identifier == "crop(10x10,centre)")
+        #expect(try ProcessingChain.parse("resize(200x,fit,upscale)").identifier == "resize(200x,fit,upscale)")
+        #expect(try ProcessingChain.parse("resize(200x200,fill,upscale)").identifier == "resize(200x200,fill)")
+    }
+
+    @Test(arguments: [
+        ("resize(200x", "position 1"), ("round(x)", "round radius"), ("sharpen(2)", "unknown processing step"),
+        ("resize(0x0)", "out of range"), ("blur(-1)", "out of range"), ("resize(200x200)|round(2)", "position 16"),
+        ("", "empty chain"), ("resize(200x200,fill", "missing ')'"),
+    ])
+    func malformedChainsNameTheProblem(chain: String, expected: String) {
+        do {
+            _ = try ProcessingChain.parse(chain)
+            Issue.record("'\(chain)' parsed")
+        } catch {
+            #expect(error.exitCode == 2)
+            #expect(error.message.contains(expected), "\(error.message)")
+            #expect(chain.isEmpty || error.message.contains(chain))
+        }
+    }
+
+    @Test func originalKeysDropQueryFragmentAndDefaultPort() throws {
+        let url = try #require(URL(string: "https://Host.Example:443/a.jpg?sig=1#x"))
+        #expect(CacheKey.original(for: url) == "https://host.example/a.jpg")
+        let port = try #require(URL(string: "HTTP://h:8080"))
+        #expect(CacheKey.original(for: port) == "http://h:8080/")
+        let query = try #require(URL(string: "http://h/img?b=2&a=1"))
+        #expect(CacheKey.original(for: query, keepingQuery: true) == "http://h/img?a=1&b=2")
+        #expect(CacheKey.original(for: query) == "http://h/img")
+    }
+
+    @Test func inputsAreClassified() throws {
+        #expect(try ImageSource(parsing: "-") == .standardInput)
+        #expect(try ImageSource(parsing: "file:///tmp/a.png") == .file(path: "/tmp/a.png"))
+        #expect(try ImageSource(parsing: "a.png") == .file(path: "a.png"))
+        #expect(throws: ImgError.self) { try ImageSource(parsing: "ftp://h/a.png") }
+        #expect(throws: ImgError.self) { try ImageSource(parsing: "http://") }
+        #expect(throws: ImgError.self) { try ImageSource(parsing: "http://exa mple.com/a") }
+    }
+
+    @Test func colours() {
+        #expect(Color(parsing: "#fff") == .white)
+        #expect(Color(parsing: "red") == Color(red: 255, green: 0, blue: 0))
+        #expect(Color(parsing: "#11223344") == Color(red: 0x11, green: 0x22, blue: 0x33, alpha: 0x44))
+        #expect(Color(parsing: "#12345") == nil)
+        #expect(Color(parsing: "notacolour") == nil)
+    }
+}
+
+@Suite("Output names and the memory cache")
+struct NamingAndMemoryTests {
+    @Test func namesAreSafeAndUnique() throws {
+        let url = try #require(URL(string: "http://h/dir/c%C3%A4t%20photo.jpg?x=1"))
+        #expect(OutputNaming.baseName(for: .remote(url)) == "c_t_photo")
+        let dots = try #require(URL(string: "http://h/../..//"))
+        #expect(OutputNaming.baseName(for: .remote(dots)) == "image")
+        let traversal = try #require(URL(string: "http://h/a/%2e%2e%2f%2e%2e%2fetc%2fpasswd"))
+        let name = OutputNaming.baseName(for: .remote(traversal))
+        #expect(!name.contains("/") && !name.hasPrefix("."))
+        #expect(OutputNaming.safeStem(String(repeating: "a", count: 5000)).count == 200)
+        var naming = OutputNaming()
+        #expect(naming.claim(stem: "cat", fileExtension: "webp") == "cat.webp")
+        #expect(naming.claim(stem: "cat", fileExtension: "webp") == "cat-1.webp")
+        #expect(naming.claim(stem: "cat", fileExtension: "webp") == "cat-2.webp")
+        #expect(naming.claim(stem: "cat", fileExtension: "png") == "cat.png")
+    }
+
+    @Test func leastRecentlyUsedIsEvictedFirst() {
+        let cache = MemoryCache(limit: 30)
+        func image(_ size: Int) -> CachedImage { CachedImage(data: Data(count: size), format: .png) }
+        cache.store(image(10), forKey: "a")
+        cache.store(image(10), forKey: "b")
+        cache.store(image(10), forKey: "c")
+        _ = cache.value(forKey: "a")
+        cache.store(image(10), forKey: "d")
+        #expect(cache.value(forKey: "b") == nil)
+        #expect(cache.value(forKey: "a") != nil)
+        #expect(cache.totalBytes == 30)
+        cache.store(image(31), forKey: "huge")
+        #expect(cache.value(forKey: "huge") == nil)
+    }
+
+    @Test func entryFilesRoundTripAndRejectDamage() {
+        let body = Data("hello image".utf8)
+        let metadata = CacheEntryMetadata(url: "u", key: "k", variant: nil, kind: .original, size: body.count,
+                                          sha256: Digest.sha256(body), format: "png", width: 1, height: 1, created: 1,
+                                          ttl: 60, etag: "\"e\"", lastModified: nil, contentType: "image/png")
+        var file = CacheEntryFile.encode(metadata, body: body)
+        #expect(CacheEntryFile.decode(file)?.body == body)
+        file[file.count - 1] ^= 0x01
+        #expect(CacheEntryFile.decode(file) == nil)
+        #expect(CacheEntryFile.decode(file.prefix(file.count - 3)) == nil)
+        #expect(CacheEntryFile.decode(Data("garbage".utf8)) == nil)
+    }
+}

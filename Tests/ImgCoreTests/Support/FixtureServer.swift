@@ -1,0 +1,65 @@
+import Foundation
+
+/// The Python fixture server (Tests/Fixtures/server) on 127.0.0.1, started per test and stopped on deinit.
+final class FixtureServer: @unchecked Sendable { // holds a Process, touched by one test at a time
+    let port: Int
+    private let process: Process
+    private let scheme: String
+
+    /// Starts the server over `root` (default: the bundled images); with `tls`, serves https with that cert and key.
+    init(root: String = Paths.fixtures + "/images", tls: (cert: String, key: String)? = nil) throws {
+        let portFile = NSTemporaryDirectory() + "imgfetch-port-\(UUID().uuidString)"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["python3", Paths.fixtures + "/server/fixture_server.py", "--root", root, "--port", "0", "--port-file", portFile]
+        if let tls { arguments += ["--tls", tls.cert, tls.key] }
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        scheme = tls == nil ? "http" : "https"
+        let deadline = Date().addingTimeInterval(10)
+        var found: Int?
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                found = value
+                break
+            }
+            usleep(20_000)
+        }
+        try? FileManager.default.removeItem(atPath: portFile)
+        guard let found else {
+            process.terminate()
+            throw TestFailure("fixture server did not start")
+        }
+        port = found
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// `http://127.0.0.1:PORT/PATH`.
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)" }
+
+    struct Stats: Decodable {
+        var total: Int
+        var paths: [String: Int]
+        var connections: Int
+        var max_concurrent_connections: Int
+    }
+
+    /// The server's request counts.
+    func stats() throws -> Stats {
+        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_stats")!)
+        return try JSONDecoder().decode(Stats.self, from: data)
+    }
+
+    func requests(_ path: String) throws -> Int { try stats().paths[path] ?? 0 }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
