@@ -24,6 +24,7 @@ import json
 import math
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,16 @@ def image_plan(i, seed):
             "opts": opts}
 
 
+def pool_map(fn, items, jobs):
+    """fn over items on a thread pool, in order; Ctrl-C cancels what hasn't started."""
+    ex = concurrent.futures.ThreadPoolExecutor(jobs)
+    try:
+        futures = [ex.submit(fn, it) for it in items]
+        return [f.result() for f in futures]
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
 def header(path):
     out = subprocess.run(["vipsheader", "-a", path], check=True, capture_output=True,
                          text=True).stdout
@@ -129,7 +140,17 @@ def header(path):
     return int(fields["width"]), int(fields["height"])
 
 
+def on_signal(signum, frame):
+    # The first INT or TERM stops the run; later ones (run.sh's TERM after a Ctrl-C) must
+    # not interrupt the clean-up.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main():
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     if len(sys.argv) != 3:
         sys.exit("usage: gen_images.py WWW_DIR COUNT")
     www, count = sys.argv[1], int(sys.argv[2])
@@ -195,9 +216,7 @@ def main():
     if todo:
         print(f"gen_images: making {len(todo)} of {count} set images with {jobs} jobs...",
               file=sys.stderr, flush=True)
-        with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
-            for f in concurrent.futures.as_completed([ex.submit(make, p) for p in todo]):
-                f.result()
+        pool_map(make, todo, jobs)
         made += len(todo)
 
     # Manifest (cheap to rebuild; dimensions from the old manifest where known).
@@ -206,21 +225,28 @@ def main():
     if os.path.exists(mpath):
         with open(mpath) as f:
             old = {e["path"]: e for e in json.load(f)["files"]}
-    files = []
-    for rel in ["hero.jpg", "big.jpg", "big.png"] + [f"set/{p['name']}" for p in plans]:
-        full = os.path.join(www, rel)
-        size = os.path.getsize(full)
+    def entry(rel):
+        size = os.path.getsize(os.path.join(www, rel))
         e = old.get(rel)
         if not e or e["bytes"] != size:
-            w, h = header(full)
+            w, h = header(os.path.join(www, rel))
             e = {"path": rel, "width": w, "height": h, "bytes": size}
-        files.append(e)
+        return e
+
+    # Every set image on disk is listed, not only the first COUNT: a quick run with a small
+    # COUNT must not make the next full run read all headers again.
+    on_disk = sorted(n for n in os.listdir(setdir) if n.startswith("img"))
+    rels = ["hero.jpg", "big.jpg", "big.png"] + [f"set/{n}" for n in on_disk]
+    files = pool_map(entry, rels, jobs)
     with open(mpath + ".tmp", "w") as f:
-        json.dump({"recipe": RECIPE, "count": count, "files": files}, f, indent=0)
+        json.dump({"recipe": RECIPE, "files": files}, f, indent=0)
     os.replace(mpath + ".tmp", mpath)
     print(f"gen_images: {made} files made, {count} set images ready "
           f"({time.time() - t0:.1f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("gen_images: interrupted")

@@ -62,6 +62,15 @@ mkdir -p "$OUT"
 OUT_ABS=$(cd "$OUT" && pwd)
 echo "demo: serving Tests/Fixtures/images at $BASE (pid $SERVER_PID); cache directory $CACHE"
 
+# Quotes an argument for display the way a person would type it.
+quote() {
+    if [[ $1 =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then
+        printf '%s' "$1"
+    else
+        printf "'%s'" "${1//\'/\'\\\'\'}"
+    fi
+}
+
 # Prints the command as a user would type it, then runs it; stops the demo on the first failure.
 step=0
 run() {
@@ -69,9 +78,9 @@ run() {
     echo
     echo "== $step. $1"
     shift
-    printf '$ imgfetch'
-    printf ' %q' "$@"
-    printf ' --cache-dir %q\n' "$CACHE"
+    local line='$ imgfetch' arg
+    for arg in "$@" --cache-dir "$CACHE"; do line+=" $(quote "$arg")"; done
+    echo "$line"
     local status=0
     "$BIN" "$@" --cache-dir "$CACHE" || status=$?
     if ((status != 0)); then

@@ -92,6 +92,13 @@ static inline int imgf_get_int(VipsImage *image, const char *name, int fallback)
 static inline int imgf_has_field(VipsImage *image, const char *name) { return vips_image_get_typeof(image, name) != 0; }
 static inline int imgf_remove_field(VipsImage *image, const char *name) { return vips_image_remove(image, name); }
 static inline int imgf_avg(VipsImage *in, double *out) { return vips_avg(in, out, NULL); }
+static inline int imgf_subtract(VipsImage *left, VipsImage *right, VipsImage **out) { return vips_subtract(left, right, out, NULL); }
+static inline int imgf_abs(VipsImage *in, VipsImage **out) { return vips_abs(in, out, NULL); }
+static inline int imgf_deviate(VipsImage *in, double *out) { return vips_deviate(in, out, NULL); }
+/* The band values of one pixel; *vector is freed with g_free. */
+static inline int imgf_getpoint(VipsImage *in, double **vector, int *n, int x, int y) {
+    return vips_getpoint(in, vector, n, x, y, NULL);
+}
 static inline void imgf_unref(VipsImage *image) { if (image) g_object_unref(image); }
 
 /* Hashes with glib: returns a newly allocated lower-case hex string, free with g_free. */

@@ -53,6 +53,7 @@ struct Reporter: Sendable {
             if let key = response.originalKey { info("  original key: \(key)") }
             if let key = response.variantKey { info("  variant key:  \(key)") }
             for note in response.notes { info("  note: \(note)") }
+            info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started")")
         }
         if json {
             emit(Record(input: input, output: output, status: "ok", source: response.source.rawValue,

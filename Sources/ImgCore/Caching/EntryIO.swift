@@ -13,9 +13,14 @@ enum EntryIO {
         return min(never, now.timeIntervalSince1970 + Double(ttl))
     }
 
-    /// Reads a regular file whole without following a symlink; returns its bytes and times.
+    /// Linux's O_NOATIME, which Glibc's Swift overlay does not export.
+    private static let noAccessTime: Int32 = 0o1000000
+
+    /// Reads a regular file whole without following a symlink or changing its atime (the last access we record
+    /// ourselves: under `relatime` a plain read would overwrite it); returns its bytes and times.
     static func readWhole(_ path: String) -> (Data, (accessed: Double, modified: Double))? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | noAccessTime)
+        if descriptor < 0, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var info = stat()

@@ -1,10 +1,17 @@
 import CVips
 import Foundation
+import Synchronization
 
 /// Starts libvips once per process, on first use only, so that work that decodes nothing never pays for it.
-enum VipsRuntime {
-    /// Runs `vips_init` exactly once (a `static let` is initialised once, thread-safely); nil when it failed.
+public enum VipsRuntime {
+    private static let startRequested = Atomic<Bool>(false)
+
+    /// Whether anything in this process has needed libvips so far (`-v` reports it: a cache hit must not).
+    public static var wasStarted: Bool { startRequested.load(ordering: .relaxed) }
+
+    /// Runs `vips_init` exactly once (a `static let` is initialised once, thread-safely); false when it failed.
     private static let started: Bool = {
+        startRequested.store(true, ordering: .relaxed)
         guard vips_init("imgfetch") == 0 else { return false }
         vips_cache_set_max(0)
         vips_leak_set(0)

@@ -584,6 +584,8 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    # A parent may start us with these blocked (threads of a test runner do): unblock them.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
     if args.port_file:
         write_port_file(args.port_file, port)

@@ -23,7 +23,7 @@ enum Imgfetch {
         process.environment = environment
         let output = Pipe(), input = Pipe()
         let errorPath = NSTemporaryDirectory() + "imgfetch-stderr-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
         let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         process.standardOutput = output

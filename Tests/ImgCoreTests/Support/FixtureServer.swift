@@ -1,4 +1,5 @@
 import Foundation
+@testable import ImgCore
 
 /// The Python fixture server (Tests/Fixtures/server) on 127.0.0.1, started per test and stopped on deinit.
 final class FixtureServer: @unchecked Sendable { // holds a Process, touched by one test at a time
@@ -36,7 +37,8 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     }
 
     deinit {
-        process.terminate()
+        // Children of test threads inherit a blocked SIGTERM, so end the server with SIGKILL.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
@@ -52,8 +54,10 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
 
     /// The server's request counts.
     func stats() throws -> Stats {
-        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_stats")!)
-        return try JSONDecoder().decode(Stats.self, from: data)
+        var options = NetworkOptions()
+        options.retries = 0
+        let response = try HTTPLoader(options: options).fetch(URL(string: "http://127.0.0.1:\(port)/_stats")!)
+        return try JSONDecoder().decode(Stats.self, from: response.body)
     }
 
     func requests(_ path: String) throws -> Int { try stats().paths[path] ?? 0 }

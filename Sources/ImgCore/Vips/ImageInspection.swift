@@ -1,0 +1,54 @@
+import CVips
+import Foundation
+
+/// Reads pixels and statistics of encoded images: what tests check an output's visible effect with.
+public enum ImageInspection {
+    /// Decodes the first frame fully (no limits: only for trusted, already-produced images).
+    private static func open(_ data: Data) throws(ImgError) -> DecodedImage {
+        try VipsRuntime.start()
+        let bytes = PinnedBytes(data)
+        guard let image = imgf_open_buffer(bytes.pointer, bytes.count, "") else {
+            throw .image("cannot open image: \(VipsRuntime.takeError())")
+        }
+        return DecodedImage(taking: image, source: bytes)
+    }
+
+    /// The values of every band at (x, y).
+    public static func pixel(_ data: Data, x: Int, y: Int) throws(ImgError) -> [Double] {
+        let image = try open(data)
+        var vector: UnsafeMutablePointer<Double>?
+        var count: Int32 = 0
+        guard imgf_getpoint(image.pointer, &vector, &count, Int32(x), Int32(y)) == 0, let vector else {
+            throw .image("getpoint failed: \(VipsRuntime.takeError())")
+        }
+        defer { g_free(vector) }
+        return Array(UnsafeBufferPointer(start: vector, count: Int(count)))
+    }
+
+    /// Mean and standard deviation of one band.
+    public static func statistics(_ data: Data, band: Int) throws(ImgError) -> (mean: Double, deviation: Double) {
+        let image = try open(data)
+        let single = try image.derive("band") { imgf_extract_bands($0, $1, Int32(band), 1) }
+        var deviation = 0.0
+        guard imgf_deviate(single.pointer, &deviation) == 0 else { throw .image("deviate failed: \(VipsRuntime.takeError())") }
+        return (try single.mean(), deviation)
+    }
+
+    /// The mean absolute difference between horizontally neighbouring pixels of one band: local variation,
+    /// which a blur lowers.
+    public static func localVariation(_ data: Data, band: Int) throws(ImgError) -> Double {
+        let image = try open(data)
+        let single = try image.derive("band") { imgf_extract_bands($0, $1, Int32(band), 1) }
+        let width = Int32(single.width - 1), height = Int32(single.pageHeight)
+        let left = try single.derive("left") { imgf_extract_area($0, $1, 0, 0, width, height) }
+        let right = try single.derive("right") { imgf_extract_area($0, $1, 1, 0, width, height) }
+        let difference = try left.derive("difference") { imgf_subtract($0, right.pointer, $1) }
+        return try difference.derive("absolute") { imgf_abs($0, $1) }.mean()
+    }
+
+    /// Number of bands, and whether the last is alpha.
+    public static func bands(_ data: Data) throws(ImgError) -> (count: Int, hasAlpha: Bool) {
+        let image = try open(data)
+        return (image.bands, image.hasAlpha)
+    }
+}

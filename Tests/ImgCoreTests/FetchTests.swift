@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// End-to-end: the built binary against the fixture server, with a fresh cache directory per test.
+@Suite("Fetch end to end", .serialized)
+struct FetchTests {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+    var cache: String { work.file("cache") }
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    func fetch(_ arguments: [String]) throws -> CommandResult {
+        try Imgfetch.run(arguments + ["--cache-dir", cache])
+    }
+
+    func output(_ name: String) throws -> Data {
+        try #require(FileManager.default.contents(atPath: work.file(name)), "missing \(name)")
+    }
+
+    @Test func fillGivesTheExactSizeEvenFromASmallerSource() throws {
+        let result = try fetch([server.url("/img/sample.jpg"), "--resize", "600x500:fill", "-o", work.file("a.png")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try ImageRenderer.probe(try output("a.png"))
+        #expect(probe.format == .png && probe.width == 600 && probe.height == 500)
+        let fit = try fetch([server.url("/img/sample.jpg"), "--resize", "100x100", "-o", work.file("b.jpg")])
+        #expect(fit.status == 0)
+        let fitted = try ImageRenderer.probe(try output("b.jpg"))
+        #expect(fitted.height == 100 && fitted.width == 66 && fitted.format == .jpeg)
+        let noEnlarge = try fetch([server.url("/img/sample.jpg"), "--resize", "1000x", "-o", work.file("c.jpg")])
+        #expect(noEnlarge.status == 0)
+        #expect(try ImageRenderer.probe(try output("c.jpg")).width == 290)
+        let enlarge = try fetch([server.url("/img/sample.jpg"), "-p", "resize(1000x,fit,upscale)", "-o", work.file("d.jpg")])
+        #expect(enlarge.status == 0)
+        #expect(try ImageRenderer.probe(try output("d.jpg")).width == 1000)
+        let exact = try fetch([server.url("/img/sample.jpg"), "--resize", "50x300:exact", "-o", work.file("e.webp")])
+        #expect(exact.status == 0)
+        let exactProbe = try ImageRenderer.probe(try output("e.webp"))
+        #expect(exactProbe.width == 50 && exactProbe.height == 300 && exactProbe.format == .webp)
+    }
+
+    @Test func roundedCornersAreTransparentOrBackground() throws {
+        #expect(try fetch([server.url("/img/sample.jpg"), "--resize", "200x200:fill", "--round", "40", "-o", work.file("r.png")]).status == 0)
+        let png = try output("r.png")
+        #expect(try ImageInspection.pixel(png, x: 0, y: 0).last == 0)
+        #expect(try ImageInspection.pixel(png, x: 100, y: 100).last == 255)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--resize", "200x200:fill", "--round", "40", "--background", "#0000ff", "-o", work.file("r.jpg")]).status == 0)
+        let corner = try ImageInspection.pixel(try output("r.jpg"), x: 1, y: 1)
+        #expect(corner.count == 3 && corner[2] > 200 && corner[0] < 60)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--circle", "-o", work.file("c.png")]).status == 0)
+        let circle = try output("c.png")
+        #expect(try ImageRenderer.probe(circle).width == 290 && ImageRenderer.probe(circle).height == 290)
+        #expect(try ImageInspection.pixel(circle, x: 2, y: 2).last == 0)
+    }
+
+    @Test func blurLowersVarianceAndOverlayMovesTheMean() throws {
+        #expect(try fetch([server.url("/img/sample.jpg"), "-o", work.file("plain.png")]).status == 0)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--blur", "4", "-o", work.file("blur.png")]).status == 0)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--overlay", "#ff0000:0.6", "-o", work.file("red.png")]).status == 0)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--grayscale", "-o", work.file("grey.png")]).status == 0)
+        let plain = try ImageInspection.statistics(try output("plain.png"), band: 0)
+        let plainVariation = try ImageInspection.localVariation(try output("plain.png"), band: 0)
+        let blurredVariation = try ImageInspection.localVariation(try output("blur.png"), band: 0)
+        #expect(blurredVariation < plainVariation * 0.5)
+        let red = try ImageInspection.statistics(try output("red.png"), band: 0)
+        let green = try ImageInspection.statistics(try output("red.png"), band: 1)
+        let plainGreen = try ImageInspection.statistics(try output("plain.png"), band: 1)
+        #expect(red.mean > plain.mean + 50)
+        #expect(green.mean < plainGreen.mean * 0.6)
+        #expect(try ImageInspection.bands(try output("grey.png")).count == 1)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--rotate", "90", "-o", work.file("rot.png")]).status == 0)
+        let rotated = try ImageRenderer.probe(try output("rot.png"))
+        #expect(rotated.width == 442 && rotated.height == 290)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--crop", "100x50:attention", "-o", work.file("crop.png")]).status == 0)
+        let cropped = try ImageRenderer.probe(try output("crop.png"))
+        #expect(cropped.width == 100 && cropped.height == 50)
+    }
+
+    @Test func cachedResultsNeedNoRequestAndNoLibvips() throws {
+        let first = try fetch([server.url("/img/sample.jpg"), "--resize", "200x200:fill", "--round", "12", "-o", work.file("a.webp")])
+        #expect(first.status == 0)
+        #expect(try server.requests("/img/sample.jpg") == 1)
+        let again = try fetch([server.url("/img/sample.jpg?sig=abc"), "-p", "resize(200x200,fill)|>round(12)", "-o", work.file("b.webp"), "-v"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains(": disk,"))
+        #expect(again.stderr.contains("libvips: not started"))
+        #expect(try server.requests("/img/sample.jpg") == 1)
+        #expect(try output("a.webp") == output("b.webp"))
+        let variant = try fetch([server.url("/img/sample.jpg"), "--resize", "50x50", "-o", work.file("c.jpg"), "-v"])
+        #expect(variant.stderr.contains("disk-original"))
+        #expect(try server.requests("/img/sample.jpg") == 1)
+        let refreshed = try fetch([server.url("/img/sample.jpg"), "--resize", "50x50", "-o", work.file("c.jpg"), "--force-refresh", "-v"])
+        #expect(refreshed.stderr.contains(": network,"))
+        #expect(try server.requests("/img/sample.jpg") == 2)
+        let twice = try fetch([server.url("/img/sample.jpg"), server.url("/img/sample.jpg"), "-O", work.file("out"), "--memory-only", "-v"])
+        #expect(twice.status == 0)
+        #expect(twice.stderr.contains(": memory,"))
+        #expect(try server.requests("/img/sample.jpg") == 3)
+        #expect(FileManager.default.fileExists(atPath: work.file("out/sample.jpg")))
+        #expect(FileManager.default.fileExists(atPath: work.file("out/sample-1.jpg")))
+    }
+
+    @Test func expiredAndDamagedEntriesAreFetchedAgain() throws {
+        #expect(try fetch([server.url("/noval/sample.jpg"), "--ttl", "1s", "-o", work.file("a.jpg")]).status == 0)
+        #expect(try fetch([server.url("/noval/sample.jpg"), "-o", work.file("a.jpg")]).status == 0)
+        #expect(try server.requests("/noval/sample.jpg") == 1)
+        usleep(1_300_000)
+        #expect(try fetch([server.url("/noval/sample.jpg"), "--ttl", "1h", "-o", work.file("a.jpg")]).status == 0)
+        #expect(try server.requests("/noval/sample.jpg") == 2)
+        let entries = try FileManager.default.subpathsOfDirectory(atPath: cache + "/entries").filter { $0.hasSuffix("/original") || $0.hasSuffix(".variant") }
+        #expect(!entries.isEmpty)
+        for entry in entries {
+            let path = cache + "/entries/" + entry
+            var bytes = try #require(FileManager.default.contents(atPath: path))
+            bytes[bytes.count - 10] ^= 0xFF
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        let damaged = try fetch([server.url("/noval/sample.jpg"), "-o", work.file("b.jpg"), "-v"])
+        #expect(damaged.status == 0)
+        #expect(damaged.stderr.contains(": network,"))
+        #expect(try server.requests("/noval/sample.jpg") == 3)
+        #expect(try ImageRenderer.probe(try output("b.jpg")).width == 290)
+    }
+
+    @Test func exitCodesFromRealCauses() throws {
+        #expect(try fetch([server.url("/img/sample.jpg"), "--bogus"]).status == 2)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--quality", "0", "-o", work.file("x.jpg")]).status == 2)
+        #expect(try fetch(["http://127.0.0.1:1/a.jpg", "--retry", "0", "-o", work.file("x.jpg")]).status == 3)
+        let missing = try fetch([server.url("/img/nope.jpg"), "-o", work.file("x.jpg")])
+        #expect(missing.status == 4 && missing.stderr.contains("404"))
+        let html = try fetch([server.url("/html"), "-o", work.file("x.jpg")])
+        #expect(html.status == 5 && html.stderr.contains("text/html"))
+        #expect(try fetch([server.url("/img/cogs.gif"), "--only-from-cache", "-o", work.file("x.jpg")]).status == 6)
+        #expect(try fetch([server.url("/img/sample.jpg"), "-o", work.file("no/such/dir/x.jpg")]).status == 7)
+        #expect(!FileManager.default.fileExists(atPath: work.file("x.jpg")))
+        let several = try fetch([server.url("/img/sample.jpg"), server.url("/img/nope.jpg"), "-O", work.file("many")])
+        #expect(several.status == 1)
+        #expect(several.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func stdoutStdinAndJSON() throws {
+        let piped = try fetch([server.url("/img/sample.jpg"), "--resize", "40x40:fill", "--format", "png", "-o", "-"])
+        #expect(piped.status == 0)
+        #expect(ImageFormat.sniff(piped.stdout) == .png)
+        let fromStdin = try Imgfetch.run(["-", "--format", "webp", "--resize", "30x30:fill", "--no-cache"], stdin: piped.stdout)
+        #expect(fromStdin.status == 0)
+        #expect(ImageFormat.sniff(fromStdin.stdout) == .webp)
+        let json = try fetch([server.url("/img/sample.jpg"), "--json", "-O", work.file("j")])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        #expect(object["status"] as? String == "ok")
+        #expect(object["width"] as? Int == 290)
+        #expect(object["output"] as? String == work.file("j/sample.jpg"))
+        #expect(try fetch([server.url("/img/sample.jpg"), "--json"]).status == 2)
+    }
+
+    @Test func tlsIsVerifiedAndCacertAddsTrust() throws {
+        let certificates = try TemporaryDirectory()
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/bin/sh")
+        make.arguments = [Paths.fixtures + "/server/make_cert.sh", certificates.path]
+        make.standardOutput = FileHandle.nullDevice
+        make.standardError = FileHandle.nullDevice
+        try make.run()
+        make.waitUntilExit()
+        let tls = try FixtureServer(tls: (certificates.file("cert.pem"), certificates.file("key.pem")))
+        let untrusted = try fetch([tls.url("/img/sample.jpg"), "-o", work.file("t.jpg")])
+        #expect(untrusted.status == 3, "\(untrusted.stderr)")
+        let trusted = try fetch([tls.url("/img/sample.jpg"), "--cacert", certificates.file("cert.pem"), "-o", work.file("t.jpg")])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+    }
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# make bench: imgfetch against curl | vipsthumbnail, ImageMagick's convert and find | sort,
+# on a generated image set served by nginx on 127.0.0.1.  See bench/README.md.
+#
+# Prints a markdown table of medians and ratios and writes it to docs/BENCHMARKS.md.
+# Exits 0 even when imgfetch rows fail ("failed (exit N)"); non-zero only when the harness
+# itself breaks (missing packages that can't be installed, nginx won't start, a bug in here).
+#
+# Environment:
+#   IMGFETCH=path          binary to measure (default .build/release/imgfetch, built if missing)
+#   BENCH_COUNT=500        images in the batch workloads (2, 3)
+#   BENCH_ONLY=1,2,...     run only these workloads
+#   BENCH_ROUNDS_FAST=10 BENCH_ROUNDS_BATCH=3 BENCH_ROUNDS_WARM=5 BENCH_ROUNDS_MEM=3
+#   BENCH_CACHE_ENTRIES=100000 BENCH_CACHE_ROUNDS=3 BENCH_CACHE_EXPIRED=0.3
+#   BENCH_CACHE_PARENT=/dev/shm       where workload 6's cache goes (bench/work: on disk)
+#   BENCH_TIMEOUT=600                 seconds before one run is killed
+#   BENCH_REPORT=docs/BENCHMARKS.md   where the report goes
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+BENCH=$ROOT/bench
+WORK=$BENCH/work                  # generated, kept between runs, ignored by git (/bench/work/)
+WWW=$WORK/www-r1                  # image set, recipe 1 (gen_images.py RECIPE)
+IMGFETCH=${IMGFETCH:-.build/release/imgfetch}
+BENCH_COUNT=${BENCH_COUNT:-500}
+REPORT=${BENCH_REPORT:-docs/BENCHMARKS.md}
+PYTHON=${PYTHON:-python3}
+T0=$SECONDS
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------------------- packages
+# command -> Debian package
+declare -A PKG=(
+  [vips]=libvips-tools [vipsthumbnail]=libvips-tools [vipsheader]=libvips-tools
+  [/usr/bin/convert]=imagemagick [curl]=curl [nginx]=nginx [/usr/bin/time]=time
+  [$PYTHON]=python3
+)
+missing=()
+for cmd in "${!PKG[@]}"; do
+  if [[ $cmd == /* ]]; then [[ -x $cmd ]] && continue; else command -v "$cmd" >/dev/null && continue; fi
+  [[ " ${missing[*]} " == *" ${PKG[$cmd]} "* ]] || missing+=("${PKG[$cmd]}")
+done
+if ((${#missing[@]})); then
+  [[ $(id -u) == 0 ]] || die "missing packages: ${missing[*]} (install them, or run as root)"
+  say "installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed"
+fi
+# Installing nginx on a machine with an init system may start the distribution's daemon on
+# port 80; we don't use it and leave it alone.  Ours runs from $WORK/nginx on a free port.
+
+# ---------------------------------------------------------------------------- imgfetch
+if [[ ! -x $IMGFETCH ]]; then
+  if [[ $IMGFETCH == .build/release/imgfetch ]]; then
+    say "building imgfetch (swift build -c release, log in bench/work/build.log)"
+    mkdir -p "$WORK"
+    SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+    if ! "$SWIFT" build -c release >"$WORK/build.log" 2>&1; then
+      say "build failed (tail of bench/work/build.log below); imgfetch rows will say so"
+      tail -n 15 "$WORK/build.log" >&2 || true
+    fi
+  else
+    say "IMGFETCH=$IMGFETCH is not executable; imgfetch rows will say so"
+  fi
+fi
+
+# ---------------------------------------------------------------------------- signals
+# The Python steps run as background children that we wait for, so that Ctrl-C or a TERM
+# reaches this script at once; the EXIT trap then stops the child (which stops the command
+# it is timing) and nginx.
+CHILD= NGINX_PID=
+cleanup() {
+  local pid
+  for pid in $CHILD $NGINX_PID; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+child() {
+  "$@" &
+  CHILD=$!
+  local rc=0
+  wait "$CHILD" || rc=$?
+  CHILD=
+  return "$rc"
+}
+
+# ---------------------------------------------------------------------------- images
+mkdir -p "$WORK"
+child "$PYTHON" "$BENCH/gen_images.py" "$WWW" "$BENCH_COUNT"
+
+# ---------------------------------------------------------------------------- nginx
+NGX=$WORK/nginx
+
+mkdir -p "$NGX/logs" "$NGX/tmp"
+PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+user_line=
+[[ $(id -u) == 0 ]] && user_line="user root;"   # workers read bench/work whatever its modes
+cat >"$NGX/nginx.conf" <<EOF
+# written by bench/run.sh for this run; serves $WWW
+$user_line
+daemon off;
+worker_processes 2;
+pid $NGX/nginx.pid;
+error_log $NGX/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 100000;
+    types { image/jpeg jpg jpeg; image/png png; image/webp webp; text/plain txt; }
+    default_type application/octet-stream;
+    client_body_temp_path $NGX/tmp/body;
+    proxy_temp_path $NGX/tmp/proxy;
+    fastcgi_temp_path $NGX/tmp/fastcgi;
+    uwsgi_temp_path $NGX/tmp/uwsgi;
+    scgi_temp_path $NGX/tmp/scgi;
+    server {
+        listen 127.0.0.1:$PORT;
+        server_name localhost;
+        root $WWW;
+    }
+}
+EOF
+nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log" </dev/null >"$NGX/logs/stdout.log" 2>&1 &
+NGINX_PID=$!
+BASE=http://127.0.0.1:$PORT
+for _ in $(seq 100); do
+  curl -sf -o /dev/null "$BASE/hero.jpg" && break
+  kill -0 "$NGINX_PID" 2>/dev/null || { cat "$NGX/logs/error.log" "$NGX/logs/stdout.log" >&2; die "nginx did not start"; }
+  sleep 0.05
+done
+curl -sf -o /dev/null "$BASE/hero.jpg" || die "nginx is not answering on $BASE"
+say "nginx (pid $NGINX_PID) serves $WWW on $BASE"
+
+# ---------------------------------------------------------------------------- workloads
+rc=0
+child "$PYTHON" "$BENCH/bench.py" --www "$WWW" --base-url "$BASE" --run-dir "$WORK/run" \
+  --imgfetch "$IMGFETCH" --count "$BENCH_COUNT" --report "$REPORT" || rc=$?
+say "done in $(( (SECONDS - T0) / 60 )) min $(( (SECONDS - T0) % 60 )) s"
+exit "$rc"
