@@ -10,11 +10,12 @@ struct CommandResult {
 
 enum Imgfetch {
     /// Runs `imgfetch ARGUMENTS` with an environment where HOME and the cache point into `home` when given.
+    /// `program` defaults to the built binary; `prefix` goes before the arguments.
     static func run(_ arguments: [String], stdin: Data? = nil, environment extra: [String: String] = [:],
-                    timeout: Double = 60) throws -> CommandResult {
+                    program: String = Paths.binary, prefix: [String] = []) throws -> CommandResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = prefix + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["IMGFETCH_CACHE_DIR"] = nil
         environment["IMGFETCH_TTL"] = nil

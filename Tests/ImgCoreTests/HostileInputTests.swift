@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Bad servers, bad images and bad arguments: each ends with its documented exit code, one line on stderr,
+/// nothing in the cache and no output file.
+@Suite("Hostile input", .serialized)
+struct HostileInputTests {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+    var cache: String { work.file("cache") }
+    var output: String { work.file("out.jpg") }
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    func fetch(_ input: String, _ extra: [String] = []) throws -> CommandResult {
+        try Imgfetch.run([input, "-o", output, "--cache-dir", cache] + extra)
+    }
+
+    /// Every cache entry file written so far.
+    func cachedEntries() -> [String] {
+        (FileManager.default.subpaths(atPath: cache + "/entries") ?? []).filter { $0.hasSuffix("original") || $0.hasSuffix(".variant") }
+    }
+
+    func expectCleanFailure(_ result: CommandResult, status: Int32, mentioning text: String? = nil,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == status, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        if let text { #expect(result.stderr.contains(text), "\(result.stderr)", sourceLocation: sourceLocation) }
+        #expect(!FileManager.default.fileExists(atPath: output), sourceLocation: sourceLocation)
+        #expect(cachedEntries().isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test func httpErrorsAreRetriedOnlyWhenTheyMayPass() throws {
+        expectCleanFailure(try fetch(server.url("/status/404")), status: 4, mentioning: "404")
+        expectCleanFailure(try fetch(server.url("/status/410")), status: 4, mentioning: "410")
+        #expect(try server.requests("/status/404") == 1)
+        expectCleanFailure(try fetch(server.url("/status/503"), ["--retry", "2"]), status: 4, mentioning: "503")
+        #expect(try server.requests("/status/503") == 3)
+        expectCleanFailure(try fetch(server.url("/status/500"), ["--retry", "1"]), status: 4, mentioning: "500")
+        #expect(try server.requests("/status/500") == 2)
+        let flaky = try fetch(server.url("/flaky/2/sample.jpg"), ["--retry", "2"])
+        #expect(flaky.status == 0, "\(flaky.stderr)")
+    }
+
+    @Test func bodiesThatAreNotImages() throws {
+        expectCleanFailure(try fetch(server.url("/html")), status: 5, mentioning: "text/html")
+        expectCleanFailure(try fetch(server.url("/json")), status: 5, mentioning: "application/json")
+        expectCleanFailure(try fetch(server.url("/empty")), status: 5, mentioning: "empty")
+        let lying = try fetch(server.url("/type/text%2Fhtml/sample.jpg"))
+        #expect(lying.status == 0, "the bytes decide, not the Content-Type: \(lying.stderr)")
+    }
+
+    @Test func brokenTransfers() throws {
+        expectCleanFailure(try fetch(server.url("/short/sample.jpg"), ["--retry", "0"]), status: 3, mentioning: "cut short")
+        let started = Date()
+        expectCleanFailure(try fetch(server.url("/stall/sample.jpg?seconds=30"), ["--retry", "0", "--timeout", "2"]), status: 3)
+        #expect(Date().timeIntervalSince(started) < 3.5)
+        expectCleanFailure(try fetch(server.url("/loop")), status: 3, mentioning: "redirects")
+        expectCleanFailure(try fetch(server.url("/redirect/3/sample.jpg"), ["--max-redirects", "2"]), status: 3, mentioning: "redirects")
+        for target in ["file:///etc/passwd", "ftp://127.0.0.1/a.jpg", "gopher://127.0.0.1/x"] {
+            let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            expectCleanFailure(try fetch(server.url("/redirect-to?url=\(encoded)")), status: 3, mentioning: "scheme")
+        }
+        #expect(try fetch(server.url("/redirect/3/sample.jpg")).status == 0)
+    }
+
+    @Test(arguments: ["cl=1", "cl=0", "cl=1&gzip=1", "cl=0&gzip=1"])
+    func bodiesOverTheLimitStopEarly(variant: String) throws {
+        expectCleanFailure(try fetch(server.url("/big?size=8000000&\(variant)"), ["--max-bytes", "1M"]), status: 3, mentioning: "--max-bytes")
+    }
+
+    @Test func privateNetworksAndLocalInputCanBeDenied() throws {
+        expectCleanFailure(try fetch(server.url("/img/sample.jpg"), ["--deny-private-networks"]), status: 3, mentioning: "127.0.0.1")
+        expectCleanFailure(try fetch("http://localhost:\(server.port)/img/sample.jpg", ["--deny-private-networks"]), status: 3)
+        expectCleanFailure(try fetch(Paths.images + "/sample.jpg", ["--deny-local"]), status: 2, mentioning: "--deny-local")
+        expectCleanFailure(try fetch("file://" + Paths.images + "/sample.jpg", ["--deny-local"]), status: 2)
+    }
+
+    @Test func untrustedLoadersOnlyForLocalInputOrWhenAllowed() throws {
+        expectCleanFailure(try fetch(server.url("/img/logo.svg")), status: 5, mentioning: "untrusted")
+        #expect(try fetch(Paths.images + "/logo.svg", ["--format", "png", "-o", work.file("logo.png")]).status == 0)
+        #expect(try fetch(server.url("/img/logo.svg"), ["--allow-untrusted-formats", "-o", work.file("logo2.png")]).status == 0)
+    }
+
+    @Test(arguments: ["truncated.jpg", "truncated.gif"])
+    func truncatedImagesFailEveryTime(name: String) throws {
+        for _ in 0..<20 {
+            let result = try fetch(Paths.images + "/" + name, ["--resize", "100x100"])
+            #expect(result.status == 5, "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        for round in 0..<3 {
+            let remote = try fetch(server.url("/img/\(name)"), round == 0 ? [] : ["--resize", "50x50:fill"])
+            #expect(remote.status == 5)
+        }
+        #expect(cachedEntries().isEmpty)
+    }
+
+    @Test func declaredGiantsAreRefusedFromTheHeader() throws {
+        // A GIF of a few dozen bytes whose screen and frame declare 65535x65535.
+        var gif = Data("GIF89a".utf8) + Data([0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF])
+        gif += Data([0x2C, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B])
+        let path = work.file("giant.gif")
+        try gif.write(to: URL(fileURLWithPath: path))
+        let measured = try Imgfetch.run(["-c", """
+            import resource, subprocess, sys
+            r = subprocess.run(sys.argv[1:], stderr=subprocess.PIPE)
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
+            """, Paths.binary, path, "--resize", "100x100", "-o", output, "--no-cache"], program: "/usr/bin/env", prefix: ["python3"])
+        let fields = measured.stdoutText.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(fields.count == 2 && fields[1] == 5, "\(measured.stdoutText) \(measured.stderr)")
+        #expect((fields.first ?? .max) < 200 * 1024, "peak RSS \(fields.first ?? -1) KiB")
+        expectCleanFailure(try fetch(Paths.images + "/17000x17000.avif"), status: 5)
+        let tight = try fetch(Paths.images + "/sample.jpg", ["--max-pixels", "1000"])
+        expectCleanFailure(tight, status: 5, mentioning: "--max-pixels")
+    }
+
+    @Test func brokenAnimationFailsCleanlyOrDecodes() throws {
+        let result = try fetch(Paths.images + "/invalid_multiframe.gif", ["--format", "png"])
+        #expect(result.status == 0 || result.status == 5)
+        if result.status == 5 { #expect(!FileManager.default.fileExists(atPath: output)) }
+    }
+
+    @Test func everyPngSuiteFileIsJudgedRight() throws {
+        let folder = Paths.fixtures + "/pngsuite"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }.sorted()
+        #expect(files.count > 150)
+        let result = try Imgfetch.run(files.map { folder + "/" + $0 } + ["-O", work.file("suite"), "--resize", "16x16", "--json", "--no-cache"])
+        let lines = result.stdout.split(separator: 0x0A)
+        #expect(lines.count == files.count)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            let name = ((object["input"] as? String ?? "") as NSString).lastPathComponent
+            if name.hasPrefix("x") {
+                #expect(object["status"] as? String == "error", "\(name) was accepted")
+                #expect((object["error"] as? [String: Any])?["exit"] as? Int == 5, "\(name)")
+            } else {
+                #expect(object["status"] as? String == "ok", "\(name): \(object["error"] ?? "")")
+            }
+        }
+    }
+
+    @Test func damagedGarbageAndSymlinkedCacheFilesAreNeverServed() throws {
+        #expect(try fetch(server.url("/img/sample.jpg")).status == 0)
+        let entries = cachedEntries()
+        #expect(entries.count == 2)
+        for entry in entries {
+            let path = cache + "/entries/" + entry
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: Paths.images + "/sample.png")
+        }
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: cache + "/entries/junk"))
+        let again = try fetch(server.url("/img/sample.jpg"), ["-v"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains(": network,"))
+        for entry in entries {
+            let attributes = try FileManager.default.attributesOfItem(atPath: cache + "/entries/" + entry)
+            #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        }
+    }
+
+    @Test(arguments: [
+        (["--quality", "0"], "--quality"), (["--resize", "0x0"], "0x0"), (["--blur", "-1"], "--blur"),
+        (["--max-bytes", "12Q"], "12Q"), (["-p", "resize(200x"], "resize(200x"), (["-p", "round(x)"], "round(x)"),
+        (["-p", "sharpen(1)"], "sharpen"), (["--nope"], "--nope"), (["--timeout"], "--timeout"),
+        (["--format", "bmp"], "bmp"), (["--rotate", "45"], "45"), (["--overlay", "nocolour"], "nocolour"),
+    ])
+    func badArgumentsNameTheOffendingText(arguments: [String], offending: String) throws {
+        expectCleanFailure(try fetch(Paths.images + "/sample.jpg", arguments), status: 2, mentioning: offending)
+    }
+
+    @Test(arguments: ["http://", "http://exa mple.com/a.jpg", "ftp://host/a.jpg", "javascript:alert(1)://x"])
+    func malformedURLsAreUsageErrors(url: String) throws {
+        expectCleanFailure(try fetch(url), status: 2)
+    }
+}
