@@ -89,6 +89,13 @@ static inline int imgf_get_int(VipsImage *image, const char *name, int fallback)
     if (vips_image_get_typeof(image, name) && vips_image_get_int(image, name, &value)) return fallback;
     return value;
 }
+/* Copies an int-array field (e.g. "delay") into out, up to max values; returns the count or -1. */
+static inline int imgf_get_int_array(VipsImage *image, const char *name, int *out, int max) {
+    int *values = NULL, n = 0;
+    if (!vips_image_get_typeof(image, name) || vips_image_get_array_int(image, name, &values, &n)) return -1;
+    for (int i = 0; i < n && i < max; i++) out[i] = values[i];
+    return n;
+}
 static inline int imgf_has_field(VipsImage *image, const char *name) { return vips_image_get_typeof(image, name) != 0; }
 static inline int imgf_remove_field(VipsImage *image, const char *name) { return vips_image_remove(image, name); }
 static inline int imgf_avg(VipsImage *in, double *out) { return vips_avg(in, out, NULL); }

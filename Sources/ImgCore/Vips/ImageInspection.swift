@@ -3,11 +3,13 @@ import Foundation
 
 /// Reads pixels and statistics of encoded images: what tests check an output's visible effect with.
 public enum ImageInspection {
-    /// Decodes the first frame fully (no limits: only for trusted, already-produced images).
-    private static func open(_ data: Data) throws(ImgError) -> DecodedImage {
+    /// Opens the first frame, or all with `allFrames` (no limits: only for trusted, already-produced images).
+    private static func open(_ data: Data, allFrames: Bool = false) throws(ImgError) -> DecodedImage {
         try VipsRuntime.start()
         let bytes = PinnedBytes(data)
-        guard let image = imgf_open_buffer(bytes.pointer, bytes.count, "") else {
+        let format = ImageFormat.sniff(data)
+        let options = allFrames && (format == .gif || format == .webp) ? "n=-1" : ""
+        guard let image = imgf_open_buffer(bytes.pointer, bytes.count, options) else {
             throw .image("cannot open image: \(VipsRuntime.takeError())")
         }
         return DecodedImage(taking: image, source: bytes)
@@ -44,6 +46,31 @@ public enum ImageInspection {
         let right = try single.derive("right") { imgf_extract_area($0, $1, 1, 0, width, height) }
         let difference = try left.derive("difference") { imgf_subtract($0, right.pointer, $1) }
         return try difference.derive("absolute") { imgf_abs($0, $1) }.mean()
+    }
+
+    /// Frames, per-frame delays in milliseconds and loop count of an animation (one frame, no delays for a still).
+    public static func animation(_ data: Data) throws(ImgError) -> (frames: Int, delays: [Int], loop: Int) {
+        let image = try open(data, allFrames: true)
+        var delays = [Int32](repeating: 0, count: 4096)
+        let count = imgf_get_int_array(image.pointer, "delay", &delays, Int32(delays.count))
+        let loop = imgf_get_int(image.pointer, "loop", 0)
+        return (image.frameCount, count > 0 ? delays.prefix(Int(min(count, 4096))).map(Int.init) : [], Int(loop))
+    }
+
+    /// The EXIF orientation tag, 1 (upright) when there is none.
+    public static func orientation(_ data: Data) throws(ImgError) -> Int {
+        Int(imgf_get_int(try open(data).pointer, "orientation", 1))
+    }
+
+    /// The mean absolute difference of two equally sized images over the top `rows` rows, all bands.
+    public static func difference(_ first: Data, _ second: Data, rows: Int) throws(ImgError) -> Double {
+        let a = try open(first), b = try open(second)
+        guard a.width == b.width, a.bands == b.bands else { throw .image("images differ in size or bands") }
+        let height = Int32(min(rows, a.height, b.height)), width = Int32(a.width)
+        let topA = try a.derive("top") { imgf_extract_area($0, $1, 0, 0, width, height) }
+        let topB = try b.derive("top") { imgf_extract_area($0, $1, 0, 0, width, height) }
+        let delta = try topA.derive("difference") { imgf_subtract($0, topB.pointer, $1) }
+        return try delta.derive("absolute") { imgf_abs($0, $1) }.mean()
     }
 
     /// Number of bands, and whether the last is alpha.

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Formats, animation, orientation and colour, checked on the bytes the binary writes.
+@Suite("Formats, animation, orientation and colour")
+struct FormatTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    /// Runs imgfetch on a bundled image without any cache and returns the output bytes.
+    func render(_ image: String, _ arguments: [String], verbose: Bool = false) throws -> (Data, CommandResult) {
+        let output = work.file(UUID().uuidString)
+        let result = try Imgfetch.run([Paths.images + "/" + image, "--no-cache", "-o", output] + arguments + (verbose ? ["-v"] : []))
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return (FileManager.default.contents(atPath: output) ?? Data(), result)
+    }
+
+    @Test(arguments: ImageFormat.writable)
+    func everyOutputFormatRoundTrips(format: ImageFormat) throws {
+        let (data, _) = try render("sample.jpg", ["--resize", "64x", "--format", format.rawValue])
+        #expect(ImageFormat.sniff(data) == format)
+        let probe = try ImageRenderer.probe(data)
+        #expect(probe.width == 64 && probe.height == 98)
+        let (byExtension, _) = try render("sample.jpg", ["--resize", "32x32:fill", "-o", work.file("x.\(format.fileExtension)")])
+        _ = byExtension
+        let written = try #require(FileManager.default.contents(atPath: work.file("x.\(format.fileExtension)")))
+        #expect(ImageFormat.sniff(written) == format)
+    }
+
+    @Test(arguments: ["1.webp", "sample.tif", "avif-orientation-6.avif", "cogs.gif", "indexed.png", "big-height.webp", "looks-like-svg.webp"])
+    func everyInputFormatDecodes(name: String) throws {
+        let (data, _) = try render(name, ["--resize", "50x50:fill", "--format", "png"])
+        let probe = try ImageRenderer.probe(data)
+        #expect(probe.width == 50 && probe.height == 50)
+    }
+
+    @Test(arguments: [
+        ["--resize", "40x40"], ["--resize", "40x40:fill"], ["--resize", "30x50:exact"], ["--crop", "30x30"],
+        ["--round", "6"], ["--circle"], ["--blur", "1"], ["--overlay", "red:0.3"], ["--grayscale"], ["--rotate", "90"],
+    ])
+    func animationSurvivesEveryProcessor(arguments: [String]) throws {
+        let source = try ImageInspection.animation(try #require(FileManager.default.contents(atPath: Paths.images + "/cogs.gif")))
+        #expect(source.frames == 5)
+        let (webp, _) = try render("cogs.gif", arguments + ["--format", "webp"])
+        let animation = try ImageInspection.animation(webp)
+        #expect(animation.frames == source.frames)
+        #expect(animation.delays.count == source.frames)
+        #expect(Array(animation.delays.dropFirst()) == Array(source.delays.dropFirst()))
+        #expect(animation.loop == source.loop)
+    }
+
+    @Test func gifToWebpAndBackKeepsTheAnimation() throws {
+        let (webp, _) = try render("dispose-background.gif", ["--resize", "60x", "--format", "webp"])
+        let path = work.file("cramps.webp")
+        try webp.write(to: URL(fileURLWithPath: path))
+        let back = try Imgfetch.run([path, "--no-cache", "--format", "gif", "-o", work.file("back.gif")])
+        #expect(back.status == 0)
+        let original = try ImageInspection.animation(try #require(FileManager.default.contents(atPath: Paths.images + "/dispose-background.gif")))
+        let roundTrip = try ImageInspection.animation(try #require(FileManager.default.contents(atPath: work.file("back.gif"))))
+        #expect(original.frames > 1 && roundTrip.frames == original.frames)
+    }
+
+    @Test func stillFormatsGetTheFirstFrameAndSaySo() throws {
+        let (png, result) = try render("cogs.gif", ["--format", "png"], verbose: true)
+        #expect(try ImageInspection.animation(png).frames == 1)
+        #expect(result.stderr.contains("first of 5 frames"))
+        let (first, _) = try render("cogs.gif", ["--first-frame", "--format", "webp"])
+        #expect(try ImageInspection.animation(first).frames == 1)
+        let limited = try Imgfetch.run([Paths.images + "/cogs.gif", "--no-cache", "--max-frames", "3", "-o", work.file("f.webp")])
+        #expect(limited.status == 5 && limited.stderr.contains("--max-frames"))
+    }
+
+    @Test func orientationIsAppliedOnceAndUpright() throws {
+        let (reference, _) = try render("rotation/1.jpg", ["--resize", "100x133:exact", "--format", "png"])
+        let (upsideDown, _) = try render("rotation/3.jpg", ["--no-autorotate", "--resize", "100x133:exact", "--format", "png"])
+        let wrong = try ImageInspection.difference(upsideDown, reference, rows: 20)
+        for number in 1...8 {
+            let (plain, _) = try render("rotation/\(number).jpg", ["--format", "png"])
+            let probe = try ImageRenderer.probe(plain)
+            let expected = number <= 4 ? (308, 410) : (231, 308)
+            #expect(probe.width == expected.0 && probe.height == expected.1, "\(number).jpg")
+            let (scaled, _) = try render("rotation/\(number).jpg", ["--resize", "100x133:exact", "--format", "png"])
+            let difference = try ImageInspection.difference(scaled, reference, rows: 20)
+            #expect(difference * 3 < wrong, "\(number).jpg differs by \(difference), a wrong rotation by \(wrong)")
+            let (kept, _) = try render("rotation/\(number).jpg", ["--keep-metadata", "--format", "jpeg"])
+            #expect(try ImageInspection.orientation(kept) == 1)
+        }
+        let (avif, _) = try render("avif-orientation-6.avif", ["--resize", "300x", "--format", "jpeg"])
+        let avifProbe = try ImageRenderer.probe(avif)
+        #expect(avifProbe.height > avifProbe.width)
+    }
+
+    @Test func coloursComeOutInEightBitSRGB() throws {
+        let (fromCMYK, _) = try render("generated/cmyk.jpg", ["--format", "jpeg"])
+        #expect(try ImageInspection.bands(fromCMYK).count == 3)
+        let original = try ImageInspection.statistics(try #require(FileManager.default.contents(atPath: Paths.images + "/sample.jpg")), band: 0)
+        let converted = try ImageInspection.statistics(fromCMYK, band: 0)
+        #expect(abs(original.mean - converted.mean) < 25)
+        let (sixteen, _) = try render("sample.png", ["--format", "png"])
+        #expect(try ImageInspection.statistics(sixteen, band: 0).mean < 256)
+        let (flattened, _) = try render("rgba.png", ["--format", "jpeg", "--background", "#00ff00"])
+        let corner = try ImageInspection.pixel(flattened, x: 0, y: 0)
+        #expect(corner.count == 3 && corner[1] > 200 && corner[0] < 60 && corner[2] < 60)
+        let (kept, _) = try render("rgba.png", ["--format", "webp", "--lossless"])
+        #expect(try ImageInspection.pixel(kept, x: 64, y: 64) == [137, 135, 139, 255])
+    }
+
+    @Test func variantIdentifiersCoverWhatChangesTheBytes() {
+        var base = OutputEncoding(format: .webp)
+        let plain = base.identifier()
+        #expect(plain == OutputEncoding(format: .webp, quality: 80).identifier())
+        base.lossless = true
+        #expect(base.identifier() != plain)
+        var jpeg = OutputEncoding(format: .jpeg)
+        let white = jpeg.identifier()
+        jpeg.background = Color(red: 0, green: 0, blue: 0)
+        #expect(jpeg.identifier() != white)
+        var png = OutputEncoding(format: .png)
+        let pngWhite = png.identifier()
+        png.background = Color(red: 0, green: 0, blue: 0)
+        #expect(png.identifier() == pngWhite)
+        var decoding = DecodeOptions()
+        decoding.firstFrame = true
+        #expect(OutputEncoding(format: .webp).identifier(decoding: decoding) != plain)
+        decoding = DecodeOptions()
+        decoding.autorotate = false
+        #expect(OutputEncoding(format: .webp).identifier(decoding: decoding) != plain)
+        decoding = DecodeOptions()
+        decoding.maxPixels = 5
+        #expect(OutputEncoding(format: .webp).identifier(decoding: decoding) == plain)
+    }
+}
+
+extension FormatTests {
+    @Test func unsupportedVariantsOfKnownFormatsAreImageErrors() throws {
+        let result = try Imgfetch.run([Paths.images + "/subsampled.tif", "--no-cache", "-o", work.file("s.png")])
+        #expect(result.status == 5 && result.stderr.contains("subsampled"))
+    }
+}
