@@ -8,7 +8,11 @@ let package = Package(
         .library(name: "ImgCore", targets: ["ImgCore"]),
     ],
     targets: [
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips' headers (in /usr/include/vips) with glib's include flags; libvips itself is not linked:
+        // CVips opens it with dlopen on first use, so runs that decode nothing never load its ~118 libraries.
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "gmodule-2.0", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVips", dependencies: ["CVipsSystem"],
+                linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "ImgCore", dependencies: ["CVips", "CCurl"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgCore"]),

@@ -14,18 +14,18 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
 
     deinit { g_object_unref(pointer) }
 
-    public var width: Int { Int(vips_image_get_width(pointer)) }
+    public var width: Int { Int(imgf_width(pointer)) }
     /// The height of all frames together.
-    public var height: Int { Int(vips_image_get_height(pointer)) }
-    public var bands: Int { Int(vips_image_get_bands(pointer)) }
-    public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    public var height: Int { Int(imgf_height(pointer)) }
+    public var bands: Int { Int(imgf_bands(pointer)) }
+    public var hasAlpha: Bool { imgf_hasalpha(pointer) != 0 }
     /// The height of one frame: the full height for a still image.
     public var pageHeight: Int {
-        let page = Int(vips_image_get_page_height(pointer))
+        let page = Int(imgf_page_height(pointer))
         return page > 0 && height % page == 0 ? page : height
     }
     public var frameCount: Int { max(1, height / pageHeight) }
-    public var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+    public var interpretation: VipsInterpretation { imgf_interpretation(pointer) }
 
     /// Runs one libvips operation that writes a new image, wrapping the result or throwing libvips' message.
     func derive(_ what: String,

@@ -5,6 +5,8 @@ import Foundation
 enum ImageDecoder {
     /// The libvips loaders trusted for input from the network; others need `--allow-untrusted-formats`.
     private static let trustedLoaders = ["jpeg", "png", "gif", "webp", "heif", "tiff", "jxl"]
+    /// Formats whose loaders and savers live in libvips' modules, loaded on first need.
+    static let moduleFormats: Set<ImageFormat> = [.avif, .heic, .jxl, .pdf]
     /// The loaders that accept `n=-1` (all frames).
     private static let multiFrameLoaders = ["gif", "webp", "heif", "tiff", "pdf", "magick"]
 
@@ -21,8 +23,17 @@ enum ImageDecoder {
     static func checkHeader(_ bytes: PinnedBytes, isRemote: Bool, options: DecodeOptions) throws(ImgError) -> Header {
         guard bytes.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
-        guard let found = vips_foreign_find_load_buffer(bytes.pointer, bytes.count) else {
-            vips_error_clear()
+        let sniffed = ImageFormat.sniff(Data(bytesNoCopy: bytes.pointer, count: bytes.count, deallocator: .none))
+        if let sniffed, ImageDecoder.moduleFormats.contains(sniffed) { try VipsRuntime.loadModules() }
+        var found = imgf_find_load_buffer(bytes.pointer, bytes.count)
+        if found == nil {
+            // Perhaps a format that only a module reads (PDF, ImageMagick's): load them and ask again.
+            imgf_error_clear()
+            try VipsRuntime.loadModules()
+            found = imgf_find_load_buffer(bytes.pointer, bytes.count)
+        }
+        guard let found else {
+            imgf_error_clear()
             throw .image("not an image (no loader recognises the bytes)")
         }
         let loader = loaderName(String(cString: found))
@@ -90,7 +101,7 @@ enum ImageDecoder {
         } else if space != VIPS_INTERPRETATION_sRGB, space != VIPS_INTERPRETATION_B_W {
             result = try result.derive("to sRGB") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
         }
-        if vips_image_get_format(result.pointer) != VIPS_FORMAT_UCHAR {
+        if imgf_band_format(result.pointer) != VIPS_FORMAT_UCHAR {
             result = try result.derive("to 8 bits") { imgf_cast_uchar($0, $1) }
         }
         return result

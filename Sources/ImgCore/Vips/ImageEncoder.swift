@@ -18,6 +18,7 @@ public struct EncodedImage: Sendable {
 enum ImageEncoder {
     static func encode(_ image: DecodedImage, encoding: OutputEncoding, sourceFormat: ImageFormat?) throws(ImgError) -> EncodedImage {
         let format = encoding.format ?? writableFormat(for: sourceFormat)
+        if ImageDecoder.moduleFormats.contains(format) { try VipsRuntime.loadModules() }
         var result = image
         var notes: [String] = []
         if result.frameCount > 1, !format.supportsAnimation {

@@ -12,21 +12,33 @@ public enum VipsRuntime {
     /// Runs `vips_init` exactly once (a `static let` is initialised once, thread-safely); false when it failed.
     private static let started: Bool = {
         startRequested.store(true, ordering: .relaxed)
-        guard vips_init("imgfetch") == 0 else { return false }
-        vips_cache_set_max(0)
-        vips_leak_set(0)
+        var error = [CChar](repeating: 0, count: 512)
+        guard imgf_vips_start("imgfetch", &error, error.count) == 0 else {
+            failure.withLock { $0 = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            return false
+        }
         return true
     }()
+    private static let failure = Mutex<String>("")
+
+    /// libvips' optional modules (HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide), loaded on first need only.
+    private static let modulesLoaded: Int32 = imgf_vips_load_modules()
+
+    /// Loads libvips' modules once, for formats the core library lacks.
+    static func loadModules() throws(ImgError) {
+        try start()
+        _ = modulesLoaded
+    }
 
     /// Makes sure libvips is running before any image call.
     static func start() throws(ImgError) {
-        guard started else { throw .internalFailure("libvips failed to start: \(takeError())") }
+        guard started else { throw .internalFailure("libvips failed to start: \(failure.withLock { $0 })") }
     }
 
     /// The text of libvips' error buffer, cleared afterwards; trimmed to one line.
     static func takeError() -> String {
-        let text = String(cString: vips_error_buffer())
-        vips_error_clear()
+        let text = String(cString: imgf_error_buffer())
+        imgf_error_clear()
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return lines.isEmpty ? "unknown libvips error" : lines.joined(separator: "; ")
     }

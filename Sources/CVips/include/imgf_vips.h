@@ -1,0 +1,199 @@
+/* Fixed-argument wrappers around the libvips calls that ImgCore makes. Swift cannot call C variadic functions,
+ * so every optional argument we pass is spelled out here and the list is closed with NULL.
+ * libvips is not linked: imgf_vips_start() opens it with dlopen and fills a table of its functions,
+ * and every wrapper calls through that table. */
+#ifndef IMGFETCH_CVIPS_H
+#define IMGFETCH_CVIPS_H
+
+#include <vips/vips.h>
+#include <glib.h>
+
+#define IMGF_VIPS_SYMBOLS(X) \
+    X(vips_abs) \
+    X(vips_addalpha) \
+    X(vips_area_unref) \
+    X(vips_array_double_new) \
+    X(vips_arrayjoin) \
+    X(vips_autorot) \
+    X(vips_avg) \
+    X(vips_bandjoin2) \
+    X(vips_black) \
+    X(vips_cache_set_max) \
+    X(vips_cast_uchar) \
+    X(vips_colourspace) \
+    X(vips_copy) \
+    X(vips_deviate) \
+    X(vips_error_buffer) \
+    X(vips_error_clear) \
+    X(vips_extract_area) \
+    X(vips_extract_band) \
+    X(vips_flatten) \
+    X(vips_foreign_find_load_buffer) \
+    X(vips_gaussblur) \
+    X(vips_getpoint) \
+    X(vips_guess_libdir) \
+    X(vips_icc_transform) \
+    X(vips_image_copy_memory) \
+    X(vips_image_get_array_int) \
+    X(vips_image_get_bands) \
+    X(vips_image_get_format) \
+    X(vips_image_get_height) \
+    X(vips_image_get_int) \
+    X(vips_image_get_interpretation) \
+    X(vips_image_get_page_height) \
+    X(vips_image_get_typeof) \
+    X(vips_image_get_width) \
+    X(vips_image_hasalpha) \
+    X(vips_image_new_from_buffer) \
+    X(vips_image_remove) \
+    X(vips_image_set_int) \
+    X(vips_image_write_to_buffer) \
+    X(vips_init) \
+    X(vips_leak_set) \
+    X(vips_linear) \
+    X(vips_multiply) \
+    X(vips_rot) \
+    X(vips_smartcrop) \
+    X(vips_subtract) \
+    X(vips_svgload_buffer) \
+    X(vips_thumbnail_buffer) \
+    X(vips_thumbnail_image) \
+    X(vips_version) \
+
+#define IMGF_VIPS_FIELD(name) __typeof__(name) *name;
+/* The libvips functions we use, resolved at run time. */
+typedef struct { IMGF_VIPS_SYMBOLS(IMGF_VIPS_FIELD) } imgf_vips_table;
+
+/* The table; only valid after imgf_vips_start() returned 0. */
+const imgf_vips_table *imgf_vips(void);
+
+/* Opens libvips, resolves the table and runs vips_init without loading its modules (HEIF, JPEG XL,
+ * ImageMagick, PDF, OpenSlide: ~15 ms). Returns 0, or -1 with a message in error. Call once. */
+int imgf_vips_start(const char *program, char *error, size_t error_size);
+
+/* Loads libvips' modules (the loaders and savers for HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide).
+ * Returns how many loaded. Call once, after imgf_vips_start. */
+int imgf_vips_load_modules(void);
+
+#define V (imgf_vips())
+
+static inline const char *imgf_error_buffer(void) { return V->vips_error_buffer(); }
+static inline void imgf_error_clear(void) { V->vips_error_clear(); }
+static inline int imgf_width(VipsImage *image) { return V->vips_image_get_width(image); }
+static inline int imgf_height(VipsImage *image) { return V->vips_image_get_height(image); }
+static inline int imgf_bands(VipsImage *image) { return V->vips_image_get_bands(image); }
+static inline int imgf_hasalpha(VipsImage *image) { return V->vips_image_hasalpha(image); }
+static inline int imgf_page_height(VipsImage *image) { return V->vips_image_get_page_height(image); }
+static inline VipsInterpretation imgf_interpretation(VipsImage *image) { return V->vips_image_get_interpretation(image); }
+static inline VipsBandFormat imgf_band_format(VipsImage *image) { return V->vips_image_get_format(image); }
+static inline const char *imgf_find_load_buffer(const void *data, size_t size) { return V->vips_foreign_find_load_buffer(data, size); }
+
+/* Opens an image lazily: only the header is read until pixels are asked for. */
+static inline VipsImage *imgf_open_buffer(const void *buf, size_t len, const char *options) {
+    return V->vips_image_new_from_buffer(buf, len, options, NULL);
+}
+
+/* Thumbnail straight from encoded bytes, so JPEG and WebP can shrink while loading.
+ * size: VipsSize; crop: VipsInteresting; option_string goes to the loader. */
+static inline int imgf_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width, int height,
+                                        int size, int crop, int no_rotate, const char *option_string) {
+    return V->vips_thumbnail_buffer(buf, len, out, width, "height", height, "size", size, "crop", crop,
+                                 "no_rotate", no_rotate, "option_string", option_string, NULL);
+}
+
+static inline int imgf_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int crop) {
+    return V->vips_thumbnail_image(in, out, width, "height", height, "size", size, "crop", crop, NULL);
+}
+
+static inline int imgf_copy_memory(VipsImage *in, VipsImage **out) {
+    *out = V->vips_image_copy_memory(in);
+    return *out ? 0 : -1;
+}
+
+static inline int imgf_autorot(VipsImage *in, VipsImage **out) { return V->vips_autorot(in, out, NULL); }
+static inline int imgf_rot(VipsImage *in, VipsImage **out, VipsAngle angle) { return V->vips_rot(in, out, angle, NULL); }
+static inline int imgf_gaussblur(VipsImage *in, VipsImage **out, double sigma) { return V->vips_gaussblur(in, out, sigma, NULL); }
+static inline int imgf_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
+    return V->vips_colourspace(in, out, space, NULL);
+}
+static inline int imgf_icc_to_srgb(VipsImage *in, VipsImage **out) {
+    return V->vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+}
+static inline int imgf_cast_uchar(VipsImage *in, VipsImage **out) { return V->vips_cast_uchar(in, out, NULL); }
+static inline int imgf_smartcrop(VipsImage *in, VipsImage **out, int width, int height, VipsInteresting interesting) {
+    return V->vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
+}
+static inline int imgf_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return V->vips_extract_area(in, out, left, top, width, height, NULL);
+}
+static inline int imgf_extract_bands(VipsImage *in, VipsImage **out, int band, int n) {
+    return V->vips_extract_band(in, out, band, "n", n, NULL);
+}
+static inline int imgf_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out) { return V->vips_bandjoin2(a, b, out, NULL); }
+static inline int imgf_addalpha(VipsImage *in, VipsImage **out) { return V->vips_addalpha(in, out, NULL); }
+static inline int imgf_flatten(VipsImage *in, VipsImage **out, double r, double g, double b) {
+    double bg[3] = { r, g, b };
+    VipsArrayDouble *array = V->vips_array_double_new(bg, 3);
+    int result = V->vips_flatten(in, out, "background", array, NULL);
+    V->vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+/* out = in * a + b, band by band; a and b have n elements. */
+static inline int imgf_linear(VipsImage *in, VipsImage **out, const double *a, const double *b, int n) {
+    return V->vips_linear(in, out, (double *)a, (double *)b, n, NULL);
+}
+static inline int imgf_multiply(VipsImage *left, VipsImage *right, VipsImage **out) {
+    return V->vips_multiply(left, right, out, NULL);
+}
+static inline int imgf_svg_buffer(void *buf, size_t len, VipsImage **out) {
+    return V->vips_svgload_buffer(buf, len, out, NULL);
+}
+/* Splits a tall all-frames image into one image per page. */
+static inline int imgf_arrayjoin_vertical(VipsImage **in, VipsImage **out, int n) {
+    return V->vips_arrayjoin(in, out, n, "across", 1, NULL);
+}
+/* suffix is like ".webp[Q=80,strip]"; the buffer is freed with g_free. */
+static inline int imgf_write_to_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
+    return V->vips_image_write_to_buffer(in, suffix, buf, len, NULL);
+}
+static inline int imgf_black(VipsImage **out, int width, int height, int bands) {
+    return V->vips_black(out, width, height, "bands", bands, NULL);
+}
+static inline int imgf_copy(VipsImage *in, VipsImage **out) { return V->vips_copy(in, out, NULL); }
+static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
+    if (V->vips_copy(in, out, NULL)) return -1;
+    V->vips_image_set_int(*out, "page-height", page_height);
+    return 0;
+}
+static inline int imgf_get_int(VipsImage *image, const char *name, int fallback) {
+    int value = fallback;
+    if (V->vips_image_get_typeof(image, name) && V->vips_image_get_int(image, name, &value)) return fallback;
+    return value;
+}
+/* Copies an int-array field (e.g. "delay") into out, up to max values; returns the count or -1. */
+static inline int imgf_get_int_array(VipsImage *image, const char *name, int *out, int max) {
+    int *values = NULL, n = 0;
+    if (!V->vips_image_get_typeof(image, name) || V->vips_image_get_array_int(image, name, &values, &n)) return -1;
+    for (int i = 0; i < n && i < max; i++) out[i] = values[i];
+    return n;
+}
+static inline int imgf_has_field(VipsImage *image, const char *name) { return V->vips_image_get_typeof(image, name) != 0; }
+static inline int imgf_remove_field(VipsImage *image, const char *name) { return V->vips_image_remove(image, name); }
+static inline int imgf_avg(VipsImage *in, double *out) { return V->vips_avg(in, out, NULL); }
+static inline int imgf_subtract(VipsImage *left, VipsImage *right, VipsImage **out) { return V->vips_subtract(left, right, out, NULL); }
+static inline int imgf_abs(VipsImage *in, VipsImage **out) { return V->vips_abs(in, out, NULL); }
+static inline int imgf_deviate(VipsImage *in, double *out) { return V->vips_deviate(in, out, NULL); }
+/* The band values of one pixel; *vector is freed with g_free. */
+static inline int imgf_getpoint(VipsImage *in, double **vector, int *n, int x, int y) {
+    return V->vips_getpoint(in, vector, n, x, y, NULL);
+}
+static inline void imgf_unref(VipsImage *image) { if (image) g_object_unref(image); }
+
+/* Hashes with glib: returns a newly allocated lower-case hex string, free with g_free. */
+static inline char *imgf_sha256_hex(const void *data, size_t len) {
+    return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
+}
+
+
+#undef V
+#endif

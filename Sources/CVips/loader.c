@@ -1,0 +1,70 @@
+/* Opens libvips at run time (see imgf_vips.h). */
+#include "imgf_vips.h"
+
+#include <dlfcn.h>
+#include <dirent.h>
+#include <gmodule.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static imgf_vips_table table;
+static char module_directory[4096];
+
+const imgf_vips_table *imgf_vips(void) { return &table; }
+
+int imgf_vips_start(const char *program, char *error, size_t error_size) {
+    void *library = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
+    if (!library) {
+        snprintf(error, error_size, "cannot open libvips: %s", dlerror());
+        return -1;
+    }
+#define IMGF_VIPS_RESOLVE(name) \
+    table.name = (__typeof__(name) *)dlsym(library, #name); \
+    if (!table.name) { snprintf(error, error_size, "libvips lacks %s", #name); return -1; }
+    IMGF_VIPS_SYMBOLS(IMGF_VIPS_RESOLVE)
+#undef IMGF_VIPS_RESOLVE
+
+    /* vips_init loads every module found under the library directory; point it elsewhere for the
+     * call, and remember where the modules are so that imgf_vips_load_modules can load them on demand. */
+    const char *libdir = table.vips_guess_libdir(program, "VIPSHOME");
+    snprintf(module_directory, sizeof module_directory, "%s/vips-modules-%d.%d", libdir ? libdir : "/usr/lib",
+             table.vips_version(0), table.vips_version(1));
+    const char *previous = getenv("VIPSHOME");
+    char *saved = previous ? strdup(previous) : NULL;
+    setenv("VIPSHOME", "/nonexistent/imgfetch-loads-vips-modules-on-demand", 1);
+    int result = table.vips_init(program);
+    if (saved) {
+        setenv("VIPSHOME", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("VIPSHOME");
+    }
+    if (result) {
+        snprintf(error, error_size, "vips_init failed: %s", table.vips_error_buffer());
+        return -1;
+    }
+    table.vips_cache_set_max(0);
+    table.vips_leak_set(0);
+    return 0;
+}
+
+int imgf_vips_load_modules(void) {
+    DIR *directory = opendir(module_directory);
+    if (!directory) return 0;
+    int loaded = 0;
+    struct dirent *entry;
+    while ((entry = readdir(directory))) {
+        size_t length = strlen(entry->d_name);
+        if (length < 4 || strcmp(entry->d_name + length - 3, ".so")) continue;
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%s/%s", module_directory, entry->d_name);
+        GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
+        if (module) {
+            g_module_make_resident(module);
+            loaded++;
+        }
+    }
+    closedir(directory);
+    return loaded;
+}
