@@ -1,4 +1,5 @@
 /* Opens libvips at run time (see imgf_vips.h). */
+#define _GNU_SOURCE
 #include "imgf_vips.h"
 
 #include <dlfcn.h>
@@ -14,7 +15,7 @@ static char module_directory[4096];
 const imgf_vips_table *imgf_vips(void) { return &table; }
 
 int imgf_vips_start(const char *program, char *error, size_t error_size) {
-    void *library = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
+    void *library = dlopen("libvips.so.42", RTLD_LAZY | RTLD_GLOBAL);
     if (!library) {
         snprintf(error, error_size, "cannot open libvips: %s", dlerror());
         return -1;
@@ -26,9 +27,16 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
 #undef IMGF_VIPS_RESOLVE
 
     /* vips_init loads every module found under the library directory; point it elsewhere for the
-     * call, and remember where the modules are so that imgf_vips_load_modules can load them on demand. */
-    const char *libdir = table.vips_guess_libdir(program, "VIPSHOME");
-    snprintf(module_directory, sizeof module_directory, "%s/vips-modules-%d.%d", libdir ? libdir : "/usr/lib",
+     * call, and remember where the modules are (beside libvips itself) so that imgf_vips_load_modules
+     * can load them on demand. vips_guess_libdir must not be called first: it caches its answer. */
+    Dl_info info;
+    char libdir[4096] = "/usr/lib";
+    if (dladdr((void *)table.vips_init, &info) && info.dli_fname) {
+        snprintf(libdir, sizeof libdir, "%s", info.dli_fname);
+        char *slash = strrchr(libdir, '/');
+        if (slash) *slash = 0;
+    }
+    snprintf(module_directory, sizeof module_directory, "%s/vips-modules-%d.%d", libdir,
              table.vips_version(0), table.vips_version(1));
     const char *previous = getenv("VIPSHOME");
     char *saved = previous ? strdup(previous) : NULL;
