@@ -43,7 +43,8 @@ struct Reporter: Sendable {
         FileHandle.standardError.write(Data("\(text)\n".utf8))
     }
 
-    func success(input: String, output: String?, response: ImageResponse, milliseconds: Int, variant: String? = nil) {
+    func success(input: String, output: String?, response: ImageResponse, milliseconds: Int, variant: String? = nil,
+                 json: Bool? = nil) {
         for warning in response.warnings { self.warning("\(input): \(warning)") }
         if verbose {
             var line = "\(input): \(response.source.rawValue), \(response.data.format?.rawValue ?? "?") "
@@ -54,7 +55,7 @@ struct Reporter: Sendable {
             if let key = response.variantKey { info("  variant key:  \(key)") }
             for note in response.notes { info("  note: \(note)") }
         }
-        if json {
+        if json ?? self.json {
             emit(Record(input: input, output: output, status: "ok", source: response.source.rawValue,
                         bytes: response.data.data.count, width: response.data.width, height: response.data.height,
                         format: response.data.format?.rawValue, ms: milliseconds, url: variant == nil ? nil : input, variant: variant))
