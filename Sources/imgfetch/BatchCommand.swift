@@ -40,6 +40,12 @@ enum BatchCommand {
                                  cancellation: cancellation) { event in printer.handle(event) }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        // A parent may have started us with these blocked (threads of libdispatch block them): unblock them here.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGINT)
+        sigaddset(&unblocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         let watchers = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             let watcher = DispatchSource.makeSignalSource(signal: number, queue: .global())
             watcher.setEventHandler { runner.stop(signal: number) }

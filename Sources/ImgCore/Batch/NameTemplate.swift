@@ -42,8 +42,8 @@ public struct NameTemplate: Sendable, Equatable {
             }
         }
         guard !parts.isEmpty else { throw .usage("bad --name '': empty template") }
-        let literals = parts.compactMap { if case .literal(let value) = $0 { value } else { nil } }.joined()
-        if literals.contains("/") || literals.contains("\0") || literals.contains("..") {
+        let literals = parts.compactMap { if case .literal(let value) = $0 { value } else { nil } }
+        if literals.contains(where: { $0.contains("/") || $0.contains("\0") || $0.contains("..") }) {
             throw .usage("bad --name '\(text)': a name may not contain '/', '..' or NUL")
         }
         if case .literal(let first) = parts[0], first.hasPrefix(".") {

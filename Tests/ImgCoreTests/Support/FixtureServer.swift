@@ -37,6 +37,10 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
 
     deinit {
         process.terminate()
+        // A server started from a libdispatch thread inherits its blocked signals and may never see SIGTERM.
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
@@ -52,7 +56,16 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
 
     /// The server's request counts.
     func stats() throws -> Stats {
-        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/_stats")!)
+        // Foundation on Linux can't read http URLs with Data(contentsOf:), so python3 (already needed here) fetches it.
+        let fetcher = Process()
+        fetcher.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        fetcher.arguments = ["python3", "-c", "import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())",
+                             "http://127.0.0.1:\(port)/_stats"]
+        let output = Pipe()
+        fetcher.standardOutput = output
+        try fetcher.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        fetcher.waitUntilExit()
         return try JSONDecoder().decode(Stats.self, from: data)
     }
 
