@@ -343,7 +343,7 @@ struct PipelineConcurrencyTests {
         let pipeline = try ImagePipeline(configuration: configuration)
         let chains = try ["resize(40x40,fill)", "resize(20x30,exact)"].map { try ProcessingChain.parse($0) }
         let urls = (1...8).map { fixture.server.url("/delay/0.1/img\($0).jpg") }
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let group = DispatchGroup()
         for thread in 0..<16 {
             group.enter()
@@ -375,7 +375,7 @@ struct PipelineConcurrencyTests {
 
     @Test func boundedQueueHandsEveryElementOutOnce() {
         let queue = BoundedQueue<Int>(capacity: 4)
-        let taken = Mutex<[Int]>([])
+        let taken = Locked<[Int]>([])
         let group = DispatchGroup()
         for _ in 0..<4 {
             group.enter()

@@ -26,7 +26,7 @@ public final class BatchRunner: Sendable {
     private let queue: BoundedQueue<BatchItem>
     private let stopping = Atomic<Bool>(false)
     private let stoppedByFailure = Atomic<Bool>(false)
-    private let order = Mutex(Order())
+    private let order = Locked(Order())
     private let started = Date()
     /// Prefetch of originals only: no processing options and no variants.
     private let originalsOnly: Bool

@@ -12,7 +12,7 @@ final class BoundedQueue<Element: Sendable>: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let freeSlots: DispatchSemaphore
     private let available = DispatchSemaphore(value: 0)
 

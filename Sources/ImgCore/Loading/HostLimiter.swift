@@ -6,7 +6,7 @@ import Synchronization
 final class HostLimiter: Sendable {
     /// Holders at once per host; nil for no limit.
     let limit: Int?
-    private let semaphores = Mutex<[String: DispatchSemaphore]>([:])
+    private let semaphores = Locked<[String: DispatchSemaphore]>([:])
 
     init(limit: Int?) {
         self.limit = limit.map { max(1, $0) }

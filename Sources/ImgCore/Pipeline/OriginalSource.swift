@@ -17,7 +17,7 @@ final class OriginalSource: Sendable {
     private let disk: DiskCache?
     private let downloads = InFlightTasks<Loaded>()
     /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
-    private let idleLoaders = Mutex<[String: [HTTPLoader]]>([:])
+    private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
     private let hosts: HostLimiter
 
     init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?) {
