@@ -35,11 +35,14 @@ enum BatchCommand {
             return error.exitCode
         }
 
-        let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress)
+        let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
                                  cancellation: cancellation) { event in printer.handle(event) }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        // A closed stdout (`| head`) must not kill us mid-write: the printer sees EPIPE and stops the batch instead.
+        signal(SIGPIPE, SIG_IGN)
+        printer.onBrokenOutput { runner.stop(signal: SIGPIPE) }
         // A parent may have started us with these blocked (threads of libdispatch block them): unblock them here.
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
@@ -103,11 +106,14 @@ final class BatchPrinter: Sendable {
     private let reporter: Reporter
     private let progressLine: Bool
     private let lastDrawn = Mutex<Double>(0)
+    private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
     private let started = Date()
+    private let prefetchOnly: Bool
 
-    init(settings: FetchSettings, progressLine: Bool) {
+    init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool) {
         reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         self.progressLine = progressLine
+        self.prefetchOnly = prefetchOnly
     }
 
     struct SummaryRecord: Encodable {
@@ -120,6 +126,27 @@ final class BatchPrinter: Sendable {
         var written: Int
         var ms: Int
         var signal: Int32?
+    }
+
+    /// What to do when stdout is gone (EPIPE).
+    func onBrokenOutput(_ action: @escaping @Sendable () -> Void) {
+        brokenOutput.withLock { $0 = action }
+    }
+
+    /// Writes one JSON line to stdout with write(2), so that a closed pipe is an error we can act on.
+    private func emit<T: Encodable>(_ value: T) {
+        guard let data = Reporter.jsonLine(value) else { return }
+        let complete = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let count = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        if !complete, let action = brokenOutput.withLock({ $0 }) { action() }
     }
 
     func handle(_ event: BatchEvent) {
@@ -146,7 +173,7 @@ final class BatchPrinter: Sendable {
             reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds,
                              json: false)
             if reporter.json {
-                reporter.emit(Reporter.Record(input: item.input, output: output.path, status: "ok", source: response.source.rawValue,
+                emit(Reporter.Record(input: item.input, output: output.path, status: "ok", source: response.source.rawValue,
                                               bytes: response.data.data.count, width: response.data.width,
                                               height: response.data.height, format: response.data.format?.rawValue,
                                               ms: output.milliseconds, url: item.input, variant: output.variant))
@@ -154,7 +181,7 @@ final class BatchPrinter: Sendable {
         case .failure(let error):
             Reporter.error("\(label): \(error.message) [\(error.kind), exit \(error.exitCode)]")
             if reporter.json {
-                reporter.emit(Reporter.Record(input: item.input, output: nil, status: "error", ms: output.milliseconds,
+                emit(Reporter.Record(input: item.input, output: nil, status: "error", ms: output.milliseconds,
                                               url: item.input, variant: output.variant,
                                               error: Reporter.ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message)))
             }
@@ -173,7 +200,7 @@ final class BatchPrinter: Sendable {
         let progress = summary.progress
         let status = summary.signal != 0 ? "interrupted" : (progress.failed > 0 || summary.stoppedEarly ? "error" : "ok")
         if reporter.json {
-            reporter.emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
+            emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
                                         failed: progress.failed, skipped: progress.skipped, written: summary.written,
                                         ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal))
             return
@@ -181,7 +208,8 @@ final class BatchPrinter: Sendable {
         if reporter.quiet && summary.signal == 0 { return }
         var line = "\(summary.succeeded) ok, \(progress.failed) failed"
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
-        line += ", \(summary.written) files written in " + String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
+        line += prefetchOnly ? " (cached) in " : ", \(summary.written) files written in "
+        line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(summary.signal == SIGINT ? "SIGINT" : summary.signal == SIGTERM ? "SIGTERM" : "signal \(summary.signal)")" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
         FileHandle.standardError.write(Data("imgfetch: \(line)\n".utf8))

@@ -71,11 +71,17 @@ struct Reporter: Sendable {
     }
 
     func emit<T: Encodable>(_ value: T) {
+        guard let data = Reporter.jsonLine(value) else { return }
+        FileHandle.standardOutput.write(data)
+    }
+
+    /// One `--json` object and a newline: keys sorted, slashes not escaped.
+    static func jsonLine<T: Encodable>(_ value: T) -> Data? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(value) else { return }
+        guard var data = try? encoder.encode(value) else { return nil }
         data.append(0x0A)
-        FileHandle.standardOutput.write(data)
+        return data
     }
 
     /// A progress callback that redraws one line on stderr, at most ten times a second.
