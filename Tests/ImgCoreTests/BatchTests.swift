@@ -373,6 +373,35 @@ struct PipelineConcurrencyTests {
         #expect(stats.max_concurrent_connections <= 3)
     }
 
+    @Test func batchRunnerInProcess() throws {
+        let fixture = try BatchFixture(count: 10)
+        let cache = try TemporaryDirectory()
+        let output = try TemporaryDirectory()
+        var configuration = PipelineConfiguration()
+        configuration.cacheDirectory = cache.path
+        configuration.connectionsPerHost = 3
+        let cancellation = Cancellation()
+        configuration.network.cancellation = cancellation
+        let pipeline = try ImagePipeline(configuration: configuration)
+        var options = BatchOptions()
+        options.jobs = 6
+        options.window = 8
+        options.outputDirectory = output.path
+        options.variants = try [BatchVariant(parsing: "a=resize(16x16,fill)"), BatchVariant(parsing: "b=resize(8x8,exact)")]
+        var template = ImageRequest(source: .standardInput)
+        template.encoding = OutputEncoding(format: .png)
+        let lines = (0..<40).map { fixture.server.url("/img/img\($0 % 10 + 1).jpg?n=\($0)") }
+        let order = Locked<[Int]>([])
+        let runner = BatchRunner(pipeline: pipeline, template: template, options: options, cancellation: cancellation) { event in
+            if case .item(let report) = event { order.withLock { $0.append(report.item.sequence) } }
+        }
+        let summary = runner.run([.words(lines)])
+        #expect(summary.progress.done == 40 && summary.progress.failed == 0 && summary.written == 80)
+        #expect(order.withLock { $0 } == Array(0..<40))
+        #expect(try fixture.server.stats().total == 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).count == 80)
+    }
+
     @Test func boundedQueueHandsEveryElementOutOnce() {
         let queue = BoundedQueue<Int>(capacity: 4)
         let taken = Locked<[Int]>([])
