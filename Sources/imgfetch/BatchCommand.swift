@@ -26,6 +26,12 @@ enum BatchCommand {
             return error.exitCode
         }
         settings.configuration.network.progress = nil
+        // In a batch, --no-cache keeps the run's own memory cache (nothing on disk, nothing after the run), so that
+        // one download still serves every line and every variant naming that URL.
+        if settings.configuration.policy.noCache {
+            settings.configuration.policy.noCache = false
+            settings.configuration.policy.memoryOnly = true
+        }
         settings.configuration.network.cancellation = cancellation
         let pipeline: ImagePipeline
         do {

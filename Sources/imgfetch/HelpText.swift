@@ -41,7 +41,7 @@ enum HelpText {
           -O DIR (required)  -j, --jobs N (8)  --per-host N (6)  --variant NAME=CHAIN (repeatable)
           --name TEMPLATE ({name} {variant} {index} {hash} {ext}; default {name}-{variant}.{ext}, or {name}.{ext}
           without variants; clashes get -1, -2, ... in input order)  --fail-fast  --shard K/N  --json
-          and every fetch option. Exit 0 all ok, 1 some failed, 2 usage, 130/143 interrupted.
+          and every fetch option (--no-cache keeps only this run's memory cache). Exit 0 all ok, 1 some failed, 2 usage, 130/143 interrupted.
         prefetch [URL...] [--from FILE|-]: fills the cache only (originals, and variants when processing options
           or --variant are given), with the same options.
         Sharding one list over N machines (each runs the same list with its own K):

@@ -90,6 +90,16 @@ struct BatchTests {
         }
     }
 
+    @Test func withoutACacheVariantsStillShareOneDownload() throws {
+        let fixture = try BatchFixture(count: 5)
+        let lines = (1...5).map { fixture.server.url("/img/img\($0).jpg") }
+        let result = try fixture.batch(lines + lines, ["--no-cache", "--variant", "a=resize(10x10,fill)", "--variant", "b=blur(1)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fixture.server.stats().total == 5)
+        #expect(fixture.outputs().count == 20)
+        #expect(!FileManager.default.fileExists(atPath: fixture.cache))
+    }
+
     @Test func connectionsStayWithinThePerHostLimit() throws {
         let fixture = try BatchFixture()
         let lines = (1...20).map { fixture.server.url("/delay/0.2/img\($0).jpg") }

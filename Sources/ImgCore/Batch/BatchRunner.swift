@@ -15,7 +15,6 @@ public final class BatchRunner: Sendable {
         var names = OutputNameRegistry()
         var progress = BatchProgress()
         var written = 0
-        var read = 0
     }
 
     private let pipeline: ImagePipeline
@@ -95,7 +94,6 @@ public final class BatchRunner: Sendable {
             if let shard = options.shard, !shard.contains(key: shardKey(item)) { continue }
             guard queue.push(item) else { break }
             sequence += 1
-            order.withLock { $0.read = sequence }
         }
         let total = sequence
         let complete = !stopping.load(ordering: .relaxed)
