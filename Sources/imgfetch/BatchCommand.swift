@@ -1,10 +1,223 @@
+import Dispatch
 import Foundation
 import ImgCore
+import Synchronization
 
-/// `imgfetch batch LIST` and `imgfetch prefetch URL... --from FILE`.
+/// `imgfetch batch LIST|- -O DIR` and `imgfetch prefetch URL... [--from FILE]`: parse, run an ImgCore `BatchRunner`,
+/// print per-item lines or JSON records, a progress line on a terminal, and the summary.
 enum BatchCommand {
     static func run(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String]) -> Int32 {
-        Reporter.error("batch and prefetch are not implemented yet")
-        return 2
+        var settings: FetchSettings
+        var options = BatchOptions()
+        let inputs: [BatchInput]
+        let cancellation = Cancellation()
+        do throws(ImgError) {
+            settings = try FetchSettings(arguments, environment: environment)
+            inputs = try parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
+            options = try parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
+            settings.configuration.connectionsPerHost = 6
+            if let value = arguments.value("per-host") {
+                settings.configuration.connectionsPerHost = try FetchSettings.integer(value, option: "per-host", range: 1...256)
+            }
+            try BatchListReader.checkReadable(inputs)
+            if let directory = options.outputDirectory { try OutputWriter.prepareDirectory(directory) }
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+        settings.configuration.network.progress = nil
+        // In a batch, --no-cache keeps the run's own memory cache (nothing on disk, nothing after the run), so that
+        // one download still serves every line and every variant naming that URL.
+        if settings.configuration.policy.noCache {
+            settings.configuration.policy.noCache = false
+            settings.configuration.policy.memoryOnly = true
+        }
+        settings.configuration.network.cancellation = cancellation
+        let pipeline: ImagePipeline
+        do {
+            pipeline = try ImagePipeline(configuration: settings.configuration)
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+
+        let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
+        let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
+                                 cancellation: cancellation) { event in printer.handle(event) }
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        // A closed stdout (`| head`) must not kill us mid-write: the printer sees EPIPE and stops the batch instead.
+        signal(SIGPIPE, SIG_IGN)
+        printer.onBrokenOutput { runner.stop(signal: SIGPIPE) }
+        // A parent may have started us with these blocked (threads of libdispatch block them): unblock them here.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGINT)
+        sigaddset(&unblocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        let watchers = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            let watcher = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            watcher.setEventHandler { runner.stop(signal: number) }
+            watcher.resume()
+            return watcher
+        }
+        let summary = runner.run(inputs)
+        watchers.forEach { $0.cancel() }
+        // TODO(auto-clean): call CacheMaintenance.autoCleanIfDue(...) here once it lands (skipped with --no-auto-clean).
+        printer.finish(summary)
+        if summary.signal != 0 { return 128 + summary.signal }
+        return summary.progress.failed > 0 || summary.stoppedEarly ? 1 : 0
+    }
+
+    private static func parseInputs(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool,
+                                    settings: FetchSettings) throws(ImgError) -> [BatchInput] {
+        if prefetchOnly {
+            if settings.outputFile != nil || settings.outputDirectory != nil {
+                throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
+            }
+            var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
+            if let from = arguments.value("from") { inputs.append(from == "-" ? .standardInput : .file(from)) }
+            guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }
+            return inputs
+        }
+        guard words.count == 1 else {
+            throw .usage(words.isEmpty ? "batch needs a list: imgfetch batch LIST|- -O DIR" : "batch takes one list, not \(words.count) (\(words.joined(separator: " ")))")
+        }
+        if settings.outputFile != nil { throw .usage("batch writes under -O DIR; -o doesn't apply") }
+        guard settings.outputDirectory != nil else { throw .usage("batch needs -O DIR") }
+        return [words[0] == "-" ? .standardInput : .file(words[0])]
+    }
+
+    private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,
+                                     prefetchOnly: Bool) throws(ImgError) -> BatchOptions {
+        var options = BatchOptions()
+        if let value = arguments.value("jobs") { options.jobs = try FetchSettings.integer(value, option: "jobs", range: 1...256) }
+        options.variants = try arguments.values("variant").map { text throws(ImgError) in try BatchVariant(parsing: text) }
+        var seen = Set<String>()
+        for variant in options.variants where !seen.insert(variant.name).inserted {
+            throw .usage("--variant \(variant.name) is given twice")
+        }
+        if let text = arguments.value("name") { options.nameTemplate = try NameTemplate(text) }
+        options.failFast = arguments.has("fail-fast")
+        if let text = arguments.value("shard") { options.shard = try Shard(parsing: text) }
+        options.denyLocal = settings.denyLocal
+        options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
+        return options
+    }
+}
+
+/// Prints batch events: errors and `-v` lines on stderr, `--json` records on stdout, a throttled progress line
+/// on a terminal, and the summary. Called from one thread at a time (the runner serialises events).
+final class BatchPrinter: Sendable {
+    private let reporter: Reporter
+    private let progressLine: Bool
+    private let lastDrawn = Mutex<Double>(0)
+    private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
+    private let started = Date()
+    private let prefetchOnly: Bool
+
+    init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool) {
+        reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        self.progressLine = progressLine
+        self.prefetchOnly = prefetchOnly
+    }
+
+    struct SummaryRecord: Encodable {
+        var summary = true
+        var status: String
+        var total: Int
+        var ok: Int
+        var failed: Int
+        var skipped: Int
+        var written: Int
+        var ms: Int
+        var signal: Int32?
+    }
+
+    /// What to do when stdout is gone (EPIPE).
+    func onBrokenOutput(_ action: @escaping @Sendable () -> Void) {
+        brokenOutput.withLock { $0 = action }
+    }
+
+    /// Writes one JSON line to stdout with write(2), so that a closed pipe is an error we can act on.
+    private func emit<T: Encodable>(_ value: T) {
+        guard let data = Reporter.jsonLine(value) else { return }
+        let complete = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let count = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        if !complete, let action = brokenOutput.withLock({ $0 }) { action() }
+    }
+
+    func handle(_ event: BatchEvent) {
+        switch event {
+        case .item(let report):
+            if progressLine { Reporter.clearProgress() }
+            for output in report.outputs { print(output, of: report.item) }
+        case .progress(let progress):
+            guard progressLine else { return }
+            let now = Date().timeIntervalSince(started)
+            let due = lastDrawn.withLock { last -> Bool in
+                guard now - last >= 0.1 else { return false }
+                last = now
+                return true
+            }
+            if due { draw(progress) }
+        }
+    }
+
+    private func print(_ output: BatchOutput, of item: BatchItem) {
+        let label = output.variant.map { "\(item.input) (\($0))" } ?? item.input
+        switch output.result {
+        case .success(let response):
+            reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds,
+                             json: false)
+            if reporter.json {
+                emit(Reporter.Record(input: item.input, output: output.path, status: "ok", source: response.source.rawValue,
+                                              bytes: response.data.data.count, width: response.data.width,
+                                              height: response.data.height, format: response.data.format?.rawValue,
+                                              ms: output.milliseconds, url: item.input, variant: output.variant))
+            }
+        case .failure(let error):
+            Reporter.error("\(label): \(error.message) [\(error.kind), exit \(error.exitCode)]")
+            if reporter.json {
+                emit(Reporter.Record(input: item.input, output: nil, status: "error", ms: output.milliseconds,
+                                              url: item.input, variant: output.variant,
+                                              error: Reporter.ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message)))
+            }
+        }
+    }
+
+    private func draw(_ progress: BatchProgress) {
+        var line = "\r\u{1B}[K\(progress.done)"
+        if let total = progress.total { line += "/\(total)" }
+        line += " done, \(progress.failed) failed, " + String(format: "%.1f/s, %.1fs", progress.rate, progress.elapsed)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish(_ summary: BatchSummary) {
+        if progressLine { Reporter.clearProgress() }
+        let progress = summary.progress
+        let status = summary.signal != 0 ? "interrupted" : (progress.failed > 0 || summary.stoppedEarly ? "error" : "ok")
+        if reporter.json {
+            emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
+                                        failed: progress.failed, skipped: progress.skipped, written: summary.written,
+                                        ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal))
+            return
+        }
+        if reporter.quiet && summary.signal == 0 { return }
+        var line = "\(summary.succeeded) ok, \(progress.failed) failed"
+        if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
+        line += prefetchOnly ? " (cached) in " : ", \(summary.written) files written in "
+        line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
+        if summary.signal != 0 { line += "; interrupted by \(summary.signal == SIGINT ? "SIGINT" : summary.signal == SIGTERM ? "SIGTERM" : "signal \(summary.signal)")" }
+        if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
+        FileHandle.standardError.write(Data("imgfetch: \(line)\n".utf8))
     }
 }

@@ -43,7 +43,8 @@ struct Reporter: Sendable {
         FileHandle.standardError.write(Data("\(text)\n".utf8))
     }
 
-    func success(input: String, output: String?, response: ImageResponse, milliseconds: Int, variant: String? = nil) {
+    func success(input: String, output: String?, response: ImageResponse, milliseconds: Int, variant: String? = nil,
+                 json: Bool? = nil) {
         for warning in response.warnings { self.warning("\(input): \(warning)") }
         if verbose {
             var line = "\(input): \(response.source.rawValue), \(response.data.format?.rawValue ?? "?") "
@@ -55,7 +56,7 @@ struct Reporter: Sendable {
             for note in response.notes { info("  note: \(note)") }
             info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started")")
         }
-        if json {
+        if json ?? self.json {
             emit(Record(input: input, output: output, status: "ok", source: response.source.rawValue,
                         bytes: response.data.data.count, width: response.data.width, height: response.data.height,
                         format: response.data.format?.rawValue, ms: milliseconds, url: variant == nil ? nil : input, variant: variant))
@@ -71,11 +72,17 @@ struct Reporter: Sendable {
     }
 
     func emit<T: Encodable>(_ value: T) {
+        guard let data = Reporter.jsonLine(value) else { return }
+        FileHandle.standardOutput.write(data)
+    }
+
+    /// One `--json` object and a newline: keys sorted, slashes not escaped.
+    static func jsonLine<T: Encodable>(_ value: T) -> Data? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(value) else { return }
+        guard var data = try? encoder.encode(value) else { return nil }
         data.append(0x0A)
-        FileHandle.standardOutput.write(data)
+        return data
     }
 
     /// A progress callback that redraws one line on stderr, at most ten times a second.

@@ -11,7 +11,7 @@ public final class MemoryCache: Sendable {
 
     /// The most bytes held at once; default 256 MiB. An item larger than this is not kept.
     public let limit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(limit: Int = 256 << 20) {
         self.limit = limit

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a request uses the caches (Kingfisher's options).
 public struct CachePolicy: Sendable, Equatable {
     /// Download again and replace what is cached; default false.
@@ -25,6 +27,12 @@ public struct PipelineConfiguration: Sendable {
     public var memoryLimit = 256 << 20
     /// The disk cache directory; nil when the policy uses no disk.
     public var cacheDirectory: String?
+    /// Transfers at once to one host (`scheme://host:port`); nil (the default) for no limit. Idle connections are
+    /// pooled per host as well, so no more than this many are ever open to one host.
+    public var connectionsPerHost: Int?
+    /// Renderings (decode, process, encode) at once across all threads; default the number of active cores, so that
+    /// threads waiting on the network and threads using the CPU overlap without oversubscribing it.
+    public var renderingSlots = ProcessInfo.processInfo.activeProcessorCount
 
     public init() {}
 }

@@ -8,17 +8,45 @@ public final class ImagePipeline: Sendable {
     let disk: DiskCache?
     let originals: OriginalSource
     private let renderings = InFlightTasks<CachedImage>()
+    /// Bounds renderings at once to `configuration.renderingSlots`; taken only by the thread doing the work.
+    private let renderingSlots: DispatchSemaphore
 
     /// Opens the disk cache when the policy uses it; an unusable cache directory is `ImgError.io`.
     public init(configuration: PipelineConfiguration) throws(ImgError) {
         self.configuration = configuration
         memory = MemoryCache(limit: configuration.memoryLimit)
+        renderingSlots = DispatchSemaphore(value: max(1, configuration.renderingSlots))
         if configuration.policy.usesDisk, let directory = configuration.cacheDirectory {
             disk = try DiskCache(directory: directory)
         } else {
             disk = nil
         }
         originals = OriginalSource(configuration: configuration, memory: memory, disk: disk)
+    }
+
+    /// The original key of a request (what `--shard` hashes), or nil for standard input.
+    public func originalKey(for request: ImageRequest) throws(ImgError) -> String? {
+        try originals.originalKey(for: request)
+    }
+
+    /// Makes sure the original of `request` is cached, in memory and on disk as the policy allows, without storing
+    /// any variant (prefetch of originals). A fresh download is first validated by a small throw-away rendering
+    /// (a 16-pixel thumbnail: the whole image is read, so a corrupt or truncated one fails and nothing is cached).
+    /// The response carries the original's bytes; its source says where they came from.
+    public func prefetchOriginal(for request: ImageRequest) throws(ImgError) -> ImageResponse {
+        let originalKey = try originals.originalKey(for: request)
+        let validation = try ProcessingChain.parse("resize(16x16)")
+        let loaded = try originals.load(request, key: originalKey) { original throws(ImgError) in
+            var probe = request
+            probe.chain = validation
+            probe.encoding = OutputEncoding(format: .png)
+            return try self.render(probe, original: original, variantKey: nil)
+        }
+        var image = loaded.image
+        if image.width == nil, let size = loaded.rendered?.sourceSize { (image.width, image.height) = (size.width, size.height) }
+        var response = ImageResponse(data: image, source: loaded.source, originalKey: originalKey, variantKey: nil)
+        response.warnings = loaded.warnings
+        return response
     }
 
     /// Produces the image a request asks for.
@@ -98,6 +126,8 @@ public final class ImagePipeline: Sendable {
     /// Renders once per variant key while in flight.
     private func render(_ request: ImageRequest, original: CachedImage, variantKey: String?) throws(ImgError) -> CachedImage {
         let work = { () throws(ImgError) -> CachedImage in
+            self.renderingSlots.wait()
+            defer { self.renderingSlots.signal() }
             let encoded = try ImageRenderer.render(original.data, isRemote: request.source.isRemote, chain: request.chain,
                                                    encoding: request.encoding, decoding: request.decoding)
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)

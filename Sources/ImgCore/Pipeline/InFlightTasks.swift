@@ -6,10 +6,10 @@ import Synchronization
 final class InFlightTasks<Value: Sendable>: Sendable {
     private final class Slot: Sendable {
         let finished = DispatchGroup()
-        let result = Mutex<Result<Value, ImgError>?>(nil)
+        let result = Locked<Result<Value, ImgError>?>(nil)
     }
 
-    private let slots = Mutex<[String: Slot]>([:])
+    private let slots = Locked<[String: Slot]>([:])
 
     /// Returns the value and whether this caller did the work.
     func run(key: String, _ work: () throws(ImgError) -> Value) throws(ImgError) -> (value: Value, isOwner: Bool) {

@@ -16,12 +16,15 @@ final class OriginalSource: Sendable {
     private let memory: MemoryCache
     private let disk: DiskCache?
     private let downloads = InFlightTasks<Loaded>()
-    private let idleLoaders = Mutex<[HTTPLoader]>([])
+    /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
+    private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
+    private let hosts: HostLimiter
 
     init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?) {
         self.configuration = configuration
         self.memory = memory
         self.disk = disk
+        hosts = HostLimiter(limit: configuration.connectionsPerHost)
     }
 
     /// The original key, or nil for standard input (never cached).
@@ -103,7 +106,10 @@ final class OriginalSource: Sendable {
             }
         }
         let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
-        let response = try withLoader { loader throws(ImgError) in try loader.fetch(url, validators: validators) }
+        let host = HostLimiter.hostKey(url)
+        let response = try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
+            try withLoader(host: host) { loader throws(ImgError) in try loader.fetch(url, validators: validators) }
+        }
 
         if response.notModified, let expired, let disk {
             disk.touch(expired.path, ttl: expired.metadata.ttl)
@@ -139,11 +145,11 @@ final class OriginalSource: Sendable {
         return Loaded(image: image, source: .network, rendered: rendered, warnings: warnings)
     }
 
-    /// Lends an idle libcurl handle (keeping its connections alive for the next URL), or makes one.
-    private func withLoader<T>(_ body: (HTTPLoader) throws(ImgError) -> T) throws(ImgError) -> T {
-        let idle = idleLoaders.withLock { $0.popLast() }
+    /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.
+    private func withLoader<T>(host: String, _ body: (HTTPLoader) throws(ImgError) -> T) throws(ImgError) -> T {
+        let idle = idleLoaders.withLock { $0[host]?.popLast() }
         let loader = if let idle { idle } else { try HTTPLoader(options: configuration.network) }
-        defer { idleLoaders.withLock { $0.append(loader) } }
+        defer { idleLoaders.withLock { $0[host, default: []].append(loader) } }
         return try body(loader)
     }
 }

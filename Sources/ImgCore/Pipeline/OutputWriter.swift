@@ -14,6 +14,28 @@ public enum OutputWriter {
         let folder = (path as NSString).deletingLastPathComponent
         let directory = folder.isEmpty ? "." : folder
         let temporary = "\(directory)/.\((path as NSString).lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part"
+        try writeNew(data, at: temporary, shownAs: path)
+        try commit(temporary, to: path)
+    }
+
+    /// Writes `data` whole to a new hidden temporary file in `directory` (`.imgfetch-PID-RANDOM.part`), for a name
+    /// decided later with `commit`; returns its path. Nothing is left behind on failure.
+    public static func stage(_ data: Data, in directory: String) throws(ImgError) -> String {
+        let temporary = "\(directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
+        try writeNew(data, at: temporary, shownAs: directory)
+        return temporary
+    }
+
+    /// Renames a staged file to `path` (replacing a file from an earlier run); removes it on failure.
+    public static func commit(_ staged: String, to path: String) throws(ImgError) {
+        guard rename(staged, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(staged)
+            throw .io("cannot write \(path): \(reason)")
+        }
+    }
+
+    private static func writeNew(_ data: Data, at temporary: String, shownAs path: String) throws(ImgError) {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
         let written = data.withUnsafeBytes { raw -> Bool in
@@ -27,7 +49,7 @@ public enum OutputWriter {
         }
         let failure = errno
         let closed = close(descriptor) == 0
-        guard written, closed, rename(temporary, path) == 0 else {
+        guard written, closed else {
             let reason = String(cString: strerror(written ? errno : failure))
             unlink(temporary)
             throw .io("cannot write \(path): \(reason)")

@@ -1,0 +1,140 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line of a batch list that names an image: where it comes from and, optionally, the name its outputs take.
+public struct BatchItem: Sendable {
+    /// Position among the items handed to workers, from 0 in input order.
+    public var sequence: Int
+    /// The line number in its list (1-based, counting blank and comment lines), as `{index}` gives it.
+    public var line: Int
+    /// The first column as written.
+    public var input: String
+    /// The parsed source, or the reason the line is unusable (reported as that item's failure).
+    public var source: Result<ImageSource, ImgError>
+    /// The second column reduced to a safe stem; nil when there is none.
+    public var stem: String?
+}
+
+/// Where batch lines come from: a file, standard input, or words given on the command line.
+public enum BatchInput: Sendable {
+    case file(String)
+    case standardInput
+    case words([String])
+}
+
+/// Streams batch lines in fixed-size reads, so a list of any length is read in constant memory.
+/// Blank lines and lines starting with `#` are skipped; a line is `URL [NAME]`, columns separated by spaces or tabs.
+public final class BatchListReader {
+    private let inputs: [BatchInput]
+    private var inputIndex = 0
+    private var descriptor: Int32 = -1
+    private var ownsDescriptor = false
+    private var buffer: [UInt8] = []
+    private var bufferStart = 0
+    private var atEnd = true
+    private var words: ArraySlice<String> = []
+    private var lineNumber = 0
+
+    /// Reads `inputs` one after the other.
+    public init(_ inputs: [BatchInput]) {
+        self.inputs = inputs
+    }
+
+    deinit { closeCurrent() }
+
+    /// Checks up front that every listed file can be opened (a usage error otherwise).
+    public static func checkReadable(_ inputs: [BatchInput]) throws(ImgError) {
+        for case .file(let path) in inputs where !FileManager.default.isReadableFile(atPath: path) {
+            throw .usage("cannot read list '\(path)': no such readable file")
+        }
+    }
+
+    /// The next non-blank, non-comment line as (line number, first column, second column), or nil at the end.
+    public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool)? {
+        while true {
+            guard let raw = nextRawLine() else { return nil }
+            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2)
+        }
+    }
+
+    private func nextRawLine() -> String? {
+        while true {
+            if descriptor < 0, words.isEmpty, !openNext() { return nil }
+            if !words.isEmpty {
+                lineNumber += 1
+                return words.popFirst()
+            }
+            if let newline = buffer[bufferStart...].firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[bufferStart..<newline], as: UTF8.self)
+                bufferStart = newline + 1
+                lineNumber += 1
+                return line
+            }
+            if atEnd {
+                closeCurrent()
+                if bufferStart < buffer.count {
+                    let line = String(decoding: buffer[bufferStart...], as: UTF8.self)
+                    buffer.removeAll(keepingCapacity: true)
+                    bufferStart = 0
+                    lineNumber += 1
+                    return line
+                }
+                buffer.removeAll(keepingCapacity: true)
+                bufferStart = 0
+                continue
+            }
+            fill()
+        }
+    }
+
+    /// Reads up to 64 KiB more, dropping what was consumed.
+    private func fill() {
+        if bufferStart > 0 {
+            buffer.removeFirst(bufferStart)
+            bufferStart = 0
+        }
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count <= 0 {
+            if count < 0, errno == EINTR { return }
+            atEnd = true
+            return
+        }
+        buffer.append(contentsOf: chunk[0..<count])
+    }
+
+    private func openNext() -> Bool {
+        while inputIndex < inputs.count {
+            let input = inputs[inputIndex]
+            inputIndex += 1
+            lineNumber = 0
+            switch input {
+            case .words(let list):
+                guard !list.isEmpty else { continue }
+                words = list[...]
+                return true
+            case .standardInput:
+                descriptor = STDIN_FILENO
+                ownsDescriptor = false
+            case .file(let path):
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                ownsDescriptor = true
+                guard descriptor >= 0 else { continue }
+            }
+            atEnd = false
+            return true
+        }
+        return false
+    }
+
+    private func closeCurrent() {
+        if descriptor >= 0, ownsDescriptor { close(descriptor) }
+        descriptor = -1
+        atEnd = true
+    }
+}

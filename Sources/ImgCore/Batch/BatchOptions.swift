@@ -1,0 +1,56 @@
+/// One `--variant NAME=CHAIN`: an extra output per item, its chain applied after the shared processing options.
+public struct BatchVariant: Sendable {
+    /// `[A-Za-z0-9._-]`, not starting with a dot; `{variant}` in names.
+    public var name: String
+    public var chain: ProcessingChain
+
+    public init(name: String, chain: ProcessingChain) {
+        (self.name, self.chain) = (name, chain)
+    }
+
+    /// Parses `NAME=CHAIN`, e.g. `thumb=resize(200x200,fill)`.
+    public init(parsing text: String) throws(ImgError) {
+        guard let equals = text.firstIndex(of: "=") else { throw .usage("bad --variant '\(text)': expected NAME=CHAIN") }
+        let name = String(text[..<equals])
+        let allowed = name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
+        guard !name.isEmpty, allowed, !name.hasPrefix("."), name.count <= 64 else {
+            throw .usage("bad --variant '\(text)': the name must be letters, digits, '.', '_' or '-', not starting with '.'")
+        }
+        let chain: ProcessingChain
+        do {
+            chain = try ProcessingChain.parse(String(text[text.index(after: equals)...]))
+        } catch {
+            throw .usage("bad --variant '\(text)': \(error.message)")
+        }
+        self.init(name: name, chain: chain)
+    }
+}
+
+/// How a batch runs; the defaults are those of the man page.
+public struct BatchOptions: Sendable {
+    /// Worker threads, so transfers at once; default 8. (Transfers per host are bounded by the pipeline's
+    /// `connectionsPerHost`, renderings by its `renderingSlots`.)
+    public var jobs = 8
+    /// Extra outputs per item; default none (one output per item, the shared processing options only).
+    public var variants: [BatchVariant] = []
+    /// Output names; nil (the default) is `{name}-{variant}.{ext}` with variants, else `{name}.{ext}`.
+    public var nameTemplate: NameTemplate?
+    /// Where outputs go; nil (prefetch) writes none and only fills the cache.
+    public var outputDirectory: String?
+    /// Stop starting items after the first failure; default false.
+    public var failFast = false
+    /// Only the items of this shard; default nil (all).
+    public var shard: Shard?
+    /// Refuse local paths and `file://` lines (`--deny-local`); default false.
+    public var denyLocal = false
+    /// Items read ahead of the oldest unfinished one (queued, in work, or finished and waiting for their name):
+    /// bounds memory and temporary files whatever the list's length; default 1024.
+    public var window = 1024
+
+    public init() {}
+
+    /// The template in effect.
+    public var effectiveTemplate: NameTemplate {
+        nameTemplate ?? (variants.isEmpty ? .plain : .withVariants)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// What became of one output (one variant) of one item.
+public struct BatchOutput: Sendable {
+    /// The variant's name; nil without `--variant`.
+    public var variant: String?
+    public var result: Result<ImageResponse, ImgError>
+    /// The file written under the output directory; nil for prefetch and failures.
+    public var path: String?
+    /// Time spent on this output, milliseconds.
+    public var milliseconds: Int
+    /// The finished bytes in a temporary file, waiting for their name.
+    var staged: String?
+}
+
+/// One item, reported once all its outputs are done and named, strictly in input order.
+public struct BatchItemReport: Sendable {
+    public var item: BatchItem
+    public var outputs: [BatchOutput]
+    /// Not processed (or cut short) because the batch was stopping: neither success nor failure.
+    public var skipped = false
+
+    /// True when some output failed (and the item wasn't skipped).
+    public var failed: Bool {
+        !skipped && outputs.contains { if case .failure = $0.result { true } else { false } }
+    }
+}
+
+/// Counts so far, for a live progress line.
+public struct BatchProgress: Sendable {
+    /// Items finished (ok or failed).
+    public var done = 0
+    public var failed = 0
+    public var skipped = 0
+    /// Items in the list after sharding, once the whole list has been read.
+    public var total: Int?
+    /// Seconds since the batch started.
+    public var elapsed: Double = 0
+
+    /// Items finished per second.
+    public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
+}
+
+/// The end of a batch.
+public struct BatchSummary: Sendable {
+    public var progress: BatchProgress
+    /// Output files written.
+    public var written = 0
+    /// Items whose outputs all succeeded.
+    public var succeeded: Int { progress.done - progress.failed }
+    /// The signal that interrupted the batch, or 0.
+    public var signal: Int32 = 0
+    /// Whether `--fail-fast` stopped it.
+    public var stoppedEarly = false
+}
+
+/// What a running batch tells its caller, always from one thread at a time.
+public enum BatchEvent: Sendable {
+    /// An item finished (called in input order).
+    case item(BatchItemReport)
+    /// The counts changed.
+    case progress(BatchProgress)
+}

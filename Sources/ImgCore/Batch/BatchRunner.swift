@@ -1,0 +1,237 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs a batch: a reader thread streams the list into a bounded queue, `jobs` worker threads take items from it and
+/// ask the shared `ImagePipeline` for every variant (equal originals in flight share one transfer, equal variants one
+/// rendering; transfers per host and renderings at once are bounded by the pipeline's configuration), and each
+/// finished item is retired strictly in input order: its outputs get their names (clashes `-1`, `-2`, … in input
+/// order) and are renamed into place, and the caller hears about it. Workers are threads, not Swift tasks, because
+/// libcurl and libvips calls block.
+public final class BatchRunner: Sendable {
+    private struct Order {
+        var pending: [Int: BatchItemReport] = [:]
+        var next = 0
+        var names = OutputNameRegistry()
+        var progress = BatchProgress()
+        var written = 0
+    }
+
+    private let pipeline: ImagePipeline
+    private let template: ImageRequest
+    private let options: BatchOptions
+    private let cancellation: Cancellation?
+    private let events: @Sendable (BatchEvent) -> Void
+    private let queue: BoundedQueue<BatchItem>
+    private let stopping = Atomic<Bool>(false)
+    private let stoppedByFailure = Atomic<Bool>(false)
+    private let order = Locked(Order())
+    private let started = Date()
+    /// Prefetch of originals only: no processing options and no variants.
+    private let originalsOnly: Bool
+
+    /// `template` carries the shared processing, encoding and decoding options (its source is replaced per item).
+    /// `cancellation` should be the one in the pipeline's network options, so that `stop(signal:)` aborts transfers.
+    public init(pipeline: ImagePipeline, template: ImageRequest, options: BatchOptions, cancellation: Cancellation?,
+                events: @escaping @Sendable (BatchEvent) -> Void) {
+        self.pipeline = pipeline
+        self.template = template
+        self.options = options
+        self.cancellation = cancellation
+        self.events = events
+        queue = BoundedQueue(capacity: options.window)
+        originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
+    }
+
+    /// Runs the batch to its end (or until stopped) and returns the summary. Blocks the calling thread.
+    public func run(_ inputs: [BatchInput]) -> BatchSummary {
+        let reader = Thread { [self] in readList(inputs) }
+        reader.stackSize = 1 << 20
+        reader.start()
+        let workers = DispatchGroup()
+        for _ in 0..<max(1, options.jobs) {
+            workers.enter()
+            let thread = Thread { [self] in
+                work()
+                workers.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        workers.wait()
+        return order.withLock { order in
+            var progress = order.progress
+            progress.elapsed = Date().timeIntervalSince(started)
+            return BatchSummary(progress: progress, written: order.written, signal: cancellation?.signal ?? 0,
+                                stoppedEarly: stoppedByFailure.load(ordering: .relaxed))
+        }
+    }
+
+    /// Stops starting items; with a signal, also cancels transfers in flight (through the cancellation token).
+    /// Items already finished are still named and written. Safe to call from any thread, more than once.
+    public func stop(signal: Int32? = nil) {
+        if let signal { cancellation?.cancel(signal: signal) }
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        queue.close()
+    }
+
+    // MARK: reading
+
+    private func readList(_ inputs: [BatchInput]) {
+        let reader = BatchListReader(inputs)
+        var sequence = 0
+        while !stopping.load(ordering: .relaxed), let line = reader.nextLine() {
+            var stem: String?
+            let source = Result { () throws(ImgError) -> ImageSource in
+                if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }
+                let source = try ImageSource(parsing: line.first)
+                if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
+                if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
+                if let column = line.second { stem = try NameTemplate.stem(fromColumn: column) }
+                return source
+            }
+            let item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source, stem: stem)
+            if let shard = options.shard, !shard.contains(key: shardKey(item)) { continue }
+            guard queue.push(item) else { break }
+            sequence += 1
+        }
+        let total = sequence
+        let complete = !stopping.load(ordering: .relaxed)
+        order.withLock { order in
+            if complete { order.progress.total = total }
+        }
+        queue.close()
+    }
+
+    /// The original key (or, for an unusable line, its text): what `--shard` hashes.
+    private func shardKey(_ item: BatchItem) -> String {
+        guard case .success(let source) = item.source else { return item.input }
+        var request = template
+        request.source = source
+        return ((try? pipeline.originalKey(for: request)) ?? nil) ?? item.input
+    }
+
+    // MARK: working
+
+    private func work() {
+        while let item = queue.pop() {
+            if stopping.load(ordering: .relaxed) {
+                finish(BatchItemReport(item: item, outputs: [], skipped: true))
+            } else {
+                finish(process(item))
+            }
+        }
+    }
+
+    private func process(_ item: BatchItem) -> BatchItemReport {
+        let variants: [BatchVariant?] = options.variants.isEmpty ? [nil] : options.variants
+        let source: ImageSource
+        switch item.source {
+        case .failure(let error):
+            return BatchItemReport(item: item, outputs: variants.map {
+                BatchOutput(variant: $0?.name, result: .failure(error), milliseconds: 0)
+            })
+        case .success(let value):
+            source = value
+        }
+        var outputs: [BatchOutput] = []
+        var sharedFailure: ImgError?
+        for variant in variants {
+            outputs.append(produce(source: source, variant: variant, sharedFailure: &sharedFailure))
+        }
+        // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
+        if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
+            for case let staged? in outputs.map(\.staged) { unlink(staged) }
+            return BatchItemReport(item: item, outputs: [], skipped: true)
+        }
+        return BatchItemReport(item: item, outputs: outputs)
+    }
+
+    /// One output of one item. A failure of the original (network, HTTP status, not cached) is shared by the
+    /// remaining variants instead of being tried again.
+    private func produce(source: ImageSource, variant: BatchVariant?, sharedFailure: inout ImgError?) -> BatchOutput {
+        let start = Date()
+        var output = BatchOutput(variant: variant?.name, result: .failure(.internalFailure("not run")), milliseconds: 0)
+        if let sharedFailure {
+            output.result = .failure(sharedFailure)
+            return output
+        }
+        var request = template
+        request.source = source
+        if let variant { request.chain = template.chain |> variant.chain }
+        do throws(ImgError) {
+            let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
+            if let directory = options.outputDirectory {
+                output.staged = try OutputWriter.stage(response.data.data, in: directory)
+            }
+            output.result = .success(response)
+        } catch {
+            output.result = .failure(error)
+            switch error {
+            case .network, .http, .notCached: sharedFailure = error
+            default: break
+            }
+        }
+        output.milliseconds = Int(Date().timeIntervalSince(start) * 1000)
+        return output
+    }
+
+    // MARK: retiring in input order
+
+    private func finish(_ report: BatchItemReport) {
+        var stopForFailure = false
+        order.withLock { order in
+            order.pending[report.item.sequence] = report
+            while let next = order.pending.removeValue(forKey: order.next) {
+                let retired = retire(next, order: &order)
+                if retired.failed { stopForFailure = options.failFast }
+                events(.item(retired))
+                order.next += 1
+                queue.releaseSlot()
+            }
+            order.progress.elapsed = Date().timeIntervalSince(started)
+            events(.progress(order.progress))
+        }
+        if stopForFailure, !stopping.load(ordering: .relaxed) {
+            stoppedByFailure.store(true, ordering: .relaxed)
+            stop()
+        }
+    }
+
+    /// Names and commits the item's staged outputs and counts it.
+    private func retire(_ report: BatchItemReport, order: inout Order) -> BatchItemReport {
+        var report = report
+        if let directory = options.outputDirectory {
+            let template = options.effectiveTemplate
+            for index in report.outputs.indices {
+                guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result,
+                      case .success(let source) = report.item.source else { continue }
+                report.outputs[index].staged = nil
+                let format = response.data.format ?? ImageFormat.sniff(response.data.data)
+                let name = template.render(name: report.item.stem ?? OutputNaming.baseName(for: source),
+                                           variant: report.outputs[index].variant ?? "original", index: report.item.line,
+                                           hash: String(Digest.sha256(response.variantKey ?? report.item.input).prefix(12)),
+                                           ext: format?.fileExtension ?? "bin")
+                do throws(ImgError) {
+                    guard NameTemplate.isSafeFileName(name) else {
+                        throw .usage("output name '\(name)' is not a plain file name inside the output directory")
+                    }
+                    let path = "\(directory)/\(order.names.claim(name))"
+                    try OutputWriter.commit(staged, to: path)
+                    report.outputs[index].path = path
+                    order.written += 1
+                } catch {
+                    unlink(staged)
+                    report.outputs[index].result = .failure(error)
+                }
+            }
+        }
+        if report.skipped {
+            order.progress.skipped += 1
+        } else {
+            order.progress.done += 1
+            if report.failed { order.progress.failed += 1 }
+        }
+        return report
+    }
+}

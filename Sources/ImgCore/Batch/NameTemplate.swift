@@ -1,0 +1,83 @@
+/// `--name TEMPLATE`: how batch outputs are named, from `{name}`, `{variant}`, `{index}`, `{hash}` and `{ext}`.
+/// Every placeholder expands to safe characters only, and the literal text may not contain `/`, `..` or NUL nor
+/// start with a dot, so no name can lead outside the output directory.
+public struct NameTemplate: Sendable, Equatable {
+    private enum Part: Sendable, Equatable {
+        case literal(String)
+        case name, variant, index, hash, ext
+    }
+
+    private let parts: [Part]
+    /// The template as given.
+    public let text: String
+
+    /// `{name}-{variant}.{ext}`, the default with `--variant`.
+    public static let withVariants = try! NameTemplate("{name}-{variant}.{ext}")
+    /// `{name}.{ext}`, the default without `--variant`.
+    public static let plain = try! NameTemplate("{name}.{ext}")
+
+    /// Parses a template; unknown placeholders, unbalanced braces and unsafe literal text are usage errors.
+    public init(_ text: String) throws(ImgError) {
+        self.text = text
+        var parts: [Part] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            if rest.first == "{" {
+                guard let close = rest.firstIndex(of: "}") else { throw .usage("bad --name '\(text)': unclosed '{'") }
+                let word = rest[rest.index(after: rest.startIndex)..<close]
+                switch word {
+                case "name": parts.append(.name)
+                case "variant": parts.append(.variant)
+                case "index": parts.append(.index)
+                case "hash": parts.append(.hash)
+                case "ext": parts.append(.ext)
+                default: throw .usage("bad --name '\(text)': unknown placeholder {\(word)} (name, variant, index, hash, ext)")
+                }
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let literal = rest.prefix { $0 != "{" }
+                if literal.contains("}") { throw .usage("bad --name '\(text)': '}' without '{'") }
+                parts.append(.literal(String(literal)))
+                rest = rest.dropFirst(literal.count)
+            }
+        }
+        guard !parts.isEmpty else { throw .usage("bad --name '': empty template") }
+        let literals = parts.compactMap { if case .literal(let value) = $0 { value } else { nil } }
+        if literals.contains(where: { $0.contains("/") || $0.contains("\0") || $0.contains("..") }) {
+            throw .usage("bad --name '\(text)': a name may not contain '/', '..' or NUL")
+        }
+        if case .literal(let first) = parts[0], first.hasPrefix(".") {
+            throw .usage("bad --name '\(text)': a name may not start with '.'")
+        }
+        self.parts = parts
+    }
+
+    /// Expands the template. `name` must already be a safe stem (`OutputNaming.safeStem`).
+    public func render(name: String, variant: String, index: Int, hash: String, ext: String) -> String {
+        parts.map { part in
+            switch part {
+            case .literal(let value): value
+            case .name: name
+            case .variant: variant
+            case .index: String(index)
+            case .hash: hash
+            case .ext: ext
+            }
+        }.joined()
+    }
+
+    /// Whether `name` is a plain file name that stays inside its directory: not empty, at most 255 bytes,
+    /// no `/` or NUL, not starting with a dot (which also rules out `.` and `..`).
+    public static func isSafeFileName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && !name.contains("/") && !name.contains("\0") && !name.hasPrefix(".")
+    }
+
+    /// Validates a list's second column and reduces it to a safe stem (its extension is dropped: the output
+    /// format decides it). Refused: `/`, `..`, NUL and a leading dot.
+    public static func stem(fromColumn column: String) throws(ImgError) -> String {
+        if column.contains("/") || column.contains("..") || column.contains("\0") || column.hasPrefix(".") {
+            throw .usage("unsafe output name '\(column)': a name may not contain '/', '..' or NUL, nor start with '.'")
+        }
+        return OutputNaming.safeStem(column)
+    }
+}

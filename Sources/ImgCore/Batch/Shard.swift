@@ -1,0 +1,28 @@
+/// `--shard K/N`: this process handles only the items whose original key hashes to K modulo N,
+/// so N processes given the same list split it with no overlap and no gap.
+public struct Shard: Sendable, Equatable {
+    /// This shard, from 0 to `count - 1`.
+    public var index: UInt64
+    /// How many shards there are; at least 1.
+    public var count: UInt64
+
+    /// Parses `K/N` with 0 <= K < N.
+    public init(parsing text: String) throws(ImgError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = UInt64(parts[0]), let count = UInt64(parts[1]), count >= 1, index < count else {
+            throw .usage("bad --shard '\(text)': expected K/N with 0 <= K < N, e.g. 0/3")
+        }
+        (self.index, self.count) = (index, count)
+    }
+
+    /// Whether the item with this original key belongs to this shard: the first 8 bytes of the key's SHA-256,
+    /// read as a big-endian integer, modulo `count`.
+    public func contains(key: String) -> Bool {
+        Shard.hash(key) % count == index
+    }
+
+    /// The first 8 bytes of the SHA-256 of `key` as a big-endian integer.
+    public static func hash(_ key: String) -> UInt64 {
+        UInt64(Digest.sha256(key).prefix(16), radix: 16) ?? 0
+    }
+}

@@ -1,0 +1,35 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A counting semaphore per host: at most `limit` holders at once for each `scheme://host:port`.
+final class HostLimiter: Sendable {
+    /// Holders at once per host; nil for no limit.
+    let limit: Int?
+    private let semaphores = Locked<[String: DispatchSemaphore]>([:])
+
+    init(limit: Int?) {
+        self.limit = limit.map { max(1, $0) }
+    }
+
+    /// `scheme://host:port`, lower-cased, with the scheme's default port spelled out.
+    static func hostKey(_ url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "http"
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+
+    /// Runs `body` while holding one of the host's slots, waiting for one if all are taken.
+    func withSlot<T>(for host: String, _ body: () throws(ImgError) -> T) throws(ImgError) -> T {
+        guard let limit else { return try body() }
+        let semaphore = semaphores.withLock { table -> DispatchSemaphore in
+            if let existing = table[host] { return existing }
+            let created = DispatchSemaphore(value: limit)
+            table[host] = created
+            return created
+        }
+        semaphore.wait()
+        defer { semaphore.signal() }
+        return try body()
+    }
+}

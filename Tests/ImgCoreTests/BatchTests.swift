@@ -1,0 +1,435 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ImgCore
+
+/// A fixture server over 20 copies of sample.jpg (`img1.jpg` … `img20.jpg`), with an output and a cache directory.
+final class BatchFixture: @unchecked Sendable { // test-local paths and a server, used by one test
+    let root: TemporaryDirectory
+    let server: FixtureServer
+    var output: String { root.path + "/out" }
+    var cache: String { root.path + "/cache" }
+
+    init(count: Int = 20) throws {
+        root = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: root.path + "/www", withIntermediateDirectories: true)
+        let sample = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        for index in 1...count { try sample.write(to: URL(fileURLWithPath: root.path + "/www/img\(index).jpg")) }
+        try FileManager.default.copyItem(atPath: Paths.images + "/truncated.jpg", toPath: root.path + "/www/truncated.jpg")
+        server = try FixtureServer(root: root.path + "/www")
+    }
+
+    /// Writes the lines to `list.txt` and returns its path.
+    func list(_ lines: [String]) throws -> String {
+        let path = root.path + "/list-\(UUID().uuidString).txt"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// `imgfetch batch LIST -O out --cache-dir cache ARGUMENTS`.
+    func batch(_ lines: [String], _ arguments: [String] = []) throws -> CommandResult {
+        try Imgfetch.run(["batch", try list(lines), "-O", output, "--cache-dir", cache, "--no-progress"] + arguments)
+    }
+
+    func outputs() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []).sorted()
+    }
+
+    /// Decodes an output file's header with ImgCore.
+    func probe(_ name: String) throws -> (format: ImageFormat?, width: Int, height: Int, frames: Int) {
+        try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)))
+    }
+
+    static func records(_ result: CommandResult) throws -> [[String: Any]] {
+        try result.stdoutText.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw TestFailure("not a JSON object: \(line)")
+            }
+            return object
+        }
+    }
+}
+
+@Suite("Batch: coalescing, limits, naming, reporting, shards, signals")
+struct BatchTests {
+    @Test func hundredLinesNamingTwentyURLsMakeTwentyRequests() throws {
+        let fixture = try BatchFixture()
+        var lines: [String] = ["# a comment", ""]
+        for round in 0..<5 {
+            for index in 1...20 {
+                lines.append(fixture.server.url("/img/img\(index).jpg") + (round == 0 ? "" : "?sig=\(round)"))
+            }
+        }
+        let result = try fixture.batch(lines, ["--resize", "64x64:fill", "-j", "8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try fixture.server.stats()
+        #expect(stats.total == 20)
+        #expect(stats.paths.values.allSatisfy { $0 == 1 })
+        let names = fixture.outputs()
+        #expect(names.count == 100)
+        #expect(names.contains("img1.jpg") && names.contains("img1-4.jpg") && !names.contains("img1-5.jpg"))
+        for name in names {
+            let info = try fixture.probe(name)
+            #expect(info.format == .jpeg && info.width == 64 && info.height == 64, "\(name)")
+        }
+    }
+
+    @Test func twoVariantsMakeOneRequestPerURL() throws {
+        let fixture = try BatchFixture()
+        let lines = (1...20).map { fixture.server.url("/img/img\($0).jpg") }
+        let result = try fixture.batch(lines, ["--variant", "small=resize(32x32,fill)", "--variant", "wide=resize(80x40,exact)",
+                                               "--format", "png"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fixture.server.stats().total == 20)
+        #expect(fixture.outputs().count == 40)
+        for index in 1...20 {
+            let small = try fixture.probe("img\(index)-small.png")
+            #expect(small.format == .png && small.width == 32 && small.height == 32)
+            let wide = try fixture.probe("img\(index)-wide.png")
+            #expect(wide.width == 80 && wide.height == 40)
+        }
+    }
+
+    @Test func withoutACacheVariantsStillShareOneDownload() throws {
+        let fixture = try BatchFixture(count: 5)
+        let lines = (1...5).map { fixture.server.url("/img/img\($0).jpg") }
+        let result = try fixture.batch(lines + lines, ["--no-cache", "--variant", "a=resize(10x10,fill)", "--variant", "b=blur(1)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fixture.server.stats().total == 5)
+        #expect(fixture.outputs().count == 20)
+        #expect(!FileManager.default.fileExists(atPath: fixture.cache))
+    }
+
+    @Test func connectionsStayWithinThePerHostLimit() throws {
+        let fixture = try BatchFixture()
+        let lines = (1...20).map { fixture.server.url("/delay/0.2/img\($0).jpg") }
+        let result = try fixture.batch(lines, ["-j", "8", "--per-host", "2", "--resize", "20x20"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try fixture.server.stats()
+        #expect(stats.total == 20)
+        #expect(stats.max_concurrent_connections >= 1 && stats.max_concurrent_connections <= 2)
+        #expect(stats.connections <= 2, "idle connections are pooled per host, so no more than the limit are opened")
+    }
+
+    @Test func oneBrokenURLFailsOnlyItself() throws {
+        let fixture = try BatchFixture()
+        var lines = (1...6).map { fixture.server.url("/img/img\($0).jpg") }
+        lines.insert(fixture.server.url("/status/404/missing.jpg"), at: 3)
+        lines.append(fixture.server.url("/img/truncated.jpg"))
+        let result = try fixture.batch(lines, ["--resize", "40x40:fill", "--retry", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("missing.jpg") && result.stderr.contains("404"))
+        #expect(result.stderr.contains("truncated.jpg"))
+        #expect(fixture.outputs() == (1...6).map { "img\($0).jpg" }.sorted())
+    }
+
+    @Test func failFastStopsStartingWork() throws {
+        let fixture = try BatchFixture()
+        var lines = [fixture.server.url("/status/404/first.jpg")]
+        lines += (1...20).map { fixture.server.url("/delay/0.2/img\($0).jpg") }
+        let result = try fixture.batch(lines, ["-j", "1", "--fail-fast"])
+        #expect(result.status == 1)
+        #expect(try fixture.server.stats().total < 21)
+    }
+
+    @Test func jsonRecordsAgreeWithTheFiles() throws {
+        let fixture = try BatchFixture()
+        var lines = (1...5).map { fixture.server.url("/img/img\($0).jpg") }
+        lines.append(fixture.server.url("/status/500/broken.jpg"))
+        let result = try fixture.batch(lines, ["--json", "--resize", "50x", "--retry", "0", "--format", "webp"])
+        #expect(result.status == 1)
+        let records = try BatchFixture.records(result)
+        #expect(records.count == 7)
+        let items = records.filter { $0["summary"] == nil }
+        #expect(items.map { $0["url"] as? String } == lines)
+        for record in items where record["status"] as? String == "ok" {
+            let output = try #require(record["output"] as? String)
+            let data = try Data(contentsOf: URL(fileURLWithPath: output))
+            let info = try ImageRenderer.probe(data)
+            #expect(record["bytes"] as? Int == data.count)
+            #expect(record["width"] as? Int == info.width && info.width == 50)
+            #expect(record["height"] as? Int == info.height)
+            #expect(record["format"] as? String == "webp" && info.format == .webp)
+            #expect(record["source"] as? String == "network")
+        }
+        let failure = try #require(items.last)
+        #expect(failure["status"] as? String == "error")
+        #expect((failure["error"] as? [String: Any])?["exit"] as? Int == 4)
+        let summary = try #require(records.last)
+        #expect(summary["summary"] as? Bool == true)
+        #expect(summary["ok"] as? Int == 5 && summary["failed"] as? Int == 1 && summary["written"] as? Int == 5)
+    }
+
+    @Test func shardsSplitTheListWithNoOverlapAndNoGap() throws {
+        let fixture = try BatchFixture()
+        let lines = (1...20).map { fixture.server.url("/img/img\($0).jpg") } + (1...10).map { fixture.server.url("/img/img\($0).jpg?v=2") }
+        let list = try fixture.list(lines)
+        var seen: [String] = []
+        for shard in 0..<3 {
+            let result = try Imgfetch.run(["batch", list, "-O", fixture.output + "\(shard)", "--shard", "\(shard)/3", "--json",
+                                           "--cache-dir", fixture.cache])
+            #expect(result.status == 0, "\(result.stderr)")
+            seen += try BatchFixture.records(result).compactMap { $0["url"] as? String }
+        }
+        #expect(seen.count == lines.count)
+        #expect(Set(seen) == Set(lines))
+        let bad = try Imgfetch.run(["batch", list, "-O", fixture.output, "--shard", "3/3"])
+        #expect(bad.status == 2)
+    }
+
+    @Test func anInterruptedBatchLeavesNoPartialFile() throws {
+        let fixture = try BatchFixture()
+        for (signal, expected) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            var lines = (1...2).map { fixture.server.url("/img/img\($0).jpg") }
+            lines += (3...12).map { fixture.server.url("/slow/img\($0).jpg?delay=0.3") }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Paths.binary)
+            let directory = fixture.output + "-\(signal)"
+            process.arguments = ["batch", try fixture.list(lines), "-O", directory, "--no-cache", "-j", "4"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let started = Date()
+            try process.run()
+            Thread.sleep(forTimeInterval: 1.5)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == expected)
+            #expect(Date().timeIntervalSince(started) < 6)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            #expect(!names.contains { $0.hasPrefix(".") || $0.hasSuffix(".part") }, "\(names)")
+            #expect(names.count < lines.count)
+            for name in names {
+                let info = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+                #expect(info.width == 290 && info.height == 442)
+            }
+        }
+    }
+
+    @Test func nameClashesAreResolvedInInputOrder() throws {
+        let fixture = try BatchFixture()
+        // The first item finishes last, yet keeps the plain name.
+        let lines = [fixture.server.url("/delay/0.8/img1.jpg"), fixture.server.url("/img/img1.jpg"),
+                     fixture.server.url("/img/img1.jpg?again"), fixture.server.url("/img/img2.jpg") + " img1"]
+        let result = try fixture.batch(lines, ["--json", "-j", "4"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let outputs = try BatchFixture.records(result).compactMap { $0["output"] as? String }.map { ($0 as NSString).lastPathComponent }
+        #expect(outputs == ["img1.jpg", "img1-1.jpg", "img1-2.jpg", "img1-3.jpg"])
+    }
+
+    @Test func namesCannotLeaveTheOutputDirectory() throws {
+        let fixture = try BatchFixture()
+        let url = fixture.server.url("/img/img1.jpg")
+        let lines = ["\(url) ../escape", "\(url) /tmp/abs", "\(url) .hidden", "\(url) a/b", "\(url) ..",
+                     fixture.server.url("/img/..%2F..%2Fimg2.jpg"), "\(url) fine.name"]
+        let result = try fixture.batch(lines)
+        #expect(result.status == 1)
+        let names = fixture.outputs()
+        #expect(names.contains("fine.jpg"))
+        #expect(names.allSatisfy { !$0.hasPrefix(".") })
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/escape.jpg"))
+        for template in ["../{name}.{ext}", "{name}/x.{ext}", ".{name}.{ext}", "{name}.{bogus}", "{name", "x}{name}"] {
+            let bad = try fixture.batch([url], ["--name", template])
+            #expect(bad.status == 2, "\(template)")
+        }
+        let templated = try fixture.batch([url], ["--name", "{index}-{hash}-{name}-{variant}.{ext}"])
+        #expect(templated.status == 0)
+        #expect(fixture.outputs().contains { $0.hasPrefix("1-") && $0.hasSuffix("-img1-original.jpg") })
+    }
+
+    @Test func prefetchFillsTheCacheWithValidatedOriginalsOnly() throws {
+        let fixture = try BatchFixture()
+        let urls = (1...5).map { fixture.server.url("/img/img\($0).jpg") }
+        let list = try fixture.list(Array(urls[3...]) + [fixture.server.url("/img/truncated.jpg")])
+        let result = try Imgfetch.run(["prefetch", urls[0], urls[1], urls[2], "--from", list, "--cache-dir", fixture.cache, "--json"])
+        #expect(result.status == 1)
+        #expect(try fixture.server.stats().total == 6)
+        let variants = FileManager.default.enumerator(atPath: fixture.cache)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".variant") }
+        #expect(variants?.isEmpty == true)
+        // Everything good is cached now: a batch from the cache alone makes no request; the bad one was never cached.
+        let again = try fixture.batch(urls, ["--only-from-cache", "--resize", "10x10:fill"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try fixture.server.stats().total == 6)
+        let bad = try Imgfetch.run([fixture.server.url("/img/truncated.jpg"), "--only-from-cache", "--cache-dir", fixture.cache,
+                                    "-o", fixture.root.file("t.jpg")])
+        #expect(bad.status == 6)
+    }
+
+    @Test func prefetchWithVariantsStoresThem() throws {
+        let fixture = try BatchFixture()
+        let urls = (1...3).map { fixture.server.url("/img/img\($0).jpg") }
+        let result = try Imgfetch.run(["prefetch"] + urls + ["--variant", "t=resize(30x30,fill)", "--cache-dir", fixture.cache, "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let again = try fixture.batch(urls, ["--variant", "t=resize(30x30,fill)", "--only-from-cache", "--json"])
+        #expect(again.status == 0)
+        #expect(try BatchFixture.records(again).compactMap { $0["source"] as? String } == ["disk", "disk", "disk"])
+        #expect(try fixture.server.stats().total == 3)
+    }
+
+    @Test func usageErrors() throws {
+        let fixture = try BatchFixture(count: 1)
+        let list = try fixture.list([fixture.server.url("/img/img1.jpg")])
+        for arguments in [["batch", list], ["batch", list, "-O", fixture.output, "-j", "0"],
+                          ["batch", list, "-O", fixture.output, "--variant", "x"], ["batch", "/nonexistent", "-O", fixture.output],
+                          ["prefetch"], ["batch", list, "-O", fixture.output, "--per-host", "0"]] {
+            #expect(try Imgfetch.run(arguments).status == 2, "\(arguments)")
+        }
+    }
+}
+
+@Suite("Batch parts: templates, names, shards, list reading")
+struct BatchPartsTests {
+    @Test func templatesExpand() throws {
+        let template = try NameTemplate("{name}_{variant}-{index}.{hash}.{ext}")
+        #expect(template.render(name: "cat", variant: "t", index: 7, hash: "abc", ext: "webp") == "cat_t-7.abc.webp")
+        #expect(NameTemplate.plain.render(name: "a", variant: "x", index: 1, hash: "h", ext: "jpg") == "a.jpg")
+        #expect(throws: ImgError.self) { try NameTemplate("{nope}") }
+        #expect(throws: ImgError.self) { try NameTemplate("x/{name}") }
+        #expect(throws: ImgError.self) { try NameTemplate("..{name}") }
+        #expect(throws: ImgError.self) { try NameTemplate("a\u{0}b.{ext}") }
+        #expect(try NameTemplate.stem(fromColumn: "cat photo.jpg") == "cat_photo")
+        #expect(throws: ImgError.self) { try NameTemplate.stem(fromColumn: "../x") }
+        #expect(throws: ImgError.self) { try NameTemplate.stem(fromColumn: ".x") }
+        #expect(!NameTemplate.isSafeFileName("..") && !NameTemplate.isSafeFileName("a/b") && NameTemplate.isSafeFileName("a..b.jpg"))
+    }
+
+    @Test func clashesGetNumberedInClaimOrder() {
+        var registry = OutputNameRegistry()
+        #expect(registry.claim("a.jpg") == "a.jpg")
+        #expect(registry.claim("a.jpg") == "a-1.jpg")
+        #expect(registry.claim("a-1.jpg") == "a-1-1.jpg")
+        #expect(registry.claim("a.jpg") == "a-2.jpg")
+        #expect(registry.claim("noext") == "noext")
+        #expect(registry.claim("noext") == "noext-1")
+    }
+
+    @Test func shardsPartitionKeys() throws {
+        let keys = (0..<300).map { "http://host/img\($0).jpg" }
+        let shards = try (0..<3).map { try Shard(parsing: "\($0)/3") }
+        for key in keys { #expect(shards.filter { $0.contains(key: key) }.count == 1) }
+        #expect(shards.allSatisfy { shard in keys.filter { shard.contains(key: $0) }.count > 50 })
+        for bad in ["3/3", "1", "-1/3", "0/0", "a/b"] { #expect(throws: ImgError.self) { try Shard(parsing: bad) } }
+    }
+
+    @Test func listsAreReadLineByLine() throws {
+        let directory = try TemporaryDirectory()
+        var text = "# header\n\n  http://a/1.jpg  \nhttp://a/2.jpg\tname2\r\n"
+        for index in 0..<20_000 { text += "http://a/x\(index).jpg\n" }
+        text += "http://a/last.jpg" // no final newline
+        try text.write(toFile: directory.file("list"), atomically: true, encoding: .utf8)
+        let reader = BatchListReader([.words(["http://w/1.jpg"]), .file(directory.file("list"))])
+        let first = try #require(reader.nextLine())
+        #expect(first.first == "http://w/1.jpg" && first.line == 1)
+        let second = try #require(reader.nextLine())
+        #expect(second.first == "http://a/1.jpg" && second.line == 3 && second.second == nil)
+        let third = try #require(reader.nextLine())
+        #expect(third.first == "http://a/2.jpg" && third.second == "name2")
+        var count = 0
+        var last = ""
+        while let line = reader.nextLine() {
+            count += 1
+            last = line.first
+        }
+        #expect(count == 20_001 && last == "http://a/last.jpg")
+    }
+
+    @Test func variantsParse() throws {
+        let variant = try BatchVariant(parsing: "thumb=resize(200x200,fill)|>round(8)")
+        #expect(variant.name == "thumb" && variant.chain.identifier == "resize(200x200,fill)|>round(8)")
+        for bad in ["thumb", "=resize(1x1)", "../x=resize(1x1)", "t=resize(", ".t=blur(1)"] {
+            #expect(throws: ImgError.self) { try BatchVariant(parsing: bad) }
+        }
+    }
+}
+
+@Suite("Pipeline Concurrency: many threads, one pipeline")
+struct PipelineConcurrencyTests {
+    @Test func manyThreadsShareDownloadsAndRenderings() throws {
+        let fixture = try BatchFixture(count: 8)
+        let cache = try TemporaryDirectory()
+        var configuration = PipelineConfiguration()
+        configuration.cacheDirectory = cache.path
+        configuration.connectionsPerHost = 3
+        configuration.renderingSlots = 2
+        let pipeline = try ImagePipeline(configuration: configuration)
+        let chains = try ["resize(40x40,fill)", "resize(20x30,exact)"].map { try ProcessingChain.parse($0) }
+        let urls = (1...8).map { fixture.server.url("/delay/0.1/img\($0).jpg") }
+        let failures = Locked<[String]>([])
+        let group = DispatchGroup()
+        for thread in 0..<16 {
+            group.enter()
+            Thread {
+                for step in 0..<8 {
+                    let url = urls[(thread + step) % urls.count]
+                    var request = ImageRequest(source: .remote(URL(string: url + "?t=\(thread)")!))
+                    request.chain = chains[(thread + step) % 2]
+                    do {
+                        let response = try pipeline.image(for: request)
+                        let info = try ImageRenderer.probe(response.data.data)
+                        let expected = (thread + step) % 2 == 0 ? (40, 40) : (20, 30)
+                        if info.width != expected.0 || info.height != expected.1 {
+                            failures.withLock { $0.append("\(url): \(info.width)x\(info.height)") }
+                        }
+                    } catch {
+                        failures.withLock { $0.append("\(url): \(error)") }
+                    }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        let stats = try fixture.server.stats()
+        #expect(stats.total == 8)
+        #expect(stats.max_concurrent_connections <= 3)
+    }
+
+    @Test func batchRunnerInProcess() throws {
+        let fixture = try BatchFixture(count: 10)
+        let cache = try TemporaryDirectory()
+        let output = try TemporaryDirectory()
+        var configuration = PipelineConfiguration()
+        configuration.cacheDirectory = cache.path
+        configuration.connectionsPerHost = 3
+        let cancellation = Cancellation()
+        configuration.network.cancellation = cancellation
+        let pipeline = try ImagePipeline(configuration: configuration)
+        var options = BatchOptions()
+        options.jobs = 6
+        options.window = 8
+        options.outputDirectory = output.path
+        options.variants = try [BatchVariant(parsing: "a=resize(16x16,fill)"), BatchVariant(parsing: "b=resize(8x8,exact)")]
+        var template = ImageRequest(source: .standardInput)
+        template.encoding = OutputEncoding(format: .png)
+        let lines = (0..<40).map { fixture.server.url("/img/img\($0 % 10 + 1).jpg?n=\($0)") }
+        let order = Locked<[Int]>([])
+        let runner = BatchRunner(pipeline: pipeline, template: template, options: options, cancellation: cancellation) { event in
+            if case .item(let report) = event { order.withLock { $0.append(report.item.sequence) } }
+        }
+        let summary = runner.run([.words(lines)])
+        #expect(summary.progress.done == 40 && summary.progress.failed == 0 && summary.written == 80)
+        #expect(order.withLock { $0 } == Array(0..<40))
+        #expect(try fixture.server.stats().total == 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).count == 80)
+    }
+
+    @Test func boundedQueueHandsEveryElementOutOnce() {
+        let queue = BoundedQueue<Int>(capacity: 4)
+        let taken = Locked<[Int]>([])
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            group.enter()
+            Thread {
+                while let value = queue.pop() {
+                    taken.withLock { $0.append(value) }
+                    queue.releaseSlot()
+                }
+                group.leave()
+            }.start()
+        }
+        for value in 0..<1000 { #expect(queue.push(value)) }
+        queue.close()
+        group.wait()
+        #expect(taken.withLock { $0.sorted() } == Array(0..<1000))
+        #expect(!queue.push(1))
+    }
+}
