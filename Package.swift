@@ -12,7 +12,7 @@ let package = Package(
         // CVips opens it with dlopen on first use, so runs that decode nothing never load its ~118 libraries.
         .systemLibrary(name: "CVipsSystem", pkgConfig: "gmodule-2.0", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVips", dependencies: ["CVipsSystem"],
-                linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0")]),
+                linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("z")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "ImgCore", dependencies: ["CVips", "CCurl"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgCore"]),

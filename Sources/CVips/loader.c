@@ -10,6 +10,12 @@
 #include <string.h>
 
 static imgf_vips_table table;
+
+/* libvips' warnings (e.g. "VIPS-WARNING: IDAT: CRC error") would add lines to stderr beside our one-line
+ * errors; failures reach us as errors anyway, so warnings are dropped. */
+static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
 static char module_directory[4096];
 
 const imgf_vips_table *imgf_vips(void) { return &table; }
@@ -52,6 +58,8 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
         snprintf(error, error_size, "vips_init failed: %s", table.vips_error_buffer());
         return -1;
     }
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG,
+                      ignore_log, NULL);
     table.vips_cache_set_max(0);
     table.vips_leak_set(0);
     return 0;

@@ -129,7 +129,10 @@ struct HostileInputTests {
         let folder = Paths.fixtures + "/pngsuite"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }.sorted()
         #expect(files.count > 150)
+        // Five times over: libvips' thread pool once let a corrupt file through now and then.
+        for _ in 0..<5 {
         let result = try Imgfetch.run(files.map { folder + "/" + $0 } + ["-O", work.file("suite"), "--resize", "16x16", "--json", "--no-cache"])
+        #expect(!result.stderr.contains("VIPS-WARNING"))
         let lines = result.stdout.split(separator: 0x0A)
         #expect(lines.count == files.count)
         for line in lines {
@@ -141,6 +144,7 @@ struct HostileInputTests {
             } else {
                 #expect(object["status"] as? String == "ok", "\(name): \(object["error"] ?? "")")
             }
+        }
         }
     }
 

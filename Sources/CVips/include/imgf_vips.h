@@ -7,6 +7,7 @@
 
 #include <vips/vips.h>
 #include <glib.h>
+#include <zlib.h>
 
 #define IMGF_VIPS_SYMBOLS(X) \
     X(vips_abs) \
@@ -186,6 +187,10 @@ static inline int imgf_deviate(VipsImage *in, double *out) { return V->vips_devi
 /* The band values of one pixel; *vector is freed with g_free. */
 static inline int imgf_getpoint(VipsImage *in, double **vector, int *n, int x, int y) {
     return V->vips_getpoint(in, vector, n, x, y, NULL);
+}
+/* zlib's CRC-32 (PNG chunks are checked with it before any decoding). */
+static inline unsigned long imgf_crc32(unsigned long crc, const void *data, unsigned int length) {
+    return crc32(crc, (const Bytef *)data, length);
 }
 static inline void imgf_unref(VipsImage *image) { if (image) g_object_unref(image); }
 

@@ -45,6 +45,9 @@ enum ImageDecoder {
         if let format, TruncationCheck.isTruncated(data, format: format) {
             throw .image("truncated \(format.rawValue) data")
         }
+        if let format, TruncationCheck.hasBadChecksum(data, format: format) {
+            throw .image("corrupt \(format.rawValue) data (a chunk fails its checksum)")
+        }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         guard let opened = imgf_open_buffer(bytes.pointer, bytes.count, allFrames ? "n=-1" : "") else {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
@@ -65,7 +68,7 @@ enum ImageDecoder {
     /// applies orientation and converts to 8-bit sRGB. Returns the image and the steps still to apply.
     static func decode(_ bytes: PinnedBytes, header: Header, chain: ProcessingChain, options: DecodeOptions)
         throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
-        var loadOptions = ["fail_on=truncated"]
+        var loadOptions = ["fail_on=error"]
         if multiFrameLoaders.contains(header.loader) && !options.firstFrame { loadOptions.append("n=-1") }
         let optionString = loadOptions.joined(separator: ",")
         var remaining = chain.steps[...]

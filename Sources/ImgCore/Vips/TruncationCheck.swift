@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 
 /// Decides from the bytes alone whether a JPEG, PNG, GIF or WebP file was cut short.
@@ -28,6 +29,27 @@ enum TruncationCheck {
             index += 1
         }
         return lastScan >= 0 && lastEnd > lastScan
+    }
+
+    /// True when a PNG chunk's CRC does not match its bytes: libvips reports these as warnings that its thread
+    /// pool lets through intermittently, so they are checked here, deterministically, with zlib's CRC-32.
+    static func hasBadChecksum(_ data: Data, format: ImageFormat) -> Bool {
+        guard format == .png else { return false }
+        return data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            var offset = 8
+            while offset + 12 <= raw.count {
+                let length = Int(base[offset]) << 24 | Int(base[offset + 1]) << 16 | Int(base[offset + 2]) << 8 | Int(base[offset + 3])
+                guard offset + 12 + length <= raw.count, length < Int(UInt32.max) else { return false }
+                let stored = UInt(base[offset + 8 + length]) << 24 | UInt(base[offset + 9 + length]) << 16
+                    | UInt(base[offset + 10 + length]) << 8 | UInt(base[offset + 11 + length])
+                let computed = imgf_crc32(0, base + offset + 4, UInt32(length + 4))
+                if computed != stored { return true }
+                if base[offset + 4] == 0x49, base[offset + 5] == 0x45, base[offset + 6] == 0x4E, base[offset + 7] == 0x44 { return false }
+                offset += 12 + length
+            }
+            return false
+        }
     }
 
     /// Walks the chunks: the file must reach an IEND chunk with every chunk complete.

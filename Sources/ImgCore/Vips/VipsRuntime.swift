@@ -40,6 +40,6 @@ public enum VipsRuntime {
         let text = String(cString: imgf_error_buffer())
         imgf_error_clear()
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return lines.isEmpty ? "unknown libvips error" : lines.joined(separator: "; ")
+        return lines.isEmpty ? "libvips gave no detail" : lines.joined(separator: "; ")
     }
 }
