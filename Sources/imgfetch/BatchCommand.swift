@@ -40,6 +40,7 @@ enum BatchCommand {
             Reporter.error(error.message)
             return error.exitCode
         }
+        if !settings.quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
 
         let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,

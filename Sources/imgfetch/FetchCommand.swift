@@ -27,6 +27,7 @@ enum FetchCommand {
             Reporter.error(error.message)
             return error.exitCode
         }
+        if !settings.quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
         var naming = OutputNaming()
         var worst: Int32 = 0
         var failures = 0

@@ -16,9 +16,19 @@ public enum CacheDirectory {
 
     /// Creates the directory (0700) and its folders, refusing it when others may write to it.
     static func prepare(_ directory: String) throws(ImgError) {
-        try makePath(directory, mode: 0o700)
+        do {
+            try makePath(directory, mode: 0o700)
+        } catch {
+            throw .cacheUnavailable(error.message)
+        }
         try checkSafety(directory)
-        for folder in ["entries", "tmp", "locks"] { try makePath("\(directory)/\(folder)", mode: 0o700) }
+        for folder in ["entries", "tmp", "locks"] {
+            do {
+                try makePath("\(directory)/\(folder)", mode: 0o700)
+            } catch {
+                throw .cacheUnavailable(error.message)
+            }
+        }
         let tag = "\(directory)/CACHEDIR.TAG"
         if access(tag, F_OK) != 0 {
             let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by imgfetch.\n# For information about cache directory tags, see https://bford.info/cachedir/\n"

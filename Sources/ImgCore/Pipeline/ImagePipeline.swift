@@ -7,6 +7,8 @@ public final class ImagePipeline: Sendable {
     let memory: MemoryCache
     let disk: DiskCache?
     let originals: OriginalSource
+    /// Problems found while opening the pipeline that don't stop it, e.g. a cache directory that can't be created.
+    public let warnings: [String]
     private let renderings = InFlightTasks<CachedImage>()
     /// Bounds renderings at once to `configuration.renderingSlots`; taken only by the thread doing the work.
     private let renderingSlots: DispatchSemaphore
@@ -16,11 +18,20 @@ public final class ImagePipeline: Sendable {
         self.configuration = configuration
         memory = MemoryCache(limit: configuration.memoryLimit)
         renderingSlots = DispatchSemaphore(value: max(1, configuration.renderingSlots))
+        var warnings: [String] = []
         if configuration.policy.usesDisk, let directory = configuration.cacheDirectory {
-            disk = try DiskCache(directory: directory)
+            do {
+                disk = try DiskCache(directory: directory)
+            } catch {
+                // Refusals (unsafe directory) always fail; an unwritable cache only where it is required.
+                guard case .cacheUnavailable(let message) = error, !configuration.policy.onlyFromCache else { throw error }
+                disk = nil
+                warnings.append("caching disabled: \(message)")
+            }
         } else {
             disk = nil
         }
+        self.warnings = warnings
         originals = OriginalSource(configuration: configuration, memory: memory, disk: disk)
     }
 

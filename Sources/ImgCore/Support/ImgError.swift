@@ -12,6 +12,9 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     case notCached(String)
     /// Local I/O: output not writable, cache unusable when required (exit 7).
     case io(String)
+    /// The cache directory can't be created or written (read-only file system, full disk): exit 7 where the cache
+    /// is required (`--only-from-cache`, cache commands); elsewhere the pipeline warns and goes on without it.
+    case cacheUnavailable(String)
     /// `cache verify` found damaged entries (exit 8).
     case damaged(String)
     /// An unexpected internal failure (exit 1).
@@ -25,7 +28,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .http: 4
         case .image: 5
         case .notCached: 6
-        case .io: 7
+        case .io, .cacheUnavailable: 7
         case .damaged: 8
         case .internalFailure: 1
         }
@@ -39,7 +42,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .http: "http"
         case .image: "image"
         case .notCached: "not-cached"
-        case .io: "io"
+        case .io, .cacheUnavailable: "io"
         case .damaged: "damaged"
         case .internalFailure: "internal"
         }
@@ -49,7 +52,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .usage(let text), .network(let text), .image(let text), .notCached(let text),
-             .io(let text), .damaged(let text), .internalFailure(let text):
+             .io(let text), .cacheUnavailable(let text), .damaged(let text), .internalFailure(let text):
             text
         case .http(_, let text):
             text
