@@ -7,7 +7,7 @@
 # itself breaks (missing packages that can't be installed, nginx won't start, a bug in here).
 #
 # Environment:
-#   IMGFETCH=path          binary to measure (default .build/release/imgfetch, built if missing)
+#   IMGFETCH=path          binary to measure (default .build/static/release/imgfetch, built if missing)
 #   BENCH_COUNT=500        images in the batch workloads (2, 3)
 #   BENCH_ONLY=1,2,...     run only these workloads
 #   BENCH_ROUNDS_FAST=10 BENCH_ROUNDS_BATCH=3 BENCH_ROUNDS_WARM=5 BENCH_ROUNDS_MEM=3
@@ -22,7 +22,7 @@ ROOT=$PWD
 BENCH=$ROOT/bench
 WORK=$BENCH/work                  # generated, kept between runs, ignored by git (/bench/work/)
 WWW=$WORK/www-r1                  # image set, recipe 1 (gen_images.py RECIPE)
-IMGFETCH=${IMGFETCH:-.build/release/imgfetch}
+IMGFETCH=${IMGFETCH:-.build/static/release/imgfetch}
 BENCH_COUNT=${BENCH_COUNT:-500}
 REPORT=${BENCH_REPORT:-docs/BENCHMARKS.md}
 PYTHON=${PYTHON:-python3}
@@ -55,11 +55,11 @@ fi
 
 # ---------------------------------------------------------------------------- imgfetch
 if [[ ! -x $IMGFETCH ]]; then
-  if [[ $IMGFETCH == .build/release/imgfetch ]]; then
+  if [[ $IMGFETCH == .build/static/release/imgfetch ]]; then
     say "building imgfetch (swift build -c release, log in bench/work/build.log)"
     mkdir -p "$WORK"
     SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
-    if ! "$SWIFT" build -c release >"$WORK/build.log" 2>&1; then
+    if ! "$SWIFT" build -c release -Xswiftc -static-stdlib --scratch-path .build/static >"$WORK/build.log" 2>&1; then
       say "build failed (tail of bench/work/build.log below); imgfetch rows will say so"
       tail -n 15 "$WORK/build.log" >&2 || true
     fi

@@ -2,14 +2,14 @@
 # imgfetch demo: serves the bundled sample images from the fixture server on 127.0.0.1, runs imgfetch on
 # them with a throw-away cache directory, and leaves the results in demo-output/.
 #
-#   IMGFETCH=.build/release/imgfetch scripts/demo.sh      (what `make demo` runs)
+#   IMGFETCH=.build/static/release/imgfetch scripts/demo.sh      (what `make demo` runs)
 #
-# Environment: IMGFETCH (the binary; default .build/release/imgfetch), DEMO_OUT (default demo-output).
+# Environment: IMGFETCH (the binary; default .build/static/release/imgfetch), DEMO_OUT (default demo-output).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-BIN=${IMGFETCH:-.build/release/imgfetch}
+BIN=${IMGFETCH:-.build/static/release/imgfetch}
 case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
 OUT=${DEMO_OUT:-demo-output}
 IMAGES=$ROOT/Tests/Fixtures/images
