@@ -34,13 +34,10 @@ enum BatchCommand {
         }
         settings.configuration.network.cancellation = cancellation
         let pipeline: ImagePipeline
-        do {
-            pipeline = try ImagePipeline(configuration: settings.configuration)
-        } catch {
-            Reporter.error(error.message)
-            return error.exitCode
+        switch settings.openPipeline() {
+        case .success(let opened): pipeline = opened
+        case .failure(let error): return error.exitCode
         }
-        if !settings.quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
 
         let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,

@@ -21,13 +21,10 @@ enum FetchCommand {
         }
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let pipeline: ImagePipeline
-        do {
-            pipeline = try ImagePipeline(configuration: settings.configuration)
-        } catch {
-            Reporter.error(error.message)
-            return error.exitCode
+        switch settings.openPipeline() {
+        case .success(let opened): pipeline = opened
+        case .failure(let error): return error.exitCode
         }
-        if !settings.quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
         var naming = OutputNaming()
         var worst: Int32 = 0
         var failures = 0

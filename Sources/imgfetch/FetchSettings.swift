@@ -96,6 +96,18 @@ struct FetchSettings {
         autoClean = !arguments.has("no-auto-clean")
     }
 
+    /// Opens the pipeline and prints its warnings (not with `-q`), or prints why it can't be opened.
+    func openPipeline() -> Result<ImagePipeline, ImgError> {
+        do {
+            let pipeline = try ImagePipeline(configuration: configuration)
+            if !quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
+            return .success(pipeline)
+        } catch {
+            Reporter.error(error.message)
+            return .failure(error)
+        }
+    }
+
     /// The processors in the order their options were given; `--upscale` lets every `fit` resize enlarge.
     static func chain(from arguments: ScannedArguments) throws(ImgError) -> ProcessingChain {
         var chain = ProcessingChain()
