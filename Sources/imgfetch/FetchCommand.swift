@@ -47,6 +47,7 @@ enum FetchCommand {
                 reporter.failure(input: input, error: error, milliseconds: milliseconds(since: started))
             }
         }
+        if settings.autoClean, let directory = settings.configuration.cacheDirectory { CacheMaintenance.autoCleanIfDue(directory: directory, settings: settings.cacheSettings) }
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }
