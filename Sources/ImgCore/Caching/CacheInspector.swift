@@ -72,7 +72,7 @@ public enum CacheInspector {
                          variant: metadata?.variant, path: path, size: entry.size, imageBytes: metadata?.size,
                          format: metadata?.format, width: metadata?.width, height: metadata?.height,
                          created: metadata?.created, lastAccess: entry.lastAccess,
-                         expires: entry.expires >= EntryIO.never ? nil : entry.expires, expired: entry.isExpired(at: now),
+                         expires: entry.expires >= EntryIO.neverThreshold ? nil : entry.expires, expired: entry.isExpired(at: now),
                          etag: metadata?.etag, lastModified: metadata?.lastModified, damaged: metadata == nil)
     }
 

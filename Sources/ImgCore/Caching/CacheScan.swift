@@ -13,7 +13,7 @@ public struct CacheEntryStat: Sendable {
     public var size: Int64
     /// Last access (the file's atime), seconds since 1970.
     public var lastAccess: Double
-    /// Expiry (the file's mtime), seconds since 1970; `EntryIO.never` for never.
+    /// Expiry (the file's mtime), seconds since 1970; far in the future (year 2400 or later) for never.
     public var expires: Double
     public var inode: UInt64
 

@@ -8,6 +8,9 @@ enum EntryIO {
     /// The expiry stored for entries that never expire: the last second of year 9999.
     static let never: Double = 253_402_300_799
 
+    /// Expiries from here on read back as "never": file systems clamp year 9999 (ext4 stops in 2446).
+    static let neverThreshold: Double = 13_569_465_600 // 2400-01-01
+
     static func expiry(now: Date, ttl: Int64?) -> Double {
         guard let ttl else { return never }
         return min(never, now.timeIntervalSince1970 + Double(ttl))

@@ -37,6 +37,11 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
 
     deinit {
         process.terminate()
+        // Spawned from a thread that blocks signals, the server inherits that mask and may never see SIGTERM:
+        // give it a moment, then SIGKILL, so that a test never hangs here.
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
