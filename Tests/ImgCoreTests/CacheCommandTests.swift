@@ -246,6 +246,21 @@ struct CacheCommandTests {
         #expect(FileState.listing(fixture.cache + "/tmp").keys.allSatisfy { !$0.hasSuffix(".removing") })
     }
 
+    @Test func inspectAndRemoveHonourKeepQueryAndCacheKey() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg?v=1", ["--keep-query"])
+        try fixture.fetch("/img/sample.jpg?v=2", ["--keep-query"])
+        try fixture.fetch("/img/rgba.png", ["--cache-key", "my-key"])
+        let url = fixture.server.url("/img/sample.jpg")
+        #expect(try fixture.inspectJSON([url])["entries"] as? Int == 0, "without --keep-query the key has no query")
+        #expect(try fixture.inspectJSON([url + "?v=1", "--keep-query"])["entries"] as? Int == 2)
+        #expect(try fixture.inspectJSON(["http://elsewhere/x.png", "--cache-key", "my-key"])["entries"] as? Int == 2)
+        let removed = try fixture.run(["cache", "remove", url + "?v=1", "--keep-query"])
+        #expect(removed.stdoutText.hasPrefix("removed 2 entries"), "\(removed.stdoutText)")
+        #expect(try fixture.inspectJSON([url + "?v=2", "--keep-query"])["entries"] as? Int == 2)
+        #expect(try fixture.inspectJSON()["entries"] as? Int == 4)
+    }
+
     @Test func verifyCatchesATruncatedEntryAndAFlippedByteAndRepairRemovesThem() throws {
         let fixture = try CacheFixture()
         try fixture.fetch("/img/sample.jpg")

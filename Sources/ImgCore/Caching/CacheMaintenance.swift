@@ -157,7 +157,8 @@ public enum CacheMaintenance {
                                       now: Double = Date().timeIntervalSince1970) -> Report? {
         let marker = "\(directory)/last-clean"
         var info = stat()
-        if stat(marker, &info) == 0, now - EntryIO.seconds(info.st_mtim) < interval { return nil }
+        // The fast path, one stat: a marker with a recorded run (not empty) that is recent enough.
+        if stat(marker, &info) == 0, info.st_size > 0, now - EntryIO.seconds(info.st_mtim) < interval { return nil }
         guard (try? CacheDirectory.checkSafety(directory)) != nil else { return nil }
         let descriptor = open(marker, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
