@@ -61,7 +61,7 @@ enum BatchCommand {
         }
         let summary = runner.run(inputs)
         watchers.forEach { $0.cancel() }
-        // TODO(auto-clean): call CacheMaintenance.autoCleanIfDue(...) here once it lands (skipped with --no-auto-clean).
+        if summary.signal == 0 { settings.cleanCacheIfDue() }
         printer.finish(summary)
         if summary.signal != 0 { return 128 + summary.signal }
         return summary.progress.failed > 0 || summary.stoppedEarly ? 1 : 0

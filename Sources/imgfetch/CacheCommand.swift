@@ -1,10 +1,246 @@
 import Foundation
 import ImgCore
 
-/// `imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config`.
+/// `imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config`: parses, calls ImgCore, prints.
+/// Summaries go to stdout (nothing with `-q`); errors are one line on stderr with the documented exit code
+/// (2 usage, 7 local I/O or an unsafe directory, 8 damaged entries found by verify).
 enum CacheCommand {
+    static let subcommands = ["inspect", "clean-expired", "prune", "clear", "remove", "verify", "config"]
+
     static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String]) -> Int32 {
-        Reporter.error("cache commands are not implemented yet")
-        return 2
+        do throws(ImgError) {
+            return try execute(arguments, words: words, environment: environment)
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+    }
+
+    private static func execute(_ arguments: ScannedArguments, words: [String], environment: [String: String]) throws(ImgError) -> Int32 {
+        guard let subcommand = words.first else {
+            throw .usage("cache needs a command: \(subcommands.joined(separator: ", "))")
+        }
+        guard subcommands.contains(subcommand) else {
+            throw .usage("unknown cache command '\(subcommand)' (\(subcommands.joined(separator: ", ")))")
+        }
+        let rest = Array(words.dropFirst())
+        let directory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
+        // An unsafe directory is refused before anything else (exit 7); a missing one is an empty cache.
+        let exists = access(directory, F_OK) == 0
+        if exists { try CacheDirectory.checkSafety(directory) }
+        let output = Output(quiet: arguments.has("quiet"), verbose: arguments.has("verbose") && !arguments.has("quiet"))
+        let dryRun = arguments.has("dry-run")
+
+        switch subcommand {
+        case "inspect":
+            guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
+            var limit: Int? = CacheInspector.defaultLimit
+            if let value = arguments.value("limit") { limit = try FetchSettings.integer(value, option: "limit", range: 0...Int.max) }
+            if arguments.has("all") { limit = nil }
+            let key = try rest.first.map { input throws(ImgError) in
+                try CacheInspector.originalKey(forInput: input, keepQuery: arguments.has("keep-query"), cacheKey: arguments.value("cache-key"))
+            }
+            let settings = try settings(arguments, directory: directory, environment: environment)
+            let inspection = CacheInspector.inspect(directory: directory, originalKey: key, limit: key == nil ? limit : nil,
+                                                    sizeLimit: settings.sizeLimit)
+            if arguments.has("json") {
+                CacheOutput.printJSON(inspection, url: rest.first, originalKey: key)
+            } else if !output.quiet {
+                CacheOutput.printInspection(inspection, url: rest.first)
+            }
+            return 0
+
+        case "clean-expired":
+            try noArguments(rest, subcommand)
+            var tempAge = CacheMaintenance.defaultTempAge
+            if let value = arguments.value("temp-age") {
+                guard let seconds = TimeToLive.parseSeconds(value.lowercased()) else {
+                    throw .usage("bad --temp-age '\(value)': expected a duration such as 0, 30m, 1h or 2d")
+                }
+                tempAge = Double(seconds)
+            }
+            guard exists else { return output.nothing(dryRun) }
+            let report = CacheMaintenance.cleanExpired(directory: directory, tempAge: tempAge, dryRun: dryRun)
+            output.report(report, dryRun: dryRun)
+            return 0
+
+        case "prune":
+            try noArguments(rest, subcommand)
+            let settings = try settings(arguments, directory: directory, environment: environment)
+            guard let limit = settings.sizeLimit else {
+                throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
+                             + "or store one with 'imgfetch cache config size-limit=500M'")
+            }
+            guard exists else { return output.nothing(dryRun) }
+            let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun)
+            output.report(report, dryRun: dryRun, limit: limit)
+            return 0
+
+        case "clear":
+            try noArguments(rest, subcommand)
+            guard exists else { return output.nothing(dryRun) }
+            output.report(CacheMaintenance.clear(directory: directory, dryRun: dryRun), dryRun: dryRun)
+            return 0
+
+        case "remove":
+            guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
+            let key = try CacheInspector.originalKey(forInput: rest[0], keepQuery: arguments.has("keep-query"),
+                                                     cacheKey: arguments.value("cache-key"))
+            guard exists else { return output.nothing(dryRun) }
+            output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun), dryRun: dryRun)
+            return 0
+
+        case "verify":
+            try noArguments(rest, subcommand)
+            let repair = arguments.has("repair")
+            let result = exists ? CacheVerifier.verify(directory: directory, repair: repair) : CacheVerifier.Result()
+            for damage in result.damaged {
+                output.line("\(damage.removed ? "removed" : "damaged"): \(damage.path) (\(damage.reason))")
+            }
+            if !repair, !result.damaged.isEmpty {
+                throw .damaged("\(result.damaged.count) of \(result.checked) entries damaged; "
+                               + "'imgfetch cache verify --repair' removes them")
+            }
+            let removed = result.damaged.filter(\.removed).count
+            output.line("checked \(result.checked) entries" + (repair ? ", removed \(removed) damaged" : ", all whole"))
+            return 0
+
+        default: // config
+            if !rest.isEmpty {
+                try CacheSettings.writeConfig(directory: directory, assignments: rest)
+            }
+            let settings = try settings(arguments, directory: directory, environment: environment)
+            let limit = settings.sizeLimit.map { ByteSize.format($0) } ?? "none"
+            output.line("directory  \(directory)")
+            output.line("size-limit \(limit) (\(describe(settings.sizeLimitOrigin)))")
+            output.line("ttl        \(duration(settings.ttl)) (\(describe(settings.ttlOrigin)))")
+            return 0
+        }
+    }
+
+    private static func settings(_ arguments: ScannedArguments, directory: String,
+                                 environment: [String: String]) throws(ImgError) -> CacheSettings {
+        try CacheSettings.resolve(directory: directory, sizeLimitOption: arguments.value("size-limit"),
+                                  ttlOption: arguments.value("ttl"), environment: environment)
+    }
+
+    private static func noArguments(_ rest: [String], _ subcommand: String) throws(ImgError) {
+        if let extra = rest.first { throw .usage("cache \(subcommand) takes no arguments, got '\(extra)'") }
+    }
+
+    /// `14d`, `12h`, `30m`, `45s` or `never`.
+    private static func duration(_ ttl: TimeToLive) -> String {
+        guard case .seconds(let seconds) = ttl else { return "never" }
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
+            return "\(seconds / size)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+
+    private static func describe(_ origin: CacheSettings.Origin) -> String {
+        switch origin {
+        case .option: "from the command line"
+        case .environment: "from the environment"
+        case .config: "from the directory's config"
+        case .builtIn: "default"
+        }
+    }
+
+    /// Plain-text lines on stdout, none with `-q`.
+    struct Output {
+        var quiet: Bool
+        var verbose: Bool
+
+        func line(_ text: String) {
+            guard !quiet else { return }
+            print(text)
+        }
+
+        func nothing(_ dryRun: Bool) -> Int32 {
+            report(CacheMaintenance.Report(), dryRun: dryRun)
+            return 0
+        }
+
+        /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths.
+        func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) {
+            if verbose, !quiet { for path in report.paths { print(path) } }
+            var text = "\(dryRun ? "would remove" : "removed") \(report.entries) entries, \(CacheOutput.mebibytes(report.bytes))"
+            if report.temporaries > 0 {
+                text += "; \(report.temporaries) temporaries, \(CacheOutput.mebibytes(report.temporaryBytes))"
+            }
+            if report.locks > 0 { text += "; \(report.locks) stale lock files" }
+            if let limit, let remaining = report.remainingBytes {
+                text += " (total \(CacheOutput.mebibytes(remaining)), limit \(CacheOutput.mebibytes(limit)))"
+            }
+            line(text)
+        }
+    }
+}
+
+/// How `cache inspect` prints: a text table, or one JSON document whose times are Unix seconds (UTC, fractional).
+enum CacheOutput {
+    static func mebibytes(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+    static func date(_ seconds: Double?) -> String {
+        guard let seconds else { return "never" }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+
+    static func printInspection(_ inspection: CacheInspector.Inspection, url: String?) {
+        let summary = inspection.summary
+        var text = "directory      \(inspection.directory)\n"
+        if let url { text += "url            \(url)\n" }
+        text += "entries        \(summary.entries) (\(summary.originals) originals, \(summary.variants) variants)\n"
+        text += "total          \(ByteSize.format(summary.totalBytes)), size limit \(inspection.sizeLimit.map { ByteSize.format($0) } ?? "none")\n"
+        text += "expired        \(summary.expired)\n"
+        text += "oldest access  \(summary.oldestAccess.map { date($0) } ?? "-")\n"
+        text += "newest access  \(summary.newestAccess.map { date($0) } ?? "-")\n"
+        if !inspection.items.isEmpty {
+            text += "\nLAST ACCESS           EXPIRES               SIZE        FORMAT  WIDTHxHEIGHT  KIND      URL / VARIANT\n"
+        }
+        for item in inspection.items {
+            let size = ByteSize.format(item.size)
+            let dimensions = item.width.map { "\($0)x\(item.height ?? 0)" } ?? "-"
+            let expires = item.expired ? "expired" : date(item.expires)
+            var line = date(item.lastAccess).padding(toLength: 22, withPad: " ", startingAt: 0)
+            line += expires.padding(toLength: 22, withPad: " ", startingAt: 0)
+            line += size.padding(toLength: 12, withPad: " ", startingAt: 0)
+            line += (item.format ?? "?").padding(toLength: 8, withPad: " ", startingAt: 0)
+            line += dimensions.padding(toLength: 14, withPad: " ", startingAt: 0)
+            line += item.kind.padding(toLength: 10, withPad: " ", startingAt: 0)
+            line += item.damaged ? "(damaged: \(item.path))" : (item.url ?? "?")
+            if let variant = item.variant { line += "  " + variant }
+            text += line + "\n"
+        }
+        let hidden = summary.entries - inspection.items.count
+        if hidden > 0 { text += "… and \(hidden) more (--all or --limit N to list them)\n" }
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func printJSON(_ inspection: CacheInspector.Inspection, url: String?, originalKey: String?) {
+        func value<T>(_ optional: T?) -> Any { optional.map { $0 as Any } ?? NSNull() }
+        let summary = inspection.summary
+        let items: [[String: Any]] = inspection.items.map { item in
+            ["kind": item.kind, "url": value(item.url), "key": value(item.key), "variant": value(item.variant),
+             "path": item.path, "size": item.size, "imageBytes": value(item.imageBytes), "format": value(item.format),
+             "width": value(item.width), "height": value(item.height), "created": value(item.created),
+             "lastAccess": item.lastAccess, "expires": value(item.expires), "expired": item.expired,
+             "etag": value(item.etag), "lastModified": value(item.lastModified), "damaged": item.damaged]
+        }
+        let document: [String: Any] = [
+            "directory": inspection.directory, "url": value(url), "originalKey": value(originalKey),
+            "entries": summary.entries, "originals": summary.originals, "variants": summary.variants,
+            "totalBytes": summary.totalBytes, "sizeLimit": value(inspection.sizeLimit), "expired": summary.expired,
+            "oldestAccess": value(summary.oldestAccess), "newestAccess": value(summary.newestAccess),
+            "shown": items.count, "items": items,
+        ]
+        guard var data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            Reporter.error("cannot encode the inspection as JSON")
+            return
+        }
+        data.append(0x0A)
+        FileHandle.standardOutput.write(data)
     }
 }

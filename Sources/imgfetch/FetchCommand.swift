@@ -45,6 +45,7 @@ enum FetchCommand {
                 reporter.failure(input: input, error: error, milliseconds: milliseconds(since: started))
             }
         }
+        settings.cleanCacheIfDue()
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }

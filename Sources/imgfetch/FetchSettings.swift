@@ -12,7 +12,10 @@ struct FetchSettings {
     var json = false
     var showProgress = false
     var denyLocal = false
+    /// Clean the disk cache when due (`CacheMaintenance.autoCleanIfDue`); false with --no-auto-clean or no disk cache.
     var autoClean = true
+    /// TTL and size limit of the cache directory, after option, environment and the directory's config.
+    var cacheSettings = CacheSettings()
 
     /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
@@ -80,12 +83,13 @@ struct FetchSettings {
         policy.memoryOnly = arguments.has("memory-only")
         policy.noCache = arguments.has("no-cache")
         configuration.policy = policy
-        if let value = arguments.value("ttl") ?? environment["IMGFETCH_TTL"] {
-            guard let ttl = TimeToLive.parse(value) else { throw .usage("bad --ttl '\(value)': expected e.g. 30s, 15m, 12h, 7d or never") }
-            configuration.ttl = ttl
-        }
         if let value = arguments.value("memory-limit") { configuration.memoryLimit = Int(try Self.size(value, option: "memory-limit")) }
-        configuration.cacheDirectory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
+        let cacheDirectory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
+        configuration.cacheDirectory = cacheDirectory
+        // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
+        cacheSettings = try CacheSettings.resolve(directory: cacheDirectory, sizeLimitOption: arguments.value("size-limit"),
+                                                  ttlOption: arguments.value("ttl"), environment: environment)
+        configuration.ttl = cacheSettings.ttl
 
         quiet = arguments.has("quiet")
         verbose = arguments.has("verbose") && !quiet
@@ -93,7 +97,13 @@ struct FetchSettings {
         showProgress = !quiet && !json && !arguments.has("no-progress") && isatty(STDERR_FILENO) != 0
         if showProgress { configuration.network.progress = Reporter.progressBar(label: "downloading") }
         denyLocal = arguments.has("deny-local")
-        autoClean = !arguments.has("no-auto-clean")
+        autoClean = !arguments.has("no-auto-clean") && !policy.memoryOnly && !policy.noCache
+    }
+
+    /// Cleans the disk cache when it is due (at most once an hour per directory), unless --no-auto-clean.
+    func cleanCacheIfDue() {
+        guard autoClean, let directory = configuration.cacheDirectory else { return }
+        CacheMaintenance.autoCleanIfDue(directory: directory, settings: cacheSettings)
     }
 
     /// Opens the pipeline and prints its warnings (not with `-q`), or prints why it can't be opened.

@@ -55,5 +55,9 @@ enum HelpText {
         cache clean-expired [--temp-age DURATION (1h)] [--dry-run]
         cache prune [--size-limit SIZE] [--dry-run]     down to 50% of the limit, least recently used first
         cache clear [--dry-run] | remove URL [--dry-run] | verify [--repair] | config [size-limit=SIZE] [ttl=DURATION]
+        Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL, then the directory's config, then defaults
+        (no size limit, ttl 7d). fetch and batch clean the cache at most once an hour unless --no-auto-clean.
+        Exit codes: 0 ok, 2 usage (e.g. prune without a size limit), 7 unsafe or unusable directory,
+        8 damaged entries found by verify (without --repair).
         """
 }

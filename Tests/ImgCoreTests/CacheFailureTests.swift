@@ -30,6 +30,8 @@ struct CacheFailureTests {
         #expect(result.stderr.contains("caching failed"))
         #expect(try ImageRenderer.probe(try #require(FileManager.default.contents(atPath: work.file("b.jpg")))).width == 290)
         #expect((try FileManager.default.contentsOfDirectory(atPath: cache + "/tmp")).isEmpty)
+        let verify = try Imgfetch.run(["cache", "verify", "--cache-dir", cache])
+        #expect(verify.status == 0, "\(verify.stderr)")
     }
 
     @Test func aReadOnlyCacheWarnsAndStillWritesTheOutput() throws {

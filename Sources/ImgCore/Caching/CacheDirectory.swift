@@ -37,7 +37,7 @@ public enum CacheDirectory {
     }
 
     /// Refuses a directory that is group or world writable, or owned by another user.
-    static func checkSafety(_ directory: String) throws(ImgError) {
+    public static func checkSafety(_ directory: String) throws(ImgError) {
         var info = stat()
         guard stat(directory, &info) == 0 else {
             throw .io("cache directory \(directory): \(String(cString: strerror(errno)))")

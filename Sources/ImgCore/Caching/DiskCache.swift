@@ -29,8 +29,13 @@ public final class DiskCache: Sendable {
     // MARK: paths
 
     func entryFolder(originalKey: String) -> String {
+        "\(directory)/entries/\(Self.entryFolder(originalKey: originalKey))"
+    }
+
+    /// The folder of an original key's entries below `entries/`: `XX/<sha256(key)>`.
+    public static func entryFolder(originalKey: String) -> String {
         let hash = Digest.sha256(originalKey)
-        return "\(directory)/entries/\(hash.prefix(2))/\(hash)"
+        return "\(hash.prefix(2))/\(hash)"
     }
 
     /// The file of the original with this key.

@@ -8,6 +8,9 @@ enum EntryIO {
     /// The expiry stored for entries that never expire: the last second of year 9999.
     static let never: Double = 253_402_300_799
 
+    /// Expiries from here on read back as "never": file systems clamp year 9999 (ext4 stops in 2446).
+    static let neverThreshold: Double = 13_569_465_600 // 2400-01-01
+
     static func expiry(now: Date, ttl: Int64?) -> Double {
         guard let ttl else { return never }
         return min(never, now.timeIntervalSince1970 + Double(ttl))
@@ -38,6 +41,44 @@ enum EntryIO {
         }
         guard read == size else { return nil }
         return (data, (seconds(info.st_atim), seconds(info.st_mtim)))
+    }
+
+    /// Reads up to `limit` bytes (nil: the whole file) of a regular file without changing its access time:
+    /// opened with `O_NOATIME` where permitted, else read normally and the atime put back to what it was.
+    /// Returns the bytes and the file's size and inode; nil when it can't be opened or read.
+    /// Linux's `O_NOATIME` and `UTIME_OMIT` (hidden behind `_GNU_SOURCE` in Glibc's Swift module).
+    static let noAccessTimeFlag: Int32 = 0o1_000_000
+    static let omitTime = (1 << 30) - 2
+
+    static func readUntouched(_ path: String, limit: Int? = nil) -> (data: Data, size: Int, inode: UInt64)? {
+        var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | noAccessTimeFlag)
+        let noatime = descriptor >= 0
+        if !noatime, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var before = stat()
+        guard fstat(descriptor, &before) == 0, before.st_mode & S_IFMT == S_IFREG else { return nil }
+        let size = Int(before.st_size)
+        let wanted = min(size, limit ?? size)
+        var data = Data(count: wanted)
+        let got = data.withUnsafeMutableBytes { raw -> Int in
+            var offset = 0
+            while offset < wanted {
+                let count = Glibc.read(descriptor, raw.baseAddress! + offset, wanted - offset)
+                if count <= 0 { break }
+                offset += count
+            }
+            return offset
+        }
+        if !noatime {
+            var after = stat()
+            if fstat(descriptor, &after) == 0, seconds(after.st_atim) != seconds(before.st_atim) {
+                var times = [before.st_atim, timespec(tv_sec: 0, tv_nsec: omitTime)]
+                futimens(descriptor, &times)
+            }
+        }
+        if got < wanted { data.count = got }
+        return (data, size, UInt64(before.st_ino))
     }
 
     static func seconds(_ time: timespec) -> Double { Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }

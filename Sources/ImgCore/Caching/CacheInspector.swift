@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `cache inspect` shows about one entry: its stat, plus its metadata line (read without changing its atime).
+public struct CacheItem: Sendable, Encodable {
+    /// `original` or `variant`.
+    public var kind: String
+    public var url: String?
+    public var key: String?
+    /// The variant identifier (chain and encoding); nil for an original.
+    public var variant: String?
+    public var path: String
+    /// File size in bytes (what the totals and prune count).
+    public var size: Int64
+    /// The image's own bytes, as recorded.
+    public var imageBytes: Int?
+    public var format: String?
+    public var width: Int?
+    public var height: Int?
+    /// Times in seconds since 1970 (UTC); `expires` is nil for an entry that never expires.
+    public var created: Double?
+    public var lastAccess: Double
+    public var expires: Double?
+    public var expired: Bool
+    public var etag: String?
+    public var lastModified: String?
+    /// The header or metadata line could not be read (`cache verify` says more).
+    public var damaged: Bool
+}
+
+/// `cache inspect`: a summary from stats alone, and the shown entries' metadata lines. Changes nothing (no atime
+/// either) and never starts libvips.
+public enum CacheInspector {
+    /// How many entries are listed unless told otherwise.
+    public static let defaultLimit = 20
+
+    /// The summary and the entries shown.
+    public struct Inspection: Sendable {
+        public var directory: String
+        public var summary: CacheScan.Summary
+        public var sizeLimit: Int64?
+        /// Most recently used first.
+        public var items: [CacheItem]
+    }
+
+    /// Inspects the whole cache (`originalKey` nil) or one original key's original and variants.
+    /// `limit` nil lists every entry.
+    public static func inspect(directory: String, originalKey: String? = nil, limit: Int? = defaultLimit,
+                               sizeLimit: Int64? = nil, now: Double = Date().timeIntervalSince1970) -> Inspection {
+        let scan = originalKey.map { CacheScan(directory: directory, folder: DiskCache.entryFolder(originalKey: $0)) }
+            ?? CacheScan(directory: directory)
+        var entries = scan.entries
+        let count = limit.map { min($0, entries.count) } ?? entries.count
+        if count < entries.count {
+            // Partial selection of the newest: cheaper than sorting everything.
+            entries = Array(entries.sorted { $0.lastAccess > $1.lastAccess }.prefix(count))
+        } else {
+            entries.sort { $0.lastAccess > $1.lastAccess }
+        }
+        let items = entries.map { item(for: $0, directory: directory, now: now) }
+        return Inspection(directory: directory, summary: scan.summary(now: now), sizeLimit: sizeLimit, items: items)
+    }
+
+    /// Reads one entry's header and metadata line (the first 64 KiB at most, never the body).
+    public static func item(for entry: CacheEntryStat, directory: String, now: Double) -> CacheItem {
+        let path = entry.path(in: directory)
+        let prefix = EntryIO.readUntouched(path, limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
+        let metadata = prefix.flatMap { CacheEntryFile.parseHeader($0.data)?.0 }
+        return CacheItem(kind: entry.isOriginal ? "original" : "variant", url: metadata?.url, key: metadata?.key,
+                         variant: metadata?.variant, path: path, size: entry.size, imageBytes: metadata?.size,
+                         format: metadata?.format, width: metadata?.width, height: metadata?.height,
+                         created: metadata?.created, lastAccess: entry.lastAccess,
+                         expires: entry.expires >= EntryIO.neverThreshold ? nil : entry.expires, expired: entry.isExpired(at: now),
+                         etag: metadata?.etag, lastModified: metadata?.lastModified, damaged: metadata == nil)
+    }
+
+    /// The original key of a command-line input, as fetch computes it: `--cache-key` wins; a URL loses its query
+    /// and fragment unless `keepQuery`; a local file's key carries its size and modification time.
+    public static func originalKey(forInput input: String, keepQuery: Bool, cacheKey: String?) throws(ImgError) -> String {
+        if let cacheKey { return cacheKey }
+        switch try ImageSource(parsing: input) {
+        case .remote(let url):
+            guard let key = CacheKey.original(for: url, keepingQuery: keepQuery) else { throw .usage("malformed URL '\(input)'") }
+            return key
+        case .file(let path):
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw .usage("no such file '\(path)'") }
+            return CacheKey.original(forFile: path, size: Int64(info.st_size), modified: EntryIO.seconds(info.st_mtim))
+        case .standardInput:
+            throw .usage("standard input is never cached; give a URL")
+        }
+    }
+}

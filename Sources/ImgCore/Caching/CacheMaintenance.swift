@@ -1,0 +1,204 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps a cache directory in bounds while other processes use it: expired entries, old temporaries, stale locks,
+/// pruning to 50% of the size limit, clearing, removing one URL. Decisions come from a `stat` of each file alone.
+///
+/// Running beside fetchers: an entry is unlinked only if the file at its path is still the one scanned (same inode)
+/// and still qualifies (still expired; for prune, not accessed since the scan), checked just before the unlink.
+/// Files being written live in `tmp/` until renamed into place, and temporaries younger than the temp age
+/// (default 1 hour) are never touched, so nothing being written is deleted. A reader that has an entry open keeps
+/// its whole file after an unlink.
+public enum CacheMaintenance {
+    /// How long a temporary (`tmp/*.tmp`, `tmp/*.removing`) or unheld lock file must be left alone; default 1 hour.
+    public static let defaultTempAge: Double = 3600
+    /// How often `fetch` and `batch` clean on their own; default once an hour.
+    public static let autoCleanInterval: Double = 3600
+
+    /// What a maintenance command removed (or, in a dry run, would remove).
+    public struct Report: Sendable, Equatable {
+        public var entries = 0
+        public var bytes: Int64 = 0
+        public var temporaries = 0
+        public var temporaryBytes: Int64 = 0
+        public var locks = 0
+        public var folders = 0
+        /// The entries' total size after the command (prune only).
+        public var remainingBytes: Int64?
+        /// Paths removed (or that would be), entries first; for `-v` and `--dry-run`.
+        public var paths: [String] = []
+        public init() {}
+    }
+
+    // MARK: clean-expired
+
+    /// Removes expired entries, temporaries and unheld lock files older than `tempAge` seconds, and empty entry folders.
+    public static func cleanExpired(directory: String, tempAge: Double = defaultTempAge, dryRun: Bool = false,
+                                    now: Double = Date().timeIntervalSince1970) -> Report {
+        var report = Report()
+        let scan = CacheScan(directory: directory)
+        for entry in scan.entries where entry.isExpired(at: now) {
+            let removed = dryRun || removeEntry(entry, directory: directory) { $0.isExpired(at: now) }
+            if removed { record(entry, directory: directory, in: &report) }
+        }
+        for folder in scan.emptyFolders where dryRun || rmdir("\(directory)/entries/\(folder)") == 0 {
+            report.folders += 1
+        }
+        removeTemporaries(directory: directory, olderThan: tempAge, dryRun: dryRun, now: now, into: &report)
+        report.locks = KeyLock.removeStale(directory: directory, olderThan: tempAge, dryRun: dryRun)
+        return report
+    }
+
+    /// Removes `tmp/*.tmp` files and `tmp/*.removing` folders whose last change (ctime: set by the final write
+    /// or the rename that made them) is at least `age` seconds ago.
+    static func removeTemporaries(directory: String, olderThan age: Double, dryRun: Bool, now: Double, into report: inout Report) {
+        let folder = "\(directory)/tmp"
+        for name in DirectoryListing.names(in: folder) where name.hasSuffix(".tmp") || name.hasSuffix(".removing") {
+            let path = "\(folder)/\(name)"
+            var info = stat()
+            guard lstat(path, &info) == 0, now - EntryIO.seconds(info.st_ctim) >= age else { continue }
+            let isFolder = info.st_mode & S_IFMT == S_IFDIR
+            var bytes = Int64(info.st_size)
+            if dryRun {
+                if isFolder { bytes = treeBytes(path) }
+            } else if isFolder {
+                bytes = DirectoryListing.removeTree(path).bytes
+            } else if unlink(path) != 0 {
+                continue
+            }
+            report.temporaries += 1
+            report.temporaryBytes += bytes
+            report.paths.append(path)
+        }
+    }
+
+    private static func treeBytes(_ path: String) -> Int64 {
+        var total: Int64 = 0
+        for name in DirectoryListing.names(in: path) {
+            var info = stat()
+            let child = "\(path)/\(name)"
+            guard lstat(child, &info) == 0 else { continue }
+            total += info.st_mode & S_IFMT == S_IFDIR ? treeBytes(child) : Int64(info.st_size)
+        }
+        return total
+    }
+
+    // MARK: prune
+
+    /// When the entries' total is over `sizeLimit`, removes the least recently accessed entries until the total is
+    /// at or below half of it (Kingfisher's rule). An entry accessed since the scan is kept (it is no longer the least
+    /// recently used).
+    public static func prune(directory: String, sizeLimit: Int64, dryRun: Bool = false) -> Report {
+        var report = Report()
+        let scan = CacheScan(directory: directory)
+        var total = scan.entries.reduce(Int64(0)) { $0 + $1.size }
+        if total > sizeLimit {
+            let target = sizeLimit / 2
+            // Sort indices, not the entries (cheaper for 100,000); ties by path for a stable order.
+            let order = scan.entries.indices.sorted {
+                let (a, b) = (scan.entries[$0], scan.entries[$1])
+                return a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name)
+            }
+            for index in order where total > target {
+                let entry = scan.entries[index]
+                let removed = dryRun || removeEntry(entry, directory: directory) { $0.lastAccess == entry.lastAccess }
+                guard removed else { continue }
+                record(entry, directory: directory, in: &report)
+                total -= entry.size
+            }
+        }
+        report.remainingBytes = total
+        return report
+    }
+
+    // MARK: clear and remove
+
+    /// Removes every entry: `entries/` is renamed away in one step (so no reader sees half a cache), replaced by an
+    /// empty folder, then deleted.
+    public static func clear(directory: String, dryRun: Bool = false) -> Report {
+        var report = Report()
+        let scan = CacheScan(directory: directory)
+        if dryRun {
+            for entry in scan.entries { record(entry, directory: directory, in: &report) }
+            return report
+        }
+        let doomed = "\(directory)/tmp/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).removing"
+        guard rename("\(directory)/entries", doomed) == 0 else { return report }
+        mkdir("\(directory)/entries", 0o700)
+        for entry in scan.entries { record(entry, directory: directory, in: &report) }
+        DirectoryListing.removeTree(doomed)
+        return report
+    }
+
+    /// Removes the original of `originalKey` and all its variants together (`DiskCache.removeAll`).
+    public static func remove(directory: String, originalKey: String, dryRun: Bool = false) throws(ImgError) -> Report {
+        var report = Report()
+        let folder = DiskCache.entryFolder(originalKey: originalKey)
+        let scan = CacheScan(directory: directory, folder: folder)
+        for entry in scan.entries { record(entry, directory: directory, in: &report) }
+        if !dryRun, !scan.entries.isEmpty {
+            let cache = try DiskCache(directory: directory)
+            let removed = cache.removeAll(originalKey: originalKey)
+            report.bytes = removed.bytes
+        }
+        return report
+    }
+
+    // MARK: auto clean
+
+    /// Cleans (expired entries, old temporaries and locks, and a prune when `settings` has a size limit) if the last
+    /// clean of this directory, recorded as the mtime of `DIR/last-clean`, was at least `interval` seconds ago
+    /// (default 1 hour). A non-blocking `flock` on that file makes sure only one process cleans at a time; the others
+    /// return at once. Never fails: returns the report, or nil when nothing ran.
+    @discardableResult
+    public static func autoCleanIfDue(directory: String, settings: CacheSettings, interval: Double = autoCleanInterval,
+                                      now: Double = Date().timeIntervalSince1970) -> Report? {
+        let marker = "\(directory)/last-clean"
+        var info = stat()
+        // The fast path, one stat: a marker with a recorded run (not empty) that is recent enough.
+        if stat(marker, &info) == 0, info.st_size > 0, now - EntryIO.seconds(info.st_mtim) < interval { return nil }
+        guard (try? CacheDirectory.checkSafety(directory)) != nil else { return nil }
+        let descriptor = open(marker, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return nil }
+        // Someone may have finished a clean between our stat and our lock.
+        if fstat(descriptor, &info) == 0, info.st_size > 0, now - EntryIO.seconds(info.st_mtim) < interval { return nil }
+        // Record the run first, so that a clean cut short is not retried by every process.
+        _ = "\(Int(now))\n".withCString { write(descriptor, $0, strlen($0)) }
+        var times = [EntryIO.timespecOf(now), EntryIO.timespecOf(now)]
+        futimens(descriptor, &times)
+        var report = cleanExpired(directory: directory, now: now)
+        if let limit = settings.sizeLimit {
+            let pruned = prune(directory: directory, sizeLimit: limit)
+            report.entries += pruned.entries
+            report.bytes += pruned.bytes
+            report.remainingBytes = pruned.remainingBytes
+        }
+        return report
+    }
+
+    // MARK: helpers
+
+    /// Unlinks an entry when the file at its path is still the scanned one and `stillDoomed` holds for it now;
+    /// then removes its folder if that left it empty.
+    static func removeEntry(_ entry: CacheEntryStat, directory: String, stillDoomed: (CacheEntryStat) -> Bool) -> Bool {
+        let path = entry.path(in: directory)
+        var info = stat()
+        guard lstat(path, &info) == 0, UInt64(info.st_ino) == entry.inode, info.st_mode & S_IFMT == S_IFREG else { return false }
+        var current = entry
+        current.lastAccess = EntryIO.seconds(info.st_atim)
+        current.expires = EntryIO.seconds(info.st_mtim)
+        guard stillDoomed(current), unlink(path) == 0 else { return false }
+        rmdir("\(directory)/entries/\(entry.folder)")
+        return true
+    }
+
+    private static func record(_ entry: CacheEntryStat, directory: String, in report: inout Report) {
+        report.entries += 1
+        report.bytes += entry.size
+        report.paths.append(entry.path(in: directory))
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One entry file as a `stat` shows it: enough for clean, prune and the summary without reading a byte of it.
+public struct CacheEntryStat: Sendable {
+    /// The entry's folder below `entries/`: `XX/<sha256(original key)>`.
+    public var folder: String
+    /// `original` or `<sha256(variant key)>.variant`.
+    public var name: String
+    /// File size in bytes (header, metadata and body).
+    public var size: Int64
+    /// Last access (the file's atime), seconds since 1970.
+    public var lastAccess: Double
+    /// Expiry (the file's mtime), seconds since 1970; far in the future (year 2400 or later) for never.
+    public var expires: Double
+    public var inode: UInt64
+
+    public var isOriginal: Bool { name == "original" }
+
+    /// The entry's full path in `directory`.
+    public func path(in directory: String) -> String { "\(directory)/entries/\(folder)/\(name)" }
+
+    public func isExpired(at now: Double) -> Bool { expires < now }
+}
+
+/// Walks `entries/` with `openat`/`fdopendir`/`readdir`/`fstatat`, never following a symlink and never reading
+/// a file. Files that aren't entries (wrong names, symlinks, anything but regular files) are ignored.
+public struct CacheScan: Sendable {
+    /// Every entry file found.
+    public var entries: [CacheEntryStat] = []
+    /// Entry folders (`XX/<hash>`) that held no file at all.
+    public var emptyFolders: [String] = []
+
+    /// Scans the directory; a missing or unreadable `entries/` gives an empty scan.
+    public init(directory: String) {
+        let top = open("\(directory)/entries", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard top >= 0 else { return }
+        defer { close(top) }
+        entries.reserveCapacity(1024)
+        for (prefix, _) in Self.children(of: top) where prefix.utf8.count == 2 {
+            let prefixDescriptor = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard prefixDescriptor >= 0 else { continue }
+            defer { close(prefixDescriptor) }
+            for (hash, _) in Self.children(of: prefixDescriptor) where hash.utf8.count == 64 {
+                let folderDescriptor = openat(prefixDescriptor, hash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard folderDescriptor >= 0 else { continue }
+                defer { close(folderDescriptor) }
+                let folder = prefix + "/" + hash
+                var anything = false
+                for (name, type) in Self.children(of: folderDescriptor) {
+                    anything = true
+                    guard type == DT_REG || type == DT_UNKNOWN, Self.isEntryName(name) else { continue }
+                    var info = stat()
+                    guard fstatat(folderDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                          info.st_mode & S_IFMT == S_IFREG else { continue }
+                    entries.append(CacheEntryStat(folder: folder, name: name, size: Int64(info.st_size),
+                                                  lastAccess: EntryIO.seconds(info.st_atim),
+                                                  expires: EntryIO.seconds(info.st_mtim), inode: UInt64(info.st_ino)))
+                }
+                if !anything { emptyFolders.append(folder) }
+            }
+        }
+    }
+
+    /// Scans one original key's folder only.
+    public init(directory: String, folder: String) {
+        let path = "\(directory)/entries/\(folder)"
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        for (name, _) in Self.children(of: descriptor) where Self.isEntryName(name) {
+            var info = stat()
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            entries.append(CacheEntryStat(folder: folder, name: name, size: Int64(info.st_size),
+                                          lastAccess: EntryIO.seconds(info.st_atim),
+                                          expires: EntryIO.seconds(info.st_mtim), inode: UInt64(info.st_ino)))
+        }
+    }
+
+    /// `original` or 64 characters plus `.variant`.
+    static func isEntryName(_ name: String) -> Bool {
+        name == "original" || (name.utf8.count == 72 && name.hasSuffix(".variant"))
+    }
+
+    /// The names (without `.` and `..`) and `d_type`s in an open folder; the descriptor stays open.
+    static func children(of descriptor: Int32) -> [(String, Int32)] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let handle = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(handle) }
+        var result: [(String, Int32)] = []
+        while let entry = readdir(handle) {
+            let type = Int32(entry.pointee.d_type)
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != ".", name != ".." { result.append((name, type)) }
+        }
+        return result
+    }
+
+    // MARK: totals
+
+    /// Entries, originals, variants, bytes, expired entries, oldest and newest access.
+    public struct Summary: Sendable, Equatable {
+        public var entries = 0
+        public var originals = 0
+        public var variants = 0
+        public var totalBytes: Int64 = 0
+        public var expired = 0
+        public var oldestAccess: Double?
+        public var newestAccess: Double?
+    }
+
+    /// Totals of the scanned entries at time `now`.
+    public func summary(now: Double = Date().timeIntervalSince1970) -> Summary {
+        Self.summarise(entries, now: now)
+    }
+
+    public static func summarise(_ entries: [CacheEntryStat], now: Double) -> Summary {
+        var summary = Summary()
+        for entry in entries {
+            summary.entries += 1
+            if entry.isOriginal { summary.originals += 1 } else { summary.variants += 1 }
+            summary.totalBytes += entry.size
+            if entry.isExpired(at: now) { summary.expired += 1 }
+            summary.oldestAccess = min(summary.oldestAccess ?? entry.lastAccess, entry.lastAccess)
+            summary.newestAccess = max(summary.newestAccess ?? entry.lastAccess, entry.lastAccess)
+        }
+        return summary
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A cache directory's settings: its size limit and the TTL of entries written to it.
+///
+/// Each value comes from the first of: the command-line option, the environment (`IMGFETCH_SIZE_LIMIT`,
+/// `IMGFETCH_TTL`), the directory's own `config` file (written by `imgfetch cache config`), the built-in default.
+public struct CacheSettings: Sendable, Equatable {
+    /// Where a value came from, for `cache config` to show.
+    public enum Origin: String, Sendable {
+        case option, environment, config, builtIn = "default"
+    }
+
+    /// The size limit in bytes; nil (the default) means none, as does 0.
+    public var sizeLimit: Int64?
+    /// Time to live of new entries; default 7 days.
+    public var ttl: TimeToLive = .defaultValue
+    /// Where `sizeLimit` came from.
+    public var sizeLimitOrigin: Origin = .builtIn
+    /// Where `ttl` came from.
+    public var ttlOrigin: Origin = .builtIn
+
+    public init(sizeLimit: Int64? = nil, ttl: TimeToLive = .defaultValue) {
+        self.sizeLimit = sizeLimit
+        self.ttl = ttl
+    }
+
+    /// The keys `cache config` knows.
+    public static let keys = ["size-limit", "ttl"]
+
+    /// Resolves both settings. The directory's `config` is read only when the directory exists and is safe
+    /// (owned by us, not group or world writable); a malformed value anywhere is `ImgError.usage` naming its place.
+    public static func resolve(directory: String, sizeLimitOption: String?, ttlOption: String?,
+                               environment: [String: String]) throws(ImgError) -> CacheSettings {
+        var settings = CacheSettings()
+        var stored: [String: String] = [:]
+        if access(directory, F_OK) == 0, (try? CacheDirectory.checkSafety(directory)) != nil {
+            stored = try readConfig(directory: directory)
+        }
+        let configName = "\(directory)/config"
+        if let (value, origin, place) = pick(sizeLimitOption, "--size-limit", environment["IMGFETCH_SIZE_LIMIT"],
+                                             "IMGFETCH_SIZE_LIMIT", stored["size-limit"], configName) {
+            guard let limit = parseSizeLimit(value) else {
+                throw .usage("bad size limit '\(value)' in \(place): expected a size such as 500M or 2G, or none")
+            }
+            settings.sizeLimit = limit
+            settings.sizeLimitOrigin = origin
+        }
+        if let (value, origin, place) = pick(ttlOption, "--ttl", environment["IMGFETCH_TTL"], "IMGFETCH_TTL",
+                                             stored["ttl"], configName) {
+            guard let ttl = TimeToLive.parse(value) else {
+                throw .usage("bad ttl '\(value)' in \(place): expected e.g. 30s, 15m, 12h, 7d or never")
+            }
+            settings.ttl = ttl
+            settings.ttlOrigin = origin
+        }
+        return settings
+    }
+
+    private static func pick(_ option: String?, _ optionName: String, _ environment: String?, _ environmentName: String,
+                             _ stored: String?, _ configName: String) -> (String, Origin, String)? {
+        if let option { return (option, .option, optionName) }
+        if let environment, !environment.isEmpty { return (environment, .environment, environmentName) }
+        if let stored, !stored.isEmpty { return (stored, .config, configName) }
+        return nil
+    }
+
+    /// Parses a size limit: `500M`, `2G`…; `0` and `none` mean no limit (nil inside `.some`).
+    public static func parseSizeLimit(_ text: String) -> Int64?? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed == "none" || trimmed == "0" { return .some(nil) }
+        guard let value = ByteSize.parse(trimmed), value > 0 else { return nil }
+        return .some(value)
+    }
+
+    // MARK: the config file
+
+    /// Reads `DIR/config` (`key=value` lines, `#` comments); a missing file is empty.
+    public static func readConfig(directory: String) throws(ImgError) -> [String: String] {
+        let path = "\(directory)/config"
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return [:] }
+            throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+        var values: [String: String] = [:]
+        for (number, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw .usage("\(path) line \(number + 1): expected key=value, found '\(line)'")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            guard keys.contains(key) else { throw .usage("\(path) line \(number + 1): unknown setting '\(key)'") }
+            values[key] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        }
+        return values
+    }
+
+    /// Checks and merges `key=value` assignments into `DIR/config`, written atomically (temporary, then rename).
+    /// An empty value removes the key. Returns the stored values.
+    @discardableResult
+    public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
+        try CacheDirectory.prepare(directory)
+        var values = try readConfig(directory: directory)
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "=") else {
+                throw .usage("bad setting '\(assignment)': expected key=value (keys: \(keys.joined(separator: ", ")))")
+            }
+            let key = String(assignment[..<equals]).trimmingCharacters(in: .whitespaces)
+            let value = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+            switch key {
+            case "size-limit":
+                guard value.isEmpty || parseSizeLimit(value) != nil else {
+                    throw .usage("bad size-limit '\(value)': expected a size such as 500M or 2G, or none")
+                }
+            case "ttl":
+                guard value.isEmpty || TimeToLive.parse(value) != nil else {
+                    throw .usage("bad ttl '\(value)': expected e.g. 30s, 15m, 12h, 7d or never")
+                }
+            default:
+                throw .usage("unknown setting '\(key)' (keys: \(keys.joined(separator: ", ")))")
+            }
+            values[key] = value.isEmpty ? nil : value
+        }
+        var text = "# imgfetch cache settings (imgfetch cache config key=value)\n"
+        for key in keys { if let value = values[key] { text += "\(key)=\(value)\n" } }
+        let now = Date().timeIntervalSince1970
+        let temporary = try EntryIO.writeTemporary(Data(text.utf8), in: "\(directory)/tmp", accessed: now, expires: now)
+        guard rename(temporary, "\(directory)/config") == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .io("cannot write \(directory)/config: \(reason)")
+        }
+        return values
+    }
+}

@@ -1,0 +1,430 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ImgCore
+
+/// A fixture server, a private cache directory, and the built binary pointed at both.
+final class CacheFixture: @unchecked Sendable { // used by one test at a time
+    let server: FixtureServer
+    let home: TemporaryDirectory
+    var cache: String { home.file("cache") }
+
+    init(root: String = Paths.images) throws {
+        server = try FixtureServer(root: root)
+        home = try TemporaryDirectory()
+    }
+
+    /// Runs `imgfetch ARGUMENTS --cache-dir CACHE`.
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+        try Imgfetch.run(arguments + ["--cache-dir", cache], environment: environment)
+    }
+
+    /// Fetches `/img/PATH` (or any server path) to a new file, without auto clean unless `extra` says otherwise.
+    @discardableResult
+    func fetch(_ path: String, _ extra: [String] = [], autoClean: Bool = false) throws -> CommandResult {
+        let output = home.file("out-\(UUID().uuidString).png")
+        var arguments = ["fetch", server.url(path), "-o", output] + extra
+        if !autoClean { arguments.append("--no-auto-clean") }
+        let result = try run(arguments)
+        #expect(result.status == 0, "fetch \(path): \(result.stderr)")
+        return result
+    }
+
+    /// The entry files (path relative to `entries/`) with size, atime and mtime in nanoseconds, from `lstat`.
+    func entries() -> [String: FileState] { FileState.listing(cache + "/entries") }
+
+    /// Every file and folder of the cache directory.
+    func everything() -> [String: FileState] { FileState.listing(cache) }
+
+    /// How many requests the server counted for `path` (its /_stats, fetched with curl).
+    func requests(_ path: String) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-s", server.url("/_stats")]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try JSONDecoder().decode(FixtureServer.Stats.self, from: data).paths[path] ?? 0
+    }
+
+    func inspectJSON(_ extra: [String] = []) throws -> [String: Any] {
+        let result = try run(["cache", "inspect", "--json"] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+    }
+}
+
+/// A file's size and times as `lstat` gives them: atime in nanoseconds; mtime (an expiry, up to year 9999) in
+/// whole seconds plus nanoseconds.
+struct FileState: Hashable, CustomStringConvertible {
+    var size: Int64
+    var accessed: Int64
+    var modified: Int64
+    var modifiedNanoseconds: Int64
+    var isFolder: Bool
+
+    var description: String { "size \(size) atime \(accessed) mtime \(modified).\(modifiedNanoseconds)\(isFolder ? " dir" : "")" }
+    /// Seconds from last access to expiry.
+    var span: Double { Double(modified) + Double(modifiedNanoseconds) / 1e9 - Double(accessed) / 1e9 }
+
+    static func nanoseconds(_ time: timespec) -> Int64 { Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec) }
+
+    static func listing(_ root: String) -> [String: FileState] {
+        var result: [String: FileState] = [:]
+        for relative in (try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? [] {
+            var info = stat()
+            guard lstat(root + "/" + relative, &info) == 0 else { continue }
+            let isFolder = info.st_mode & S_IFMT == S_IFDIR
+            result[relative] = FileState(size: isFolder ? 0 : Int64(info.st_size), accessed: isFolder ? 0 : nanoseconds(info.st_atim),
+                                         modified: isFolder ? 0 : Int64(info.st_mtim.tv_sec),
+                                         modifiedNanoseconds: isFolder ? 0 : Int64(info.st_mtim.tv_nsec), isFolder: isFolder)
+        }
+        return result
+    }
+}
+
+@Suite("cache commands through the binary")
+struct CacheCommandTests {
+    @Test func anExpiredEntryWithAnETagCostsA304NotADownload() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
+        let original = try #require(fixture.entries().first { $0.key.hasSuffix("/original") })
+        var before = stat()
+        #expect(lstat(fixture.cache + "/entries/" + original.key, &before) == 0)
+        usleep(1_200_000)
+        let items = try fixture.inspectJSON(["--all"])["items"] as? [[String: Any]] ?? []
+        #expect(items.filter { $0["kind"] as? String == "original" }.allSatisfy { $0["expired"] as? Bool == true })
+        let again = try fixture.fetch("/img/sample.jpg", ["-v"])
+        #expect(again.stderr.contains("revalidated"), "\(again.stderr)")
+        #expect(try fixture.requests("/img/sample.jpg") == 2)
+        // Renewed in place: the same file, its expiry now in the future by its own TTL.
+        var after = stat()
+        #expect(lstat(fixture.cache + "/entries/" + original.key, &after) == 0)
+        #expect(after.st_ino == before.st_ino)
+        #expect(EntryIO.seconds(after.st_mtim) > EntryIO.seconds(before.st_mtim) + 1)
+    }
+
+    @Test func anExpiredEntryWithoutValidatorsIsDownloadedAgain() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/noval/sample.jpg", ["--ttl", "1s"])
+        usleep(1_200_000)
+        let again = try fixture.fetch("/noval/sample.jpg", ["-v"])
+        #expect(again.stderr.contains("network"), "\(again.stderr)")
+        #expect(!again.stderr.contains("revalidated"))
+        #expect(try fixture.requests("/noval/sample.jpg") == 2)
+    }
+
+    @Test func aChangedImageAnswers200AndReplacesTheOriginalAndDropsItsVariants() throws {
+        let root = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: root.file("a.jpg"))
+        let fixture = try CacheFixture(root: root.path)
+        try fixture.fetch("/img/a.jpg", ["--ttl", "1s"])
+        try fixture.fetch("/img/a.jpg", ["--ttl", "1s", "--resize", "20x20"])
+        #expect(fixture.entries().filter { $0.key.hasSuffix(".variant") }.count == 2)
+        try FileManager.default.removeItem(atPath: root.file("a.jpg"))
+        try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file("a.jpg"))
+        usleep(1_200_000)
+        let again = try fixture.fetch("/img/a.jpg", ["-v"])
+        #expect(again.stderr.contains("network"), "\(again.stderr)")
+        let inspected = try fixture.inspectJSON([fixture.server.url("/img/a.jpg")])
+        let items = inspected["items"] as? [[String: Any]] ?? []
+        #expect(items.count == 2, "the resize variant must be gone: \(items)")
+        #expect(!items.contains { ($0["variant"] as? String)?.contains("resize") == true })
+        let original = try #require(items.first { $0["kind"] as? String == "original" })
+        #expect(original["format"] as? String == "png")
+        #expect(original["expired"] as? Bool == false)
+    }
+
+    @Test func pruneRemovesExactlyTheLeastRecentlyAccessedDownToHalfTheLimit() throws {
+        let fixture = try CacheFixture()
+        for name in ["sample.jpg", "rgba.png", "1.webp", "cogs.gif", "indexed.png", "cramps.gif"] {
+            try fixture.fetch("/img/\(name)")
+            usleep(20_000)
+        }
+        try fixture.fetch("/img/sample.jpg") // its variant becomes the most recently used
+        let before = fixture.entries().filter { !$0.value.isFolder }
+        let total = before.values.reduce(0) { $0 + $1.size }
+        let limit = total * 7 / 10
+        // The expected survivors, computed from lstat: least recently accessed go first until total <= limit / 2.
+        var remaining = total
+        var expectedRemoved = Set<String>()
+        for (path, state) in before.sorted(by: { ($0.value.accessed, $0.key) < ($1.value.accessed, $1.key) }) where remaining > limit / 2 {
+            expectedRemoved.insert(path)
+            remaining -= state.size
+        }
+        #expect(!expectedRemoved.isEmpty && expectedRemoved.count < before.count)
+
+        let result = try fixture.run(["cache", "prune", "--size-limit", String(limit)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.hasPrefix("removed \(expectedRemoved.count) entries"), "\(result.stdoutText)")
+        let after = fixture.entries().filter { !$0.value.isFolder }
+        #expect(Set(before.keys).subtracting(after.keys) == expectedRemoved)
+        let afterTotal = after.values.reduce(0) { $0 + $1.size }
+        #expect(afterTotal <= limit / 2)
+        // It stopped as soon as it could: putting back the newest removed entry would be over half.
+        let newestRemoved = expectedRemoved.max { before[$0]!.accessed < before[$1]!.accessed }!
+        #expect(afterTotal + before[newestRemoved]!.size > limit / 2)
+        #expect(after.values.map(\.accessed).min()! >= expectedRemoved.map { before[$0]!.accessed }.max()!)
+
+        // Under the limit: nothing to do.
+        let second = try fixture.run(["cache", "prune", "--size-limit", String(limit)])
+        #expect(second.stdoutText.hasPrefix("removed 0 entries"))
+        #expect(fixture.entries().filter { !$0.value.isFolder }.count == after.count)
+    }
+
+    @Test func cleanExpiredRemovesOnlyExpiredEntriesAndOldTemporaries() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
+        try fixture.fetch("/img/rgba.png")
+        try fixture.fetch("/img/cogs.gif", ["--ttl", "never"])
+        let shortLived = fixture.entries().filter { !$0.value.isFolder && $0.value.modified < Int64(Date().timeIntervalSince1970 + 60) }
+        #expect(shortLived.count == 2)
+        let temporary = fixture.cache + "/tmp/999999-1.tmp"
+        #expect(FileManager.default.createFile(atPath: temporary, contents: Data("partial".utf8)))
+        usleep(1_200_000)
+
+        let result = try fixture.run(["cache", "clean-expired"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.hasPrefix("removed 2 entries, "), "\(result.stdoutText)")
+        let after = fixture.entries().filter { !$0.value.isFolder }
+        #expect(after.count == 4)
+        #expect(Set(after.keys).isDisjoint(with: shortLived.keys))
+        #expect(FileManager.default.fileExists(atPath: temporary), "a young temporary must be left alone")
+        // The emptied entry folder went with its entries.
+        let folder = (shortLived.keys.first! as NSString).deletingLastPathComponent
+        #expect(!FileManager.default.fileExists(atPath: fixture.cache + "/entries/" + folder))
+
+        let old = try fixture.run(["cache", "clean-expired", "--temp-age", "0"])
+        #expect(old.stdoutText.contains("1 temporaries"), "\(old.stdoutText)")
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+        #expect(fixture.entries().filter { !$0.value.isFolder }.count == 4)
+    }
+
+    @Test func dryRunsChangeNothing() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
+        try fixture.fetch("/img/rgba.png", ["--resize", "10x10"])
+        try fixture.fetch("/img/rgba.png")
+        #expect(FileManager.default.createFile(atPath: fixture.cache + "/tmp/999999-2.tmp", contents: Data("x".utf8)))
+        usleep(1_200_000)
+        let before = fixture.everything()
+        let runs: [([String], String)] = [
+            (["cache", "clean-expired", "--dry-run", "--temp-age", "0"], "would remove 2 entries"),
+            (["cache", "prune", "--dry-run", "--size-limit", "1K"], "would remove 5 entries"),
+            (["cache", "clear", "--dry-run"], "would remove 5 entries"),
+            (["cache", "remove", "--dry-run", fixture.server.url("/img/rgba.png?v=2")], "would remove 3 entries"),
+        ]
+        for (arguments, expected) in runs {
+            let result = try fixture.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdoutText.hasPrefix(expected), "\(arguments): \(result.stdoutText)")
+            let after = fixture.everything()
+            #expect(after == before, "\(arguments) changed: \(Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted())")
+        }
+    }
+
+    @Test func removeTakesTheOriginalAndEveryVariant() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        try fixture.fetch("/img/sample.jpg", ["--resize", "30x30"])
+        try fixture.fetch("/img/sample.jpg", ["--grayscale"])
+        try fixture.fetch("/img/rgba.png")
+        #expect(fixture.entries().filter { !$0.value.isFolder }.count == 6)
+        let result = try fixture.run(["cache", "remove", fixture.server.url("/img/sample.jpg?sig=abc#frag")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.hasPrefix("removed 4 entries"), "\(result.stdoutText)")
+        let left = fixture.entries().filter { !$0.value.isFolder }
+        #expect(left.count == 2)
+        let inspected = try fixture.inspectJSON([fixture.server.url("/img/sample.jpg")])
+        #expect(inspected["entries"] as? Int == 0)
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/rgba.png")])["entries"] as? Int == 2)
+        // Nothing left behind in tmp/ either.
+        #expect(FileState.listing(fixture.cache + "/tmp").keys.allSatisfy { !$0.hasSuffix(".removing") })
+    }
+
+    @Test func inspectAndRemoveHonourKeepQueryAndCacheKey() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg?v=1", ["--keep-query"])
+        try fixture.fetch("/img/sample.jpg?v=2", ["--keep-query"])
+        try fixture.fetch("/img/rgba.png", ["--cache-key", "my-key"])
+        let url = fixture.server.url("/img/sample.jpg")
+        #expect(try fixture.inspectJSON([url])["entries"] as? Int == 0, "without --keep-query the key has no query")
+        #expect(try fixture.inspectJSON([url + "?v=1", "--keep-query"])["entries"] as? Int == 2)
+        #expect(try fixture.inspectJSON(["http://elsewhere/x.png", "--cache-key", "my-key"])["entries"] as? Int == 2)
+        let removed = try fixture.run(["cache", "remove", url + "?v=1", "--keep-query"])
+        #expect(removed.stdoutText.hasPrefix("removed 2 entries"), "\(removed.stdoutText)")
+        #expect(try fixture.inspectJSON([url + "?v=2", "--keep-query"])["entries"] as? Int == 2)
+        #expect(try fixture.inspectJSON()["entries"] as? Int == 4)
+    }
+
+    @Test func verifyCatchesATruncatedEntryAndAFlippedByteAndRepairRemovesThem() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        try fixture.fetch("/img/rgba.png")
+        let clean = try fixture.run(["cache", "verify"])
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(clean.stdoutText.contains("checked 4 entries"))
+
+        let files = fixture.entries().filter { !$0.value.isFolder }.keys.sorted()
+        let truncated = try fixture.cache + "/entries/" + #require(files.first { $0.hasSuffix("/original") })
+        let flipped = try fixture.cache + "/entries/" + #require(files.first { $0.hasSuffix(".variant") })
+        var info = stat()
+        #expect(lstat(truncated, &info) == 0)
+        #expect(truncate(truncated, info.st_size - 100) == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: flipped))
+        bytes[bytes.count - 10] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: flipped))
+
+        let found = try fixture.run(["cache", "verify"])
+        #expect(found.status == 8, "\(found.stderr)")
+        #expect(found.stdoutText.contains(truncated) && found.stdoutText.contains("size mismatch"), "\(found.stdoutText)")
+        #expect(found.stdoutText.contains(flipped) && found.stdoutText.contains("digest mismatch"), "\(found.stdoutText)")
+        #expect(found.stderr.split(separator: "\n").count == 1)
+        #expect(FileManager.default.fileExists(atPath: truncated), "verify without --repair removes nothing")
+
+        let quiet = try fixture.run(["cache", "verify", "-q"])
+        #expect(quiet.status == 8 && quiet.stdout.isEmpty)
+
+        let repaired = try fixture.run(["cache", "verify", "--repair"])
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: truncated) && !FileManager.default.fileExists(atPath: flipped))
+        #expect(fixture.entries().filter { !$0.value.isFolder }.count == 2)
+        #expect(try fixture.run(["cache", "verify"]).status == 0)
+    }
+
+    @Test func inspectJSONParsesAndItsTotalsAreTheSumOfItsItemsAndItTouchesNoAtime() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
+        try fixture.fetch("/img/sample.jpg", ["--resize", "40x40", "--ttl", "1s"])
+        try fixture.fetch("/img/rgba.png")
+        try fixture.fetch("/img/cogs.gif", ["--ttl", "never"])
+        usleep(1_200_000)
+        let before = fixture.everything()
+        let document = try fixture.inspectJSON(["--all", "--size-limit", "10M"])
+        let items = try #require(document["items"] as? [[String: Any]])
+        #expect(items.count == 7)
+        #expect(document["entries"] as? Int == items.count)
+        #expect(document["totalBytes"] as? Int == items.reduce(0) { $0 + ($1["size"] as? Int ?? 0) })
+        #expect(document["totalBytes"] as? Int == Int(fixture.entries().values.reduce(0) { $0 + $1.size }))
+        #expect(document["originals"] as? Int == items.filter { $0["kind"] as? String == "original" }.count)
+        #expect(document["variants"] as? Int == items.filter { $0["kind"] as? String == "variant" }.count)
+        #expect(document["originals"] as? Int == 3)
+        #expect(document["expired"] as? Int == 3)
+        #expect(document["expired"] as? Int == items.filter { $0["expired"] as? Bool == true }.count)
+        #expect(document["sizeLimit"] as? Int == 10 << 20)
+        let accesses = items.compactMap { $0["lastAccess"] as? Double }
+        #expect(document["oldestAccess"] as? Double == accesses.min())
+        #expect(document["newestAccess"] as? Double == accesses.max())
+        #expect(accesses == accesses.sorted(by: >), "most recently used first")
+        #expect(items.filter { $0["expires"] is NSNull }.count == 2, "cogs.gif never expires")
+        for item in items {
+            #expect(item["url"] is String && item["key"] is String && item["path"] is String && item["format"] is String)
+            #expect((item["width"] as? Int ?? 0) > 0 && item["damaged"] as? Bool == false)
+        }
+        // A limit shows fewer items but the same totals.
+        let limited = try fixture.inspectJSON(["--limit", "2"])
+        #expect((limited["items"] as? [Any])?.count == 2 && limited["totalBytes"] as? Int == document["totalBytes"] as? Int)
+        // The text form too; and nothing changed, atimes included.
+        let text = try fixture.run(["cache", "inspect"])
+        #expect(text.status == 0 && text.stdoutText.contains("entries        7 (3 originals, 4 variants)"), "\(text.stdoutText)")
+        #expect(fixture.everything() == before, "inspect changed the cache")
+    }
+
+    @Test func everyCommandsExitCodeAndQuietOutput() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        let url = fixture.server.url("/img/sample.jpg")
+        let quietRuns: [[String]] = [
+            ["cache", "inspect"], ["cache", "inspect", url], ["cache", "clean-expired"], ["cache", "prune", "--size-limit", "1G"],
+            ["cache", "verify"], ["cache", "config"], ["cache", "clear", "--dry-run"], ["cache", "remove", url],
+            ["cache", "config", "ttl=3d"], ["cache", "clear"],
+        ]
+        for arguments in quietRuns {
+            let result = try fixture.run(["-q"] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(arguments): \(result.stdoutText) \(result.stderr)")
+        }
+        let usage: [([String], String)] = [
+            (["cache"], "needs a command"), (["cache", "tidy"], "unknown cache command 'tidy'"),
+            (["cache", "prune"], "--size-limit"), (["cache", "prune", "--size-limit", "12Q"], "12Q"),
+            (["cache", "remove"], "one URL"), (["cache", "remove", "ftp://h/a.jpg"], "ftp"),
+            (["cache", "clean-expired", "--temp-age", "soon"], "--temp-age"), (["cache", "config", "colour=red"], "colour"),
+            (["cache", "config", "ttl=3w"], "3w"), (["cache", "inspect", "--limit", "-1"], "--limit"),
+            (["cache", "clear", "extra"], "extra"),
+        ]
+        for (arguments, mention) in usage {
+            let result = try fixture.run(arguments + ["-q"])
+            #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(mention), "\(arguments): \(result.stderr)")
+        }
+        let noLimit = try fixture.run(["cache", "prune"])
+        #expect(noLimit.stderr.contains("cache config size-limit="), "the message says how to set a limit")
+        // An unsafe directory is refused first, with exit 7.
+        chmod(fixture.cache, 0o777)
+        let unsafe = try fixture.run(["cache", "inspect"])
+        #expect(unsafe.status == 7 && unsafe.stderr.contains("writable"), "\(unsafe.stderr)")
+        chmod(fixture.cache, 0o700)
+        // A missing directory is an empty cache, and inspecting it creates nothing.
+        let missing = try Imgfetch.run(["cache", "inspect", "--cache-dir", fixture.home.file("nowhere")])
+        #expect(missing.status == 0 && missing.stdoutText.contains("entries        0"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.home.file("nowhere")))
+    }
+
+    @Test func settingsComeFromOptionThenEnvironmentThenTheDirectorysConfig() throws {
+        let fixture = try CacheFixture()
+        let set = try fixture.run(["cache", "config", "size-limit=1K", "ttl=1h"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let text = try String(contentsOfFile: fixture.cache + "/config", encoding: .utf8)
+        #expect(text.contains("size-limit=1K") && text.contains("ttl=1h"))
+        #expect(FileState.listing(fixture.cache + "/tmp").isEmpty, "written through a temporary that was renamed")
+
+        func expirySpan(_ extra: [String], environment: [String: String] = [:]) throws -> Int64 {
+            _ = try fixture.run(["cache", "clear", "-q"])
+            let output = fixture.home.file("o.png")
+            let result = try fixture.run(["fetch", fixture.server.url("/img/rgba.png"), "-o", output, "--no-auto-clean"] + extra,
+                                         environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let state = try #require(fixture.entries().first { $0.key.hasSuffix("/original") }?.value)
+            return Int64(state.span.rounded())
+        }
+        #expect(try expirySpan([]) == 3600, "fetch takes the directory's ttl")
+        #expect(try expirySpan([], environment: ["IMGFETCH_TTL": "2h"]) == 7200, "the environment beats the config")
+        #expect(try expirySpan(["--ttl", "3h"], environment: ["IMGFETCH_TTL": "2h"]) == 10_800, "the option beats both")
+
+        // prune needs no flag now; the environment and the option override the config.
+        let pruned = try fixture.run(["cache", "prune"])
+        #expect(pruned.status == 0 && pruned.stdoutText.hasPrefix("removed 2 entries"), "\(pruned.stdoutText) \(pruned.stderr)")
+        let shown = try fixture.run(["cache", "config"], environment: ["IMGFETCH_SIZE_LIMIT": "5M"])
+        #expect(shown.stdoutText.contains("size-limit 5.0 MiB (from the environment)"), "\(shown.stdoutText)")
+        #expect(shown.stdoutText.contains("ttl        1h (from the directory's config)"), "\(shown.stdoutText)")
+        let unset = try fixture.run(["cache", "config", "size-limit="])
+        #expect(unset.stdoutText.contains("size-limit none (default)"), "\(unset.stdoutText)")
+    }
+
+    @Test func fetchCleansOnItsOwnAtMostOnceAnHour() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
+        usleep(1_200_000)
+        try fixture.fetch("/img/rgba.png", autoClean: true) // first clean of this directory: due
+        let marker = fixture.cache + "/last-clean"
+        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/sample.jpg")])["entries"] as? Int == 0)
+
+        try fixture.fetch("/img/cogs.gif", ["--ttl", "1s"])
+        usleep(1_200_000)
+        try fixture.fetch("/img/rgba.png", autoClean: true) // cleaned less than an hour ago: not due
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 2)
+
+        var times = [EntryIO.timespecOf(Date().timeIntervalSince1970 - 7200), EntryIO.timespecOf(Date().timeIntervalSince1970 - 7200)]
+        #expect(utimensat(AT_FDCWD, marker, &times, 0) == 0)
+        try fixture.fetch("/img/rgba.png", ["--no-auto-clean"], autoClean: true)
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 2, "--no-auto-clean")
+        try fixture.fetch("/img/rgba.png", autoClean: true)
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 0)
+    }
+}

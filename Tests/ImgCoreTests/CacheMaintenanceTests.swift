@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ImgCore
+
+/// CacheMaintenance in process: the rules that keep it safe beside fetchers and other cleaners.
+@Suite("Cache maintenance beside other processes")
+struct CacheMaintenanceTests {
+    private func store(_ cache: DiskCache, url: String, bytes: Int = 1000, ttl: Int64? = 3600, now: Date = Date()) throws -> String {
+        let body = Data(repeating: 7, count: bytes)
+        let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
+                                          sha256: Digest.sha256(body), format: "png", width: 1, height: 1,
+                                          created: now.timeIntervalSince1970, ttl: ttl)
+        let path = cache.originalPath(originalKey: url)
+        try cache.store(body, metadata: metadata, at: path, now: now)
+        return path
+    }
+
+    @Test func anEntryReplacedOrUsedSinceTheScanIsNotRemoved() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        let path = try store(cache, url: "http://h/a.png", ttl: 1, now: Date(timeIntervalSinceNow: -10))
+        let scanned = try #require(CacheScan(directory: home.path).entries.first)
+        #expect(scanned.isExpired(at: Date().timeIntervalSince1970))
+        // A fetcher publishes a fresh entry at the same path (a new inode): the stale decision must not delete it.
+        _ = try store(cache, url: "http://h/a.png")
+        #expect(!CacheMaintenance.removeEntry(scanned, directory: home.path) { $0.isExpired(at: Date().timeIntervalSince1970) })
+        #expect(access(path, F_OK) == 0)
+        // A reader touches it after a prune's scan: no longer the least recently used, so kept.
+        let rescanned = try #require(CacheScan(directory: home.path).entries.first)
+        cache.touch(path, ttl: 3600, now: Date(timeIntervalSinceNow: 5))
+        #expect(!CacheMaintenance.removeEntry(rescanned, directory: home.path) { $0.lastAccess == rescanned.lastAccess })
+        #expect(access(path, F_OK) == 0)
+        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { _ in true })
+        #expect(access(path, F_OK) != 0)
+        #expect(access((path as NSString).deletingLastPathComponent, F_OK) != 0, "the emptied folder goes too")
+    }
+
+    @Test func autoCleanRunsWhenDueOnceAndNeverBesideAnotherCleaner() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        _ = try store(cache, url: "http://h/old.png", ttl: 1, now: Date(timeIntervalSinceNow: -10))
+        let marker = home.file("last-clean")
+
+        // Another process holds the clean lock: we neither wait nor clean.
+        let other = open(marker, O_RDWR | O_CREAT, 0o600)
+        #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
+        #expect(CacheMaintenance.autoCleanIfDue(directory: home.path, settings: CacheSettings()) == nil)
+        #expect(CacheScan(directory: home.path).entries.count == 1)
+        close(other)
+
+        let report = try #require(CacheMaintenance.autoCleanIfDue(directory: home.path, settings: CacheSettings()))
+        #expect(report.entries == 1)
+        #expect(CacheScan(directory: home.path).entries.isEmpty)
+        // Within the hour: not due.
+        _ = try store(cache, url: "http://h/old2.png", ttl: 1, now: Date(timeIntervalSinceNow: -10))
+        #expect(CacheMaintenance.autoCleanIfDue(directory: home.path, settings: CacheSettings()) == nil)
+        // An hour later, with a size limit: expired entries go, then a prune to half the limit.
+        for index in 0..<4 { _ = try store(cache, url: "http://h/\(index).png", bytes: 10_000, ttl: nil) }
+        let later = Date().timeIntervalSince1970 + CacheMaintenance.autoCleanInterval + 1
+        let pruned = try #require(CacheMaintenance.autoCleanIfDue(directory: home.path, settings: CacheSettings(sizeLimit: 30_000),
+                                                                  now: later))
+        #expect(pruned.entries == 4, "one expired, then three pruned")
+        let left = CacheScan(directory: home.path).summary()
+        #expect(left.entries == 1 && left.totalBytes <= 15_000)
+    }
+
+    @Test func temporariesAreJudgedByTheirLastChangeNotTheirExpiry() throws {
+        let home = try TemporaryDirectory()
+        _ = try DiskCache(directory: home.path)
+        // A temporary written just now carries its future expiry as mtime; its ctime says it is young.
+        let now = Date().timeIntervalSince1970
+        let temporary = try EntryIO.writeTemporary(Data("x".utf8), in: home.file("tmp"), accessed: now - 86_400 * 30,
+                                                   expires: now - 86_400 * 30)
+        #expect(CacheMaintenance.cleanExpired(directory: home.path).temporaries == 0)
+        #expect(access(temporary, F_OK) == 0)
+        #expect(CacheMaintenance.cleanExpired(directory: home.path, now: now + 3601).temporaries == 1)
+        #expect(access(temporary, F_OK) != 0)
+    }
+
+    @Test func settingsPrecedenceAndTheConfigFile() throws {
+        let home = try TemporaryDirectory()
+        try CacheSettings.writeConfig(directory: home.path, assignments: ["size-limit=2M", "ttl=14d"])
+        let stored = try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: [:])
+        #expect(stored.sizeLimit == 2 << 20 && stored.ttl == .seconds(14 * 86_400) && stored.ttlOrigin == .config)
+        let environment = try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil,
+                                                    environment: ["IMGFETCH_SIZE_LIMIT": "none", "IMGFETCH_TTL": "never"])
+        #expect(environment.sizeLimit == nil && environment.ttl == .never && environment.sizeLimitOrigin == .environment)
+        let option = try CacheSettings.resolve(directory: home.path, sizeLimitOption: "1G", ttlOption: "1h",
+                                               environment: ["IMGFETCH_SIZE_LIMIT": "5M", "IMGFETCH_TTL": "2h"])
+        #expect(option.sizeLimit == 1 << 30 && option.ttl == .seconds(3600) && option.ttlOrigin == .option)
+        let defaults = try CacheSettings.resolve(directory: home.file("none"), sizeLimitOption: nil, ttlOption: nil, environment: [:])
+        #expect(defaults == CacheSettings() && defaults.sizeLimit == nil && defaults.ttl == .seconds(7 * 86_400))
+        #expect(throws: ImgError.usage("bad ttl '3w' in IMGFETCH_TTL: expected e.g. 30s, 15m, 12h, 7d or never")) {
+            try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: ["IMGFETCH_TTL": "3w"])
+        }
+    }
+}
