@@ -215,6 +215,10 @@ static inline int imgf_getpoint(VipsImage *in, double **vector, int *n, int x, i
 static inline unsigned long imgf_crc32(unsigned long crc, const void *data, unsigned int length) {
     return crc32(crc, (const Bytef *)data, length);
 }
+/* zlib's Adler-32 (tests write uncompressed PNGs with it). */
+static inline unsigned long imgf_adler32(unsigned long adler, const void *data, unsigned int length) {
+    return adler32(adler, (const Bytef *)data, length);
+}
 static inline void imgf_unref(VipsImage *image) { if (image) g_object_unref(image); }
 
 /* Hashes with glib: returns a newly allocated lower-case hex string, free with g_free. */
