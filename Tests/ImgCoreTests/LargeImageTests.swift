@@ -112,7 +112,7 @@ struct LargeImageTests {
         #expect(temporaries().isEmpty)
     }
 
-    @Test func largeJPEGsShrinkOnLoadFromTheNetworkAndFromLocalFiles() throws {
+    @Test func largeJPEGsShrinkOnLoadFromTheNetworkLocalFilesAndStandardInput() throws {
         // Noise at quality 100 stays large: a 3000x3000 JPEG of about 20 MB.
         let noise = try Data(contentsOf: URL(fileURLWithPath: work.file("www/large.png")))
         var options = DecodeOptions()
@@ -121,8 +121,9 @@ struct LargeImageTests {
                                              encoding: OutputEncoding(format: .jpeg, quality: 100), decoding: options)
         try #require(small.data.count > EncodedBytes.memoryLimit)
         try small.data.write(to: URL(fileURLWithPath: work.file("www/large.jpg")))
-        for input in [server.url("/img/large.jpg"), work.file("www/large.jpg")] {
-            let result = try Imgfetch.run([input, "--resize", "300x200", "--max-bytes", "1G", "-o", work.file("j.jpg"), "--no-cache"])
+        for input in [server.url("/img/large.jpg"), work.file("www/large.jpg"), "-"] {
+            let result = try Imgfetch.run([input, "--resize", "300x200", "--max-bytes", "1G", "-o", work.file("j.jpg"), "--no-cache"],
+                                          stdin: input == "-" ? small.data : nil)
             #expect(result.status == 0, "\(input): \(result.stderr)")
             let probe = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("j.jpg"))))
             #expect(probe.width == 200 && probe.height == 200, "\(input)")

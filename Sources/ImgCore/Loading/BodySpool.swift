@@ -61,6 +61,24 @@ final class BodySpool {
         return .file(region)
     }
 
+    /// Reads a descriptor (standard input) to its end the same way: in memory when small, else spooled.
+    static func read(_ descriptor: Int32, directory: String?) throws(ImgError) -> EncodedBytes {
+        let spool = BodySpool(directory: directory)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileRegion.windowSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let got = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { throw .io("cannot read standard input: \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            guard spool.append(UnsafeRawBufferPointer(rebasing: buffer[0..<got])) else {
+                throw .io(spool.failure ?? "cannot spool standard input")
+            }
+        }
+        guard let bytes = spool.finish() else { throw .io(spool.failure ?? "cannot spool standard input") }
+        return bytes
+    }
+
     private func startFile() -> Bool {
         file = imgf_open_anonymous(directory)
         // A cache whose tmp/ can't take it (full, read-only) must not fail the fetch: try $TMPDIR.

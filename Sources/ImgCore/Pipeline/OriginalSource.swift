@@ -58,8 +58,8 @@ final class OriginalSource: Sendable {
               renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
         switch request.source {
         case .standardInput:
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return Loaded(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
+            let bytes = try BodySpool.read(STDIN_FILENO, directory: network.spoolDirectory)
+            return Loaded(image: CachedImage(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
         case .file(let path):
             // A large file is decoded where it lies, never read whole.
             if let region = FileRegion.open(wholeFile: path), region.count > EncodedBytes.memoryLimit {
