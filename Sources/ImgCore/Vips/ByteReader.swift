@@ -11,6 +11,8 @@ final class ByteReader {
     private var window: UnsafeRawBufferPointer
     private var windowStart = 0
     private let storage: UnsafeMutableRawBufferPointer?
+    /// The most bytes one window holds.
+    private let windowSize: Int
 
     /// Reads from memory that outlives the reader.
     init(memory: UnsafeRawBufferPointer) {
@@ -18,13 +20,16 @@ final class ByteReader {
         region = nil
         window = memory
         storage = nil
+        windowSize = memory.count
     }
 
-    /// Reads from a file region through a window.
-    init(region: FileRegion) {
+    /// Reads from a file region through a window of `windowSize` bytes (default 1 MiB; tests use tiny ones).
+    init(region: FileRegion, windowSize: Int = FileRegion.windowSize) {
         count = region.count
         self.region = region
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileRegion.windowSize, alignment: 16)
+        self.windowSize = windowSize
+        // Never under 16 bytes, so that the checks' small reads (a PNG chunk header, a RIFF header) fit.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(windowSize, 16), alignment: 16)
         storage = buffer
         window = UnsafeRawBufferPointer(start: buffer.baseAddress, count: 0)
     }
@@ -39,7 +44,7 @@ final class ByteReader {
 
     /// `length` bytes from `index` (at most a window), or nil when they are not all there.
     func bytes(at index: Int, length: Int) -> [UInt8]? {
-        guard index >= 0, length >= 0, index + length <= count, length <= FileRegion.windowSize,
+        guard index >= 0, length >= 0, index + length <= count, length <= storage?.count ?? count,
               load(index, length: length) else { return nil }
         let start = index - windowStart
         return Array(window[start..<(start + length)])
@@ -53,7 +58,7 @@ final class ByteReader {
         var position = index
         let end = index + length
         while position < end {
-            let wanted = min(end - position, FileRegion.windowSize)
+            let wanted = min(end - position, windowSize)
             guard load(position, length: wanted) else { return false }
             let start = position - windowStart
             let available = min(end - position, window.count - start)
