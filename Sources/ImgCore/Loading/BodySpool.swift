@@ -6,11 +6,13 @@ import Glibc
 
 /// Where a transfer puts the body as it arrives: in memory up to `EncodedBytes.memoryLimit` (or from the start when
 /// the Content-Length says it will be larger), then in an unnamed temporary file, hashed (SHA-256) as it is written
-/// so that caching it needs no second pass. Written by one libcurl callback thread at a time.
+/// when it will be cached, so that caching it needs no second pass. Written by one libcurl callback thread at a time.
 final class BodySpool {
     /// The directory for the temporary file: the cache's `tmp/` (so that publishing it copies within one file
     /// system), else `$TMPDIR`.
     private let directory: String
+    /// Whether to hash the bytes that go to the file.
+    private let hashing: Bool
     private var memory = Data()
     private var file: Int32 = -1
     private var fileBytes = 0
@@ -20,8 +22,9 @@ final class BodySpool {
     /// Why spooling failed (a full disk, an unwritable directory), once it has.
     private(set) var failure: String?
 
-    init(directory: String?) {
+    init(directory: String?, hashing: Bool = false) {
         self.directory = directory ?? BodySpool.temporaryDirectory
+        self.hashing = hashing
     }
 
     deinit { if file >= 0 { close(file) } }
@@ -87,7 +90,7 @@ final class BodySpool {
             failure = "cannot spool the body in \(directory): \(String(cString: strerror(errno)))"
             return false
         }
-        digest = DigestStream()
+        if hashing { digest = DigestStream() }
         pending = memory
         memory = Data()
         return flush()

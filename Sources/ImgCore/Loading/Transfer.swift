@@ -19,7 +19,7 @@ final class Transfer {
         denyPrivateNetworks = options.denyPrivateNetworks
         progress = options.progress
         cancellation = options.cancellation
-        body = BodySpool(directory: options.spoolDirectory)
+        body = BodySpool(directory: options.spoolDirectory, hashing: options.digestSpooledBodies)
     }
 
     /// Appends body bytes; false (stop the transfer) once they pass `maxBytes` or can't be spooled.

@@ -19,7 +19,8 @@ final class OriginalSource: Sendable {
     /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
     private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
     private let hosts: HostLimiter
-    /// The configuration's network options, with large bodies spooled into the cache's `tmp/` when there is one.
+    /// The configuration's network options, with large bodies spooled into the cache's `tmp/` and hashed as they
+    /// arrive when there is a disk cache.
     private let network: NetworkOptions
 
     init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?) {
@@ -28,7 +29,10 @@ final class OriginalSource: Sendable {
         self.disk = disk
         hosts = HostLimiter(limit: configuration.connectionsPerHost)
         var network = configuration.network
-        if network.spoolDirectory == nil, let disk { network.spoolDirectory = disk.directory + "/tmp" }
+        if let disk {
+            if network.spoolDirectory == nil { network.spoolDirectory = disk.directory + "/tmp" }
+            network.digestSpooledBodies = true
+        }
         self.network = network
     }
 
