@@ -178,7 +178,7 @@ final class BatchPrinter: Sendable {
                              json: false)
             if reporter.json {
                 emit(Reporter.Record(input: item.input, output: output.path, status: "ok", source: response.source.rawValue,
-                                              bytes: response.data.data.count, width: response.data.width,
+                                              bytes: response.data.bytes.count, width: response.data.width,
                                               height: response.data.height, format: response.data.format?.rawValue,
                                               ms: output.milliseconds, url: item.input, variant: output.variant))
             }

@@ -48,7 +48,7 @@ struct Reporter: Sendable {
         for warning in response.warnings { self.warning("\(input): \(warning)") }
         if verbose {
             var line = "\(input): \(response.source.rawValue), \(response.data.format?.rawValue ?? "?") "
-            line += "\(response.data.width ?? 0)x\(response.data.height ?? 0), \(response.data.data.count) bytes, \(milliseconds) ms"
+            line += "\(response.data.width ?? 0)x\(response.data.height ?? 0), \(response.data.bytes.count) bytes, \(milliseconds) ms"
             if let output { line += " -> \(output)" }
             info(line)
             if let key = response.originalKey { info("  original key: \(key)") }
@@ -58,7 +58,7 @@ struct Reporter: Sendable {
         }
         if json ?? self.json {
             emit(Record(input: input, output: output, status: "ok", source: response.source.rawValue,
-                        bytes: response.data.data.count, width: response.data.width, height: response.data.height,
+                        bytes: response.data.bytes.count, width: response.data.width, height: response.data.height,
                         format: response.data.format?.rawValue, ms: milliseconds, url: variant == nil ? nil : input, variant: variant))
         }
     }

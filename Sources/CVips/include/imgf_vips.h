@@ -30,6 +30,7 @@
     X(vips_extract_band) \
     X(vips_flatten) \
     X(vips_foreign_find_load_buffer) \
+    X(vips_foreign_find_load_source) \
     X(vips_gaussblur) \
     X(vips_getpoint) \
     X(vips_guess_libdir) \
@@ -46,6 +47,7 @@
     X(vips_image_get_width) \
     X(vips_image_hasalpha) \
     X(vips_image_new_from_buffer) \
+    X(vips_image_new_from_source) \
     X(vips_image_remove) \
     X(vips_image_set_int) \
     X(vips_image_write_to_buffer) \
@@ -55,10 +57,12 @@
     X(vips_multiply) \
     X(vips_rot) \
     X(vips_smartcrop) \
+    X(vips_source_custom_new) \
     X(vips_subtract) \
     X(vips_svgload_buffer) \
     X(vips_thumbnail_buffer) \
     X(vips_thumbnail_image) \
+    X(vips_thumbnail_source) \
     X(vips_version) \
 
 #define IMGF_VIPS_FIELD(name) __typeof__(name) *name;
@@ -100,6 +104,25 @@ static inline int imgf_thumbnail_buffer(void *buf, size_t len, VipsImage **out, 
                                         int size, int crop, int no_rotate, const char *option_string) {
     return V->vips_thumbnail_buffer(buf, len, out, width, "height", height, "size", size, "crop", crop,
                                  "no_rotate", no_rotate, "option_string", option_string, NULL);
+}
+
+/* A source over `length` bytes of the file `descriptor` from `offset` (a cached original's body after the entry's
+ * header, or a spooled download), read with pread so that nothing is held in memory. The descriptor is duplicated
+ * and closed with the source. NULL when the descriptor can't be duplicated. Unref with imgf_source_unref. */
+VipsSource *imgf_source_new_region(int descriptor, gint64 offset, gint64 length);
+static inline void imgf_source_unref(VipsSource *source) { if (source) g_object_unref(source); }
+static inline const char *imgf_find_load_source(VipsSource *source) { return V->vips_foreign_find_load_source(source); }
+
+/* Opens an image from a source lazily, like imgf_open_buffer. */
+static inline VipsImage *imgf_open_source(VipsSource *source, const char *options) {
+    return V->vips_image_new_from_source(source, options, NULL);
+}
+
+/* Thumbnail from a source, with the arguments of imgf_thumbnail_buffer (shrink-on-load, sequential access). */
+static inline int imgf_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height,
+                                        int size, int crop, int no_rotate, const char *option_string) {
+    return V->vips_thumbnail_source(source, out, width, "height", height, "size", size, "crop", crop,
+                                    "no_rotate", no_rotate, "option_string", option_string, NULL);
 }
 
 static inline int imgf_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int crop) {
@@ -191,6 +214,10 @@ static inline int imgf_getpoint(VipsImage *in, double **vector, int *n, int x, i
 /* zlib's CRC-32 (PNG chunks are checked with it before any decoding). */
 static inline unsigned long imgf_crc32(unsigned long crc, const void *data, unsigned int length) {
     return crc32(crc, (const Bytef *)data, length);
+}
+/* zlib's Adler-32 (tests write uncompressed PNGs with it). */
+static inline unsigned long imgf_adler32(unsigned long adler, const void *data, unsigned int length) {
+    return adler32(adler, (const Bytef *)data, length);
 }
 static inline void imgf_unref(VipsImage *image) { if (image) g_object_unref(image); }
 

@@ -162,7 +162,7 @@ public final class BatchRunner: Sendable {
         do throws(ImgError) {
             let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
             if let directory = options.outputDirectory {
-                output.staged = try OutputWriter.stage(response.data.data, in: directory)
+                output.staged = try OutputWriter.stage(response.data.bytes, in: directory)
             }
             output.result = .success(response)
         } catch {
@@ -207,7 +207,7 @@ public final class BatchRunner: Sendable {
                 guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result,
                       case .success(let source) = report.item.source else { continue }
                 report.outputs[index].staged = nil
-                let format = response.data.format ?? ImageFormat.sniff(response.data.data)
+                let format = response.data.format ?? ImageFormat.sniff(response.data.bytes.prefix(64))
                 let name = template.render(name: report.item.stem ?? OutputNaming.baseName(for: source),
                                            variant: report.outputs[index].variant ?? "original", index: report.item.line,
                                            hash: String(Digest.sha256(response.variantKey ?? report.item.input).prefix(12)),

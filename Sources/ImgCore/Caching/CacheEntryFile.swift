@@ -32,14 +32,23 @@ public enum CacheEntryFile {
 
     /// Serialises metadata and body into one file's bytes.
     public static func encode(_ metadata: CacheEntryMetadata, body: Data) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var file = magic
-        file.append((try? encoder.encode(metadata)) ?? Data("{}".utf8))
-        file.append(0x0A)
+        var file = encodeHeader(metadata)
         file.append(body)
         return file
     }
+
+    /// The bytes before the body: the magic line and the metadata line. A large body is streamed after them.
+    public static func encodeHeader(_ metadata: CacheEntryMetadata) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var header = magic
+        header.append((try? encoder.encode(metadata)) ?? Data("{}".utf8))
+        header.append(0x0A)
+        return header
+    }
+
+    /// The most bytes `parseHeader` needs to see: the magic line and the longest metadata line.
+    static var maxHeaderBytes: Int { magic.count + maxMetadataBytes + 1 }
 
     /// Parses the header and metadata; returns the metadata and the offset where the body starts.
     /// Never trusts the input: any malformation returns nil.
@@ -52,6 +61,11 @@ public enum CacheEntryFile {
             return nil
         }
         return (metadata, newline + 1 - file.startIndex)
+    }
+
+    /// Checks an entry whose body is in a file region (read in windows, never whole) against its metadata.
+    static func verify(_ metadata: CacheEntryMetadata, body: FileRegion) -> Bool {
+        body.count == metadata.size && body.sha256() == metadata.sha256
     }
 
     /// Parses a whole entry and checks its body against the recorded size and SHA-256.

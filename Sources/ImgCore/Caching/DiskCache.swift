@@ -12,11 +12,11 @@ public final class DiskCache: Sendable {
     /// The cache directory.
     public let directory: String
 
-    /// What reading an entry found.
+    /// What reading an entry found. The body is in memory unless the lookup asked for large bodies in place.
     public enum Lookup: Sendable {
-        case fresh(CacheEntryMetadata, Data)
+        case fresh(CacheEntryMetadata, EncodedBytes)
         /// Present and whole but past its expiry: never served as it is, but its validators may renew it.
-        case expired(CacheEntryMetadata, Data)
+        case expired(CacheEntryMetadata, EncodedBytes)
         case missing
     }
 
@@ -49,13 +49,32 @@ public final class DiskCache: Sendable {
     // MARK: reading
 
     /// Reads and checks an entry. A damaged one (bad header, size or digest) is removed and reported missing.
-    public func lookup(at path: String, now: Date = Date()) -> Lookup {
-        guard let (file, times) = EntryIO.readWhole(path) else { return .missing }
-        guard let (metadata, body) = CacheEntryFile.decode(file) else {
+    /// With `inPlace`, a body over `EncodedBytes.memoryLimit` is not read into memory: it comes back as a region
+    /// of the entry file (kept open, so a prune that unlinks the entry meanwhile takes nothing away), its digest
+    /// checked by streaming it.
+    public func lookup(at path: String, now: Date = Date(), inPlace: Bool = false) -> Lookup {
+        guard let entry = EntryIO.openEntry(path) else { return .missing }
+        var owned: Int32? = entry.descriptor
+        defer { if let owned { close(owned) } }
+        let found: (CacheEntryMetadata, EncodedBytes)?
+        if inPlace, entry.size > EncodedBytes.memoryLimit {
+            found = EntryIO.readPrefix(entry.descriptor, count: min(entry.size, CacheEntryFile.maxHeaderBytes))
+                .flatMap(CacheEntryFile.parseHeader)
+                .flatMap { metadata, offset -> (CacheEntryMetadata, EncodedBytes)? in
+                    let region = FileRegion(taking: entry.descriptor, offset: Int64(offset), count: entry.size - offset)
+                    owned = nil
+                    return CacheEntryFile.verify(metadata, body: region) ? (metadata, .file(region)) : nil
+                }
+        } else {
+            found = EntryIO.readPrefix(entry.descriptor, count: entry.size)
+                .flatMap { $0.count == entry.size ? CacheEntryFile.decode($0) : nil }
+                .map { ($0.0, .memory($0.1)) }
+        }
+        guard let (metadata, body) = found else {
             unlink(path)
             return .missing
         }
-        return times.modified < now.timeIntervalSince1970 ? .expired(metadata, body) : .fresh(metadata, body)
+        return entry.times.modified < now.timeIntervalSince1970 ? .expired(metadata, body) : .fresh(metadata, body)
     }
 
     /// Records an access: last access now, expiry extended by the entry's own TTL.
@@ -66,9 +85,13 @@ public final class DiskCache: Sendable {
     // MARK: writing
 
     /// Writes an entry whole (temporary file, then rename) with last access now and expiry now + TTL.
-    public func store(_ body: Data, metadata: CacheEntryMetadata, at path: String, now: Date = Date()) throws(ImgError) {
-        let file = CacheEntryFile.encode(metadata, body: body)
-        let temporary = try EntryIO.writeTemporary(file, in: "\(directory)/tmp",
+    /// A body in a file region is copied into the entry from its file, never through memory.
+    public func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, at path: String, now: Date = Date()) throws(ImgError) {
+        let (file, region): (Data, FileRegion?) = switch body {
+        case .memory(let data): (CacheEntryFile.encode(metadata, body: data), nil)
+        case .file(let region): (CacheEntryFile.encodeHeader(metadata), region)
+        }
+        let temporary = try EntryIO.writeTemporary(file, then: region, in: "\(directory)/tmp",
                                                    accessed: now.timeIntervalSince1970,
                                                    expires: EntryIO.expiry(now: now, ttl: metadata.ttl))
         let folder = (path as NSString).deletingLastPathComponent

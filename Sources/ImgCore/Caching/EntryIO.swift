@@ -19,28 +19,50 @@ enum EntryIO {
     /// Linux's O_NOATIME, which Glibc's Swift overlay does not export.
     private static let noAccessTime: Int32 = 0o1000000
 
-    /// Reads a regular file whole without following a symlink or changing its atime (the last access we record
-    /// ourselves: under `relatime` a plain read would overwrite it); returns its bytes and times.
-    static func readWhole(_ path: String) -> (Data, (accessed: Double, modified: Double))? {
+    /// An entry opened for reading: its descriptor (the caller closes it), size and times.
+    struct OpenEntry {
+        var descriptor: Int32
+        var size: Int
+        var times: (accessed: Double, modified: Double)
+    }
+
+    /// Opens a regular file for reading without following a symlink or changing its atime (the last access we
+    /// record ourselves: under `relatime` a plain read would overwrite it).
+    static func openEntry(_ path: String) -> OpenEntry? {
         var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | noAccessTime)
         if descriptor < 0, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        let size = Int(info.st_size)
-        var data = Data(count: size)
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        return OpenEntry(descriptor: descriptor, size: Int(info.st_size), times: (seconds(info.st_atim), seconds(info.st_mtim)))
+    }
+
+    /// Up to `count` bytes from the start of an open file; nil on a read error.
+    static func readPrefix(_ descriptor: Int32, count: Int) -> Data? {
+        var data = Data(count: count)
         let read = data.withUnsafeMutableBytes { raw -> Int in
             var offset = 0
-            while offset < size {
-                let count = Glibc.read(descriptor, raw.baseAddress! + offset, size - offset)
-                if count <= 0 { break }
-                offset += count
+            while offset < count {
+                let got = pread(descriptor, raw.baseAddress! + offset, count - offset, off_t(offset))
+                if got < 0, errno == EINTR { continue }
+                if got < 0 { return -1 }
+                if got == 0 { break }
+                offset += got
             }
             return offset
         }
-        guard read == size else { return nil }
-        return (data, (seconds(info.st_atim), seconds(info.st_mtim)))
+        return read < 0 ? nil : data.prefix(read)
+    }
+
+    /// Reads a regular file whole (see `openEntry`); returns its bytes and times.
+    static func readWhole(_ path: String) -> (Data, (accessed: Double, modified: Double))? {
+        guard let entry = openEntry(path) else { return nil }
+        defer { close(entry.descriptor) }
+        guard let data = readPrefix(entry.descriptor, count: entry.size), data.count == entry.size else { return nil }
+        return (data, entry.times)
     }
 
     /// Reads up to `limit` bytes (nil: the whole file) of a regular file without changing its access time:
@@ -94,9 +116,11 @@ enum EntryIO {
         utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
     }
 
-    /// Writes bytes to a new temporary file `PID-RANDOM.tmp` in `folder` and returns its path.
+    /// Writes bytes, then those of `region` if given (copied in the kernel, never through memory), to a new
+    /// temporary file `PID-RANDOM.tmp` in `folder` and returns its path.
     /// No fsync: a torn file after a power loss fails its digest check and is treated as a miss.
-    static func writeTemporary(_ data: Data, in folder: String, accessed: Double, expires: Double) throws(ImgError) -> String {
+    static func writeTemporary(_ data: Data, then region: FileRegion? = nil, in folder: String, accessed: Double,
+                               expires: Double) throws(ImgError) -> String {
         let path = "\(folder)/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io("cannot create \(path): \(String(cString: strerror(errno)))") }
@@ -110,11 +134,22 @@ enum EntryIO {
             return offset
         }
         let failure = errno
+        var copyFailure: String?
+        if written == data.count, let region {
+            do {
+                try region.copy(to: descriptor)
+            } catch {
+                copyFailure = error.message
+            }
+        }
         var times = [timespecOf(accessed), timespecOf(expires)]
         futimens(descriptor, &times)
-        if written != data.count || close(descriptor) != 0 {
+        let closed = close(descriptor) == 0
+        if written != data.count || copyFailure != nil || !closed {
+            let reason = written != data.count ? String(cString: strerror(failure))
+                : copyFailure ?? String(cString: strerror(errno))
             unlink(path)
-            throw .io("cannot write \(path): \(String(cString: strerror(written != data.count ? failure : errno)))")
+            throw .io("cannot write \(path): \(reason)")
         }
         return path
     }

@@ -27,17 +27,18 @@ public final class MemoryCache: Sendable {
         }
     }
 
-    /// Stores a value, evicting the least recently used until the total fits.
+    /// Stores a value, evicting the least recently used until the total fits. Bytes in a file (a large original)
+    /// are not kept: holding them would keep their file open and its disk space taken for the whole run.
     public func store(_ value: CachedImage, forKey key: String) {
-        guard value.data.count <= limit else { return }
+        guard value.bytes.isInMemory, value.bytes.count <= limit else { return }
         state.withLock { state in
-            if let old = state.items[key] { state.totalBytes -= old.value.data.count }
+            if let old = state.items[key] { state.totalBytes -= old.value.bytes.count }
             state.tick += 1
             state.items[key] = (value, state.tick)
-            state.totalBytes += value.data.count
+            state.totalBytes += value.bytes.count
             while state.totalBytes > limit, let oldest = state.items.min(by: { $0.value.tick < $1.value.tick }) {
                 state.items[oldest.key] = nil
-                state.totalBytes -= oldest.value.value.data.count
+                state.totalBytes -= oldest.value.value.bytes.count
             }
         }
     }
@@ -53,7 +54,13 @@ public final class MemoryCache: Sendable {
 
 /// Encoded bytes with the little the pipeline must know about them without decoding.
 public struct CachedImage: Sendable {
-    public var data: Data
+    /// The bytes: in memory, or for a large original in a file region.
+    public var bytes: EncodedBytes
+    /// The bytes in memory (a file region is read whole: use `bytes` where they may be large).
+    public var data: Data {
+        get { bytes.data }
+        set { bytes = .memory(newValue) }
+    }
     public var format: ImageFormat?
     public var width: Int?
     public var height: Int?
@@ -67,7 +74,13 @@ public struct CachedImage: Sendable {
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {
-        (self.data, self.format, self.width, self.height) = (data, format, width, height)
+        self.init(bytes: .memory(data), format: format, width: width, height: height, validators: validators,
+                  contentType: contentType)
+    }
+
+    public init(bytes: EncodedBytes, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
+                validators: Validators? = nil, contentType: String? = nil) {
+        (self.bytes, self.format, self.width, self.height) = (bytes, format, width, height)
         (self.validators, self.contentType) = (validators, contentType)
     }
 }

@@ -75,7 +75,10 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         switch status {
         case 200..<300, 304:
             let contentType = imgf_info_string(handle, CURLINFO_CONTENT_TYPE).map { String(cString: $0) }
-            return .success(HTTPResponse(status: status, body: transfer.body, contentType: contentType,
+            guard let body = transfer.body.finish() else {
+                return .failure(Failure(error: .io(transfer.body.failure ?? "cannot spool the body"), retryable: false))
+            }
+            return .success(HTTPResponse(status: status, content: body, contentType: contentType,
                                          etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"]))
         case 408, 429, 500..<600:
             return .failure(Failure(error: .http(status: status, message: "HTTP \(status) \(reason(status))"),
@@ -150,6 +153,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
 
     private func classify(_ code: CURLcode, detail: String, transfer: Transfer) -> Failure {
         let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        if let failure = transfer.body.failure {
+            return Failure(error: .io(failure), retryable: false)
+        }
         if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
             return Failure(error: .network("body is over --max-bytes \(options.maxBytes)"), retryable: false)
         }

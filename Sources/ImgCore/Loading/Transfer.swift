@@ -7,7 +7,8 @@ final class Transfer {
     let denyPrivateNetworks: Bool
     let progress: (@Sendable (Int64, Int64?) -> Void)?
     let cancellation: Cancellation?
-    var body = Data()
+    /// The body as it arrives: in memory, or spooled to a file once it is large.
+    let body: BodySpool
     var exceededLimit = false
     var blockedAddress: String?
     var headers: [String: String] = [:]
@@ -18,16 +19,19 @@ final class Transfer {
         denyPrivateNetworks = options.denyPrivateNetworks
         progress = options.progress
         cancellation = options.cancellation
+        body = BodySpool(directory: options.spoolDirectory, hashing: options.digestSpooledBodies)
     }
 
-    /// Appends body bytes; false (stop the transfer) once they pass `maxBytes`.
+    /// Appends body bytes; false (stop the transfer) once they pass `maxBytes` or can't be spooled.
     func receive(_ pointer: UnsafeRawPointer, count: Int) -> Bool {
         if Int64(body.count) + Int64(count) > maxBytes {
             exceededLimit = true
             return false
         }
-        body.append(pointer.assumingMemoryBound(to: UInt8.self), count: count)
-        return true
+        if body.count == 0, let length = headers["content-length"].flatMap({ Int64($0) }) {
+            body.expect(contentLength: length)
+        }
+        return body.append(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// Records one header line; a status line starts a new response (after a redirect).

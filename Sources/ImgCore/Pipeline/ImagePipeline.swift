@@ -125,7 +125,7 @@ public final class ImagePipeline: Sendable {
                                                   variant: request.variantIdentifier, kind: .variant,
                                                   body: rendered, ttl: configuration.ttl)
                 do {
-                    try disk.store(rendered.data, metadata: metadata, at: disk.variantPath(originalKey: originalKey, variantKey: variantKey))
+                    try disk.store(rendered.bytes, metadata: metadata, at: disk.variantPath(originalKey: originalKey, variantKey: variantKey))
                 } catch {
                     response.warnings.append("caching failed: \(error.message)")
                 }
@@ -139,7 +139,7 @@ public final class ImagePipeline: Sendable {
         let work = { () throws(ImgError) -> CachedImage in
             self.renderingSlots.wait()
             defer { self.renderingSlots.signal() }
-            let encoded = try ImageRenderer.render(original.data, isRemote: request.source.isRemote, chain: request.chain,
+            let encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,
                                                    encoding: request.encoding, decoding: request.decoding)
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
             image.notes = encoded.notes
@@ -152,8 +152,8 @@ public final class ImagePipeline: Sendable {
 }
 
 extension CachedImage {
-    init(entry: CacheEntryMetadata, body: Data) {
-        self.init(data: body, format: entry.format.flatMap(ImageFormat.init(rawValue:)), width: entry.width,
+    init(entry: CacheEntryMetadata, body: EncodedBytes) {
+        self.init(bytes: body, format: entry.format.flatMap(ImageFormat.init(rawValue:)), width: entry.width,
                   height: entry.height, validators: Validators(etag: entry.etag, lastModified: entry.lastModified),
                   contentType: entry.contentType)
     }
@@ -162,7 +162,7 @@ extension CachedImage {
 extension CacheEntryMetadata {
     init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive) {
         let seconds: Int64? = if case .seconds(let value) = ttl { value } else { nil }
-        self.init(url: url, key: key, variant: variant, kind: kind, size: body.data.count, sha256: Digest.sha256(body.data),
+        self.init(url: url, key: key, variant: variant, kind: kind, size: body.bytes.count, sha256: body.bytes.sha256,
                   format: body.format?.rawValue, width: body.width, height: body.height,
                   created: Date().timeIntervalSince1970, ttl: seconds, etag: body.validators?.etag,
                   lastModified: body.validators?.lastModified, contentType: body.contentType)

@@ -19,12 +19,21 @@ final class OriginalSource: Sendable {
     /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
     private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
     private let hosts: HostLimiter
+    /// The configuration's network options, with large bodies spooled into the cache's `tmp/` and hashed as they
+    /// arrive when there is a disk cache.
+    private let network: NetworkOptions
 
     init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?) {
         self.configuration = configuration
         self.memory = memory
         self.disk = disk
         hosts = HostLimiter(limit: configuration.connectionsPerHost)
+        var network = configuration.network
+        if let disk {
+            if network.spoolDirectory == nil { network.spoolDirectory = disk.directory + "/tmp" }
+            network.digestSpooledBodies = true
+        }
+        self.network = network
     }
 
     /// The original key, or nil for standard input (never cached).
@@ -53,9 +62,13 @@ final class OriginalSource: Sendable {
               renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
         switch request.source {
         case .standardInput:
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return Loaded(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
+            let bytes = try BodySpool.read(STDIN_FILENO, directory: network.spoolDirectory)
+            return Loaded(image: CachedImage(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
         case .file(let path):
+            // A large file is decoded where it lies, never read whole.
+            if let region = FileRegion.open(wholeFile: path), region.count > EncodedBytes.memoryLimit {
+                return Loaded(image: CachedImage(bytes: .file(region), format: ImageFormat.sniff(region.prefix(64))), source: .local)
+            }
             guard let data = FileManager.default.contents(atPath: path) else { throw .io("cannot read \(path)") }
             return Loaded(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
         case .remote(let url):
@@ -89,7 +102,7 @@ final class OriginalSource: Sendable {
     private func freshFromDisk(_ key: String) -> Loaded? {
         guard let disk else { return nil }
         let path = disk.originalPath(originalKey: key)
-        guard case .fresh(let metadata, let body) = disk.lookup(at: path) else { return nil }
+        guard case .fresh(let metadata, let body) = disk.lookup(at: path, inPlace: true) else { return nil }
         disk.touch(path, ttl: metadata.ttl)
         let image = CachedImage(entry: metadata, body: body)
         if configuration.policy.usesMemory { memory.store(image, forKey: key) }
@@ -98,10 +111,10 @@ final class OriginalSource: Sendable {
 
     private func download(_ url: URL, key: String, request: ImageRequest,
                           renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
-        var expired: (path: String, metadata: CacheEntryMetadata, body: Data)?
+        var expired: (path: String, metadata: CacheEntryMetadata, body: EncodedBytes)?
         if let disk, !configuration.policy.forceRefresh {
             let path = disk.originalPath(originalKey: key)
-            if case .expired(let metadata, let body) = disk.lookup(at: path), metadata.etag != nil || metadata.lastModified != nil {
+            if case .expired(let metadata, let body) = disk.lookup(at: path, inPlace: true), metadata.etag != nil || metadata.lastModified != nil {
                 expired = (path, metadata, body)
             }
         }
@@ -117,7 +130,7 @@ final class OriginalSource: Sendable {
             if configuration.policy.usesMemory { memory.store(image, forKey: key) }
             return Loaded(image: image, source: .revalidated)
         }
-        var image = CachedImage(data: response.body, format: ImageFormat.sniff(response.body),
+        var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
         let rendered: CachedImage
@@ -137,7 +150,7 @@ final class OriginalSource: Sendable {
             let metadata = CacheEntryMetadata(url: url.absoluteString, key: key, variant: nil, kind: .original,
                                               body: image, ttl: configuration.ttl)
             do {
-                try disk.store(image.data, metadata: metadata, at: disk.originalPath(originalKey: key))
+                try disk.store(image.bytes, metadata: metadata, at: disk.originalPath(originalKey: key))
             } catch {
                 warnings.append("caching failed: \(error.message)")
             }
@@ -148,7 +161,7 @@ final class OriginalSource: Sendable {
     /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.
     private func withLoader<T>(host: String, _ body: (HTTPLoader) throws(ImgError) -> T) throws(ImgError) -> T {
         let idle = idleLoaders.withLock { $0[host]?.popLast() }
-        let loader = if let idle { idle } else { try HTTPLoader(options: configuration.network) }
+        let loader = if let idle { idle } else { try HTTPLoader(options: network) }
         defer { idleLoaders.withLock { $0[host, default: []].append(loader) } }
         return try body(loader)
     }

@@ -18,11 +18,17 @@ public enum OutputWriter {
         try commit(temporary, to: path)
     }
 
-    /// Writes `data` whole to a new hidden temporary file in `directory` (`.imgfetch-PID-RANDOM.part`), for a name
-    /// decided later with `commit`; returns its path. Nothing is left behind on failure.
-    public static func stage(_ data: Data, in directory: String) throws(ImgError) -> String {
+    /// Writes `bytes` whole to a new hidden temporary file in `directory` (`.imgfetch-PID-RANDOM.part`), for a name
+    /// decided later with `commit`; returns its path. Nothing is left behind on failure. Bytes in a file region are
+    /// copied from their file, never through memory.
+    public static func stage(_ bytes: EncodedBytes, in directory: String) throws(ImgError) -> String {
         let temporary = "\(directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
-        try writeNew(data, at: temporary, shownAs: directory)
+        switch bytes {
+        case .memory(let data):
+            try writeNew(data, at: temporary, shownAs: directory)
+        case .file(let region):
+            try writeNew(Data(), at: temporary, shownAs: directory, then: region)
+        }
         return temporary
     }
 
@@ -35,7 +41,8 @@ public enum OutputWriter {
         }
     }
 
-    private static func writeNew(_ data: Data, at temporary: String, shownAs path: String) throws(ImgError) {
+    private static func writeNew(_ data: Data, at temporary: String, shownAs path: String,
+                                 then region: FileRegion? = nil) throws(ImgError) {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
         let written = data.withUnsafeBytes { raw -> Bool in
@@ -48,9 +55,17 @@ public enum OutputWriter {
             return true
         }
         let failure = errno
+        var copyFailure: String?
+        if written, let region {
+            do {
+                try region.copy(to: descriptor)
+            } catch {
+                copyFailure = error.message
+            }
+        }
         let closed = close(descriptor) == 0
-        guard written, closed else {
-            let reason = String(cString: strerror(written ? errno : failure))
+        guard written, copyFailure == nil, closed else {
+            let reason = !written ? String(cString: strerror(failure)) : copyFailure ?? String(cString: strerror(errno))
             unlink(temporary)
             throw .io("cannot write \(path): \(reason)")
         }

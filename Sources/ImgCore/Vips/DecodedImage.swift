@@ -4,10 +4,11 @@ import Foundation
 /// One reference to a libvips image: immutable, possibly lazy; several frames stack vertically, `pageHeight` apart.
 public final class DecodedImage: @unchecked Sendable { // owns a refcounted C VipsImage pointer that libvips never mutates after creation
     let pointer: UnsafeMutablePointer<VipsImage>
-    /// The encoded bytes a lazily loaded image still reads from: libvips does not copy them.
-    private let source: PinnedBytes?
+    /// The encoded bytes a lazily loaded image still reads from (`PinnedBytes`, `FileRegion`): libvips does not
+    /// copy them.
+    private let source: AnyObject?
 
-    init(taking pointer: UnsafeMutablePointer<VipsImage>, source: PinnedBytes? = nil) {
+    init(taking pointer: UnsafeMutablePointer<VipsImage>, source: AnyObject? = nil) {
         self.pointer = pointer
         self.source = source
     }

@@ -20,39 +20,47 @@ enum ImageDecoder {
     }
 
     /// Reads and checks the header: empty, unknown, untrusted, truncated and oversized inputs are refused here.
-    static func checkHeader(_ bytes: PinnedBytes, isRemote: Bool, options: DecodeOptions) throws(ImgError) -> Header {
-        guard bytes.count > 0 else { throw .image("empty body") }
+    /// A file region whose format libvips reads only from memory (no source loader) is read into memory: `input`
+    /// is then the buffer to decode from.
+    static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions) throws(ImgError) -> Header {
+        guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
-        let sniffed = ImageFormat.sniff(Data(bytesNoCopy: bytes.pointer, count: bytes.count, deallocator: .none))
+        let sniffed = ImageFormat.sniff(input.head)
         if let sniffed, ImageDecoder.moduleFormats.contains(sniffed) { try VipsRuntime.loadModules() }
-        var found = imgf_find_load_buffer(bytes.pointer, bytes.count)
+        var found = input.findLoader()
         if found == nil {
             // Perhaps a format that only a module reads (PDF, ImageMagick's): load them and ask again.
             imgf_error_clear()
             try VipsRuntime.loadModules()
-            found = imgf_find_load_buffer(bytes.pointer, bytes.count)
+            found = input.findLoader()
+        }
+        if found == nil, case .region(let region) = input, let data = region.readAll() {
+            // A format with no loader from sources: libvips must have it in memory.
+            imgf_error_clear()
+            input = .buffer(PinnedBytes(data))
+            found = input.findLoader()
         }
         guard let found else {
             imgf_error_clear()
             throw .image("not an image (no loader recognises the bytes)")
         }
-        let loader = loaderName(String(cString: found))
+        let loader = loaderName(found)
         if isRemote, !options.allowUntrustedFormats, !trustedLoaders.contains(loader) {
             throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
         }
-        let data = Data(bytesNoCopy: bytes.pointer, count: bytes.count, deallocator: .none)
-        let format = ImageFormat.sniff(data)
-        if let format, TruncationCheck.isTruncated(data, format: format) {
-            throw .image("truncated \(format.rawValue) data")
-        }
-        if let format, TruncationCheck.hasBadChecksum(data, format: format) {
-            throw .image("corrupt \(format.rawValue) data (a chunk fails its checksum)")
+        let format = sniffed
+        if let format {
+            let reader = input.reader()
+            if TruncationCheck.isTruncated(reader, format: format) { throw .image("truncated \(format.rawValue) data") }
+            if TruncationCheck.hasBadChecksum(reader, format: format) {
+                throw .image("corrupt \(format.rawValue) data (a chunk fails its checksum)")
+            }
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
-        guard let opened = imgf_open_buffer(bytes.pointer, bytes.count, allFrames ? "n=-1" : "") else {
+        guard let opened = input.open(options: allFrames ? "n=-1" : "") else {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
         }
-        let image = DecodedImage(taking: opened, source: bytes)
+        let image = DecodedImage(taking: opened, source: input.owner)
         let header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount)
         if header.frames > options.maxFrames {
             throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
@@ -66,7 +74,7 @@ enum ImageDecoder {
 
     /// Decodes with the first resize step folded into libvips' thumbnail (shrink-on-load) where it can be,
     /// applies orientation and converts to 8-bit sRGB. Returns the image and the steps still to apply.
-    static func decode(_ bytes: PinnedBytes, header: Header, chain: ProcessingChain, options: DecodeOptions)
+    static func decode(_ input: VipsInput, header: Header, chain: ProcessingChain, options: DecodeOptions)
         throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
         var loadOptions = ["fail_on=error"]
         if multiFrameLoaders.contains(header.loader) && !options.firstFrame { loadOptions.append("n=-1") }
@@ -76,18 +84,18 @@ enum ImageDecoder {
         if let resize = remaining.first as? ImageProcessors.Resize, !(resize.needsFrameByFrame && header.frames > 1) {
             let arguments = resize.thumbnailArguments
             var output: UnsafeMutablePointer<VipsImage>?
-            guard imgf_thumbnail_buffer(bytes.pointer, bytes.count, &output, arguments.width, arguments.height,
-                                        arguments.size, arguments.crop, options.autorotate ? 0 : 1, optionString) == 0,
+            guard input.thumbnail(&output, width: arguments.width, height: arguments.height, size: arguments.size,
+                                  crop: arguments.crop, noRotate: options.autorotate ? 0 : 1, options: optionString) == 0,
                   let output else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
             }
-            image = DecodedImage(taking: output, source: bytes)
+            image = DecodedImage(taking: output, source: input.owner)
             remaining = remaining.dropFirst()
         } else {
-            guard let opened = imgf_open_buffer(bytes.pointer, bytes.count, optionString) else {
+            guard let opened = input.open(options: optionString) else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
             }
-            image = DecodedImage(taking: opened, source: bytes)
+            image = DecodedImage(taking: opened, source: input.owner)
             if options.autorotate { image = try image.derive("autorotate") { imgf_autorot($0, $1) } }
         }
         return (try toStandardRGB(image), remaining)

@@ -2,12 +2,13 @@ import Foundation
 
 /// Decodes once, applies the chain in order, and encodes: the only way the pipeline touches libvips.
 public enum ImageRenderer {
-    /// Renders `data` through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
-    public static func render(_ data: Data, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
+    /// Renders encoded bytes through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
+    /// Bytes in a file region are decoded from the file: never held whole in memory.
+    public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions) throws(ImgError) -> EncodedImage {
-        let bytes = PinnedBytes(data)
-        let header = try ImageDecoder.checkHeader(bytes, isRemote: isRemote, options: decoding)
-        var (image, remaining) = try ImageDecoder.decode(bytes, header: header, chain: chain, options: decoding)
+        var input = VipsInput(bytes)
+        let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
+        var (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
         for step in remaining {
             image = try step.process(image)
         }
@@ -21,7 +22,8 @@ public enum ImageRenderer {
         var options = DecodeOptions()
         options.maxPixels = .max
         options.maxFrames = .max
-        let header = try ImageDecoder.checkHeader(PinnedBytes(data), isRemote: false, options: options)
+        var input = VipsInput.buffer(PinnedBytes(data))
+        let header = try ImageDecoder.checkHeader(&input, isRemote: false, options: options)
         return (header.format, header.width, header.frameHeight, header.frames)
     }
 }

@@ -1,0 +1,76 @@
+/* See imgf_files.h. */
+#define _GNU_SOURCE
+#include "imgf_files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int imgf_open_anonymous(const char *directory) {
+    int descriptor = open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (descriptor >= 0) return descriptor;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT) return -1;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        char path[4096];
+        unsigned long long nonce = ((unsigned long long)random() << 32) ^ (unsigned long long)random();
+        snprintf(path, sizeof path, "%s/%d-%llu.tmp", directory, (int)getpid(), nonce);
+        descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (descriptor >= 0) {
+            unlink(path);
+            return descriptor;
+        }
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
+/* The fallback copy: a 1 MiB buffer at a time. */
+static int copy_by_reading(int source, int64_t offset, int target, int64_t count) {
+    enum { size = 1 << 20 };
+    char *buffer = malloc(size);
+    if (!buffer) return -1;
+    int result = 0;
+    while (count > 0) {
+        ssize_t got = pread(source, buffer, count < size ? (size_t)count : size, (off_t)offset);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            if (got == 0) errno = EIO;
+            result = -1;
+            break;
+        }
+        for (ssize_t done = 0; done < got;) {
+            ssize_t put = write(target, buffer + done, (size_t)(got - done));
+            if (put < 0 && errno == EINTR) continue;
+            if (put <= 0) {
+                free(buffer);
+                return -1;
+            }
+            done += put;
+        }
+        offset += got;
+        count -= got;
+    }
+    free(buffer);
+    return result;
+}
+
+int imgf_copy_range(int source, int64_t offset, int target, int64_t count) {
+    loff_t from = (loff_t)offset;
+    while (count > 0) {
+        ssize_t copied = copy_file_range(source, &from, target, NULL, (size_t)(count < (1 << 30) ? count : (1 << 30)), 0);
+        if (copied < 0 && errno == EINTR) continue;
+        if (copied < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP || errno == EBADF)) {
+            return copy_by_reading(source, (int64_t)from, target, count);
+        }
+        if (copied < 0) return -1;
+        if (copied == 0) {
+            errno = EIO;
+            return -1;
+        }
+        count -= copied;
+    }
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* File helpers for bodies too large to hold in memory: unnamed spool files and in-kernel copies. */
+#ifndef IMGFETCH_FILES_H
+#define IMGFETCH_FILES_H
+
+#include <stdint.h>
+
+/* Opens a new unnamed temporary file in `directory` for reading and writing, mode 0600: O_TMPFILE where the file
+ * system has it, else a `PID-RANDOM.tmp` file unlinked at once. Either way nothing is left behind, even by a killed
+ * process. Returns the descriptor, or -1 with errno set. */
+int imgf_open_anonymous(const char *directory);
+
+/* Appends `count` bytes of `source` from `offset` to `target` at its file position (copy_file_range, falling back to
+ * pread and write). Returns 0, or -1 with errno set (a source shorter than `count` is EIO). */
+int imgf_copy_range(int source, int64_t offset, int target, int64_t count);
+
+#endif

@@ -1,0 +1,119 @@
+import CVips
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a transfer puts the body as it arrives: in memory up to `EncodedBytes.memoryLimit` (or from the start when
+/// the Content-Length says it will be larger), then in an unnamed temporary file, hashed (SHA-256) as it is written
+/// when it will be cached, so that caching it needs no second pass. Written by one libcurl callback thread at a time.
+final class BodySpool {
+    /// The directory for the temporary file: the cache's `tmp/` (so that publishing it copies within one file
+    /// system), else `$TMPDIR`.
+    private let directory: String
+    /// Whether to hash the bytes that go to the file.
+    private let hashing: Bool
+    private var memory = Data()
+    private var file: Int32 = -1
+    private var fileBytes = 0
+    private var digest: DigestStream?
+    /// Bytes waiting to be written, so that libcurl's 16 KiB pieces become 1 MiB writes.
+    private var pending = Data()
+    /// Why spooling failed (a full disk, an unwritable directory), once it has.
+    private(set) var failure: String?
+
+    init(directory: String?, hashing: Bool = false) {
+        self.directory = directory ?? BodySpool.temporaryDirectory
+        self.hashing = hashing
+    }
+
+    deinit { if file >= 0 { close(file) } }
+
+    static var temporaryDirectory: String {
+        let value = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+        return value.isEmpty ? "/tmp" : value
+    }
+
+    /// Bytes received so far.
+    var count: Int { file >= 0 ? fileBytes + pending.count : memory.count }
+
+    /// Moves to a file before the first byte when the server announces a body over the memory limit.
+    func expect(contentLength: Int64) {
+        if file < 0, memory.isEmpty, contentLength > Int64(EncodedBytes.memoryLimit) { _ = startFile() }
+    }
+
+    /// Appends bytes; false when they could not be written.
+    func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if file < 0 {
+            if memory.count + bytes.count <= EncodedBytes.memoryLimit {
+                memory.append(contentsOf: bytes)
+                return true
+            }
+            guard startFile() else { return false }
+        }
+        pending.append(contentsOf: bytes)
+        return pending.count < FileRegion.windowSize || flush()
+    }
+
+    /// The whole body: in memory, or the spooled file with its digest.
+    func finish() -> EncodedBytes? {
+        guard file >= 0 else { return .memory(memory) }
+        guard flush() else { return nil }
+        let region = FileRegion(taking: file, count: fileBytes, digest: digest?.finish())
+        file = -1
+        return .file(region)
+    }
+
+    /// Reads a descriptor (standard input) to its end the same way: in memory when small, else spooled.
+    static func read(_ descriptor: Int32, directory: String?) throws(ImgError) -> EncodedBytes {
+        let spool = BodySpool(directory: directory)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileRegion.windowSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let got = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { throw .io("cannot read standard input: \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            guard spool.append(UnsafeRawBufferPointer(rebasing: buffer[0..<got])) else {
+                throw .io(spool.failure ?? "cannot spool standard input")
+            }
+        }
+        guard let bytes = spool.finish() else { throw .io(spool.failure ?? "cannot spool standard input") }
+        return bytes
+    }
+
+    private func startFile() -> Bool {
+        file = imgf_open_anonymous(directory)
+        // A cache whose tmp/ can't take it (full, read-only) must not fail the fetch: try $TMPDIR.
+        if file < 0, directory != BodySpool.temporaryDirectory { file = imgf_open_anonymous(BodySpool.temporaryDirectory) }
+        guard file >= 0 else {
+            failure = "cannot spool the body in \(directory): \(String(cString: strerror(errno)))"
+            return false
+        }
+        if hashing { digest = DigestStream() }
+        pending = memory
+        memory = Data()
+        return flush()
+    }
+
+    private func flush() -> Bool {
+        let written = pending.withUnsafeBytes { raw -> Bool in
+            digest?.update(raw)
+            var offset = 0
+            while offset < raw.count {
+                let count = write(file, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written else {
+            failure = "cannot spool the body in \(directory): \(String(cString: strerror(errno)))"
+            return false
+        }
+        fileBytes += pending.count
+        pending.removeAll(keepingCapacity: true)
+        return true
+    }
+}
