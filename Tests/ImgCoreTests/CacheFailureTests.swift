@@ -20,7 +20,7 @@ struct CacheFailureTests {
         #expect(try Imgfetch.run([server.url("/img/cogs.gif"), "--cache-dir", cache, "-o", work.file("a.gif")]).status == 0)
         // Fill what is left.
         let filler = mount.path + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         let block = Data(count: 4096)
         do { while true { try handle.write(contentsOf: block) } } catch {}

@@ -14,7 +14,7 @@ struct CacheMaintenanceTests {
                                           sha256: Digest.sha256(body), format: "png", width: 1, height: 1,
                                           created: now.timeIntervalSince1970, ttl: ttl)
         let path = cache.originalPath(originalKey: url)
-        try cache.store(body, metadata: metadata, at: path, now: now)
+        try cache.store(.memory(body), metadata: metadata, at: path, now: now)
         return path
     }
 
