@@ -17,5 +17,7 @@ let package = Package(
         .target(name: "ImgCore", dependencies: ["CVips", "CCurl"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgCore"]),
         .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore"]),
+        // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).
+        .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore"], path: "Fuzz/Sources/ImgFuzz"),
     ]
 )

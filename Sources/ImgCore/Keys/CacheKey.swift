@@ -6,7 +6,8 @@ public enum CacheKey {
     /// an empty path written `/`. With `keepingQuery`, the query stays, its parameters sorted.
     public static func original(for url: URL, keepingQuery: Bool = false) -> String? {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(), !host.isEmpty
+              // The host as written (percent-encoded): `host` decodes it, so `a.com%2Fb` would give the key of `a.com/b`.
+              let scheme = components.scheme?.lowercased(), let host = components.percentEncodedHost?.lowercased(), !host.isEmpty
         else { return nil }
         var key = scheme + "://"
         key += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

@@ -1,0 +1,115 @@
+// The fuzz targets: each takes one input's bytes and must neither crash nor break the invariant it checks.
+// A broken invariant is a `fatalError`, which libFuzzer reports as a crash and saves the input.
+//
+// `ImageDecoder` and `TruncationCheck` are internal to ImgCore, so they need `@testable import`, which only works
+// when ImgCore is built with testability: every debug build, and the fuzz build (scripts/fuzz.sh passes
+// `-enable-testing`). A plain release build (`swift build -c release`) compiles this target without them.
+#if DEBUG || FUZZING
+@testable import ImgCore
+#else
+import ImgCore
+#endif
+import Foundation
+
+/// One fuzz target: its name (for IMGFUZZ_TARGET and the corpus directory) and the function run on each input.
+struct FuzzTarget: Sendable {
+    let name: String
+    let summary: String
+    let run: @Sendable (Data) -> Void
+
+    static let all: [FuzzTarget] = [
+        FuzzTarget(name: "chain", summary: "ProcessingChain.parse, and the canonical identifier parses back to itself", run: fuzzChain),
+        FuzzTarget(name: "url", summary: "ImageSource(parsing:) then CacheKey.original(for:keepingQuery:), which must be a fixed point", run: fuzzURL),
+        FuzzTarget(name: "entry", summary: "CacheEntryFile.parseHeader and decode, also on a slice; decoded entries re-encode to themselves", run: fuzzEntry),
+        FuzzTarget(name: "header", summary: "ImageDecoder.checkHeader(isRemote: true) (libvips loader and lazy header) and TruncationCheck", run: fuzzHeader),
+        FuzzTarget(name: "truncation", summary: "TruncationCheck.isTruncated for every ImageFormat", run: fuzzTruncation),
+    ]
+
+    static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+}
+
+private func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() { fatalError("fuzz invariant broken: \(message())") }
+}
+
+// MARK: chain
+
+@Sendable func fuzzChain(_ data: Data) {
+    let text = String(decoding: data, as: UTF8.self)
+    guard let chain = try? ProcessingChain.parse(text) else { return }
+    let identifier = chain.identifier
+    check(!chain.isEmpty, "'\(text)' parsed to an empty chain")
+    // The canonical identifier is itself a chain string, and a fixed point.
+    do {
+        let again = try ProcessingChain.parse(identifier)
+        check(again.identifier == identifier, "identifier '\(identifier)' of '\(text)' re-parses as '\(again.identifier)'")
+    } catch {
+        fatalError("fuzz invariant broken: identifier '\(identifier)' of '\(text)' does not parse: \(error)")
+    }
+}
+
+// MARK: url
+
+@Sendable func fuzzURL(_ data: Data) {
+    let text = String(decoding: data, as: UTF8.self)
+    guard let source = try? ImageSource(parsing: text) else { return }
+    _ = source.description
+    guard case .remote(let url) = source else { return }
+    for keepingQuery in [false, true] {
+        // ImageSource accepted it with a non-empty host, so it must have a key.
+        guard let key = CacheKey.original(for: url, keepingQuery: keepingQuery) else {
+            fatalError("fuzz invariant broken: accepted remote '\(text)' has no key (keepingQuery \(keepingQuery))")
+        }
+        // A key is a normalised URL: normalising it again changes nothing.
+        guard let keySource = try? ImageSource(parsing: key), case .remote(let keyURL) = keySource else {
+            fatalError("fuzz invariant broken: key '\(key)' of '\(text)' is not an accepted remote URL")
+        }
+        let again = CacheKey.original(for: keyURL, keepingQuery: keepingQuery)
+        check(again == key, "key '\(key)' of '\(text)' normalises to '\(again ?? "nil")' (keepingQuery \(keepingQuery))")
+    }
+}
+
+// MARK: entry
+
+@Sendable func fuzzEntry(_ data: Data) {
+    checkEntry(data)
+    // The same bytes as a slice that doesn't start at index 0, as a Data read at an offset would be.
+    var padded = Data([0xAA])
+    padded.append(data)
+    checkEntry(padded[padded.startIndex + 1 ..< padded.endIndex])
+}
+
+private func checkEntry(_ file: Data) {
+    if let (_, offset) = CacheEntryFile.parseHeader(file) {
+        check(offset > 0 && offset <= file.count, "body offset \(offset) outside 1...\(file.count)")
+    }
+    guard let (metadata, body) = CacheEntryFile.decode(file) else { return }
+    check(body.count == metadata.size, "decoded body is \(body.count) bytes, metadata says \(metadata.size)")
+    let encoded = CacheEntryFile.encode(metadata, body: body)
+    guard let (metadata2, body2) = CacheEntryFile.decode(encoded) else {
+        fatalError("fuzz invariant broken: a decoded entry re-encodes to bytes that don't decode")
+    }
+    check(metadata2 == metadata && body2 == body, "a decoded entry does not survive encode/decode")
+}
+
+// MARK: header and truncation
+
+@Sendable func fuzzHeader(_ data: Data) {
+    #if DEBUG || FUZZING
+    if let header = try? ImageDecoder.checkHeader(PinnedBytes(data), isRemote: true, options: DecodeOptions()) {
+        check(header.width > 0 && header.frameHeight > 0 && header.frames > 0,
+              "header \(header.width)x\(header.frameHeight)x\(header.frames) frames accepted")
+    }
+    fuzzTruncation(data)
+    #else
+    _ = try? ImageRenderer.probe(data)
+    #endif
+}
+
+@Sendable func fuzzTruncation(_ data: Data) {
+    #if DEBUG || FUZZING
+    for format in ImageFormat.allCases {
+        _ = TruncationCheck.isTruncated(data, format: format)
+    }
+    #endif
+}
