@@ -96,7 +96,8 @@ private func checkEntry(_ file: Data) {
 
 @Sendable func fuzzHeader(_ data: Data) {
     #if DEBUG || FUZZING
-    if let header = try? ImageDecoder.checkHeader(PinnedBytes(data), isRemote: true, options: DecodeOptions()) {
+    var input = VipsInput(.memory(data))
+    if let header = try? ImageDecoder.checkHeader(&input, isRemote: true, options: DecodeOptions()) {
         check(header.width > 0 && header.frameHeight > 0 && header.frames > 0,
               "header \(header.width)x\(header.frameHeight)x\(header.frames) frames accepted")
     }
@@ -108,8 +109,11 @@ private func checkEntry(_ file: Data) {
 
 @Sendable func fuzzTruncation(_ data: Data) {
     #if DEBUG || FUZZING
-    for format in ImageFormat.allCases {
-        _ = TruncationCheck.isTruncated(data, format: format)
+    data.withUnsafeBytes { raw in
+        for format in ImageFormat.allCases {
+            _ = TruncationCheck.isTruncated(ByteReader(memory: raw), format: format)
+            _ = TruncationCheck.hasBadChecksum(ByteReader(memory: raw), format: format)
+        }
     }
     #endif
 }

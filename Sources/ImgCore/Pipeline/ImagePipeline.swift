@@ -95,6 +95,9 @@ public final class ImagePipeline: Sendable {
             }
         }
 
+        // The variant must be made: libvips loads beside the reading or downloading of the original.
+        // (Not with --only-from-cache, where a miss may end the run before anything is decoded.)
+        if !policy.onlyFromCache { VipsRuntime.startInBackground() }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
             // Runs while the download lock is held: render before the original is published,
             // so that nothing is cached for a request that fails.
@@ -160,9 +163,10 @@ extension CachedImage {
 }
 
 extension CacheEntryMetadata {
-    init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive) {
+    /// `sha256` may be given when it was computed already; by default it is computed here.
+    init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive, sha256: String? = nil) {
         let seconds: Int64? = if case .seconds(let value) = ttl { value } else { nil }
-        self.init(url: url, key: key, variant: variant, kind: kind, size: body.bytes.count, sha256: body.bytes.sha256,
+        self.init(url: url, key: key, variant: variant, kind: kind, size: body.bytes.count, sha256: sha256 ?? body.bytes.sha256,
                   format: body.format?.rawValue, width: body.width, height: body.height,
                   created: Date().timeIntervalSince1970, ttl: seconds, etag: body.validators?.etag,
                   lastModified: body.validators?.lastModified, contentType: body.contentType)

@@ -133,6 +133,9 @@ final class OriginalSource: Sendable {
         var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
+        // The digest the cache entry records is computed beside the rendering (there are two cores), not after it.
+        let bytes = image.bytes
+        let digest = disk == nil ? nil : BackgroundValue { bytes.sha256 }
         let rendered: CachedImage
         do {
             rendered = try renderFirst(image)
@@ -148,7 +151,7 @@ final class OriginalSource: Sendable {
         if let disk {
             disk.removeVariants(originalKey: key)
             let metadata = CacheEntryMetadata(url: url.absoluteString, key: key, variant: nil, kind: .original,
-                                              body: image, ttl: configuration.ttl)
+                                              body: image, ttl: configuration.ttl, sha256: digest?.value)
             do {
                 try disk.store(image.bytes, metadata: metadata, at: disk.originalPath(originalKey: key))
             } catch {

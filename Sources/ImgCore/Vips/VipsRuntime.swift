@@ -30,6 +30,19 @@ public enum VipsRuntime {
         _ = modulesLoaded
     }
 
+    /// Prepares the environment so that libvips can later start on any thread, even in the background.
+    /// Call first thing in `main`, while the process has a single thread (it sets `VIPSHOME` for this process).
+    public static func prepareProcess() { imgf_vips_prepare_environment() }
+
+    /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
+    /// cache I/O; the first image call then waits for it. Does nothing unless `prepareProcess` ran.
+    static func startInBackground() { _ = backgroundStart }
+    private static let backgroundStart: Bool = {
+        guard imgf_vips_environment_prepared() != 0 else { return false }
+        Thread.detachNewThread { _ = started }
+        return true
+    }()
+
     /// Makes sure libvips is running before any image call.
     static func start() throws(ImgError) {
         guard started else { throw .internalFailure("libvips failed to start: \(failure.withLock { $0 })") }
