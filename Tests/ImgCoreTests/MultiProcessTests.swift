@@ -48,6 +48,21 @@ struct MultiProcessTests {
         }
     }
 
+    @Test func aWaiterTakesOverWhenTheHolderDies() throws {
+        let url = server.url("/delay/2/img1.jpg")
+        let holder = try launch([url, "--cache-dir", cache, "-o", work.file("holder.jpg")])
+        usleep(500_000)
+        let waiter = try launch([url, "--cache-dir", cache, "-o", work.file("waiter.jpg")])
+        usleep(300_000)
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        waiter.waitUntilExit()
+        #expect(waiter.terminationStatus == 0)
+        #expect(try server.requests("/delay/2/img1.jpg") == 2)
+        #expect(!FileManager.default.fileExists(atPath: work.file("holder.jpg")))
+        #expect(try Imgfetch.run(["cache", "verify", "--cache-dir", cache]).status == 0)
+    }
+
     @Test func killsPrunesAndCleansLeaveAConsistentCache() throws {
         // Overlapping lists: each names 16 of the 24 images, starting at a different place.
         var lists: [String] = []
