@@ -18,6 +18,31 @@ struct CacheMaintenanceTests {
         return path
     }
 
+    @Test func largePrunesAndCleansRemoveExactlyTheRightEntriesOnSeveralThreads() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        let base = Date(timeIntervalSinceNow: -100_000)
+        var paths: [String] = []
+        for index in 0..<2000 {
+            // Entry i was last used at base + i seconds; the even ones expired long ago.
+            let path = try store(cache, url: "http://h/\(index).png", ttl: index % 2 == 0 ? 1 : 1_000_000,
+                                 now: base.addingTimeInterval(Double(index)))
+            paths.append(path)
+        }
+        let entrySize = CacheScan(directory: home.path).entries[0].size
+        let limit = entrySize * 1600
+        let report = CacheMaintenance.prune(directory: home.path, sizeLimit: limit)
+        let removed = report.entries
+        #expect((1190...1200).contains(removed))
+        #expect(paths.prefix(removed).allSatisfy { access($0, F_OK) != 0 }, "the least recently used go")
+        #expect(paths.dropFirst(removed).allSatisfy { access($0, F_OK) == 0 }, "the others stay")
+        let remaining = try #require(report.remainingBytes)
+        #expect(remaining <= limit / 2 && remaining + entrySize > limit / 2)
+        let cleaned = CacheMaintenance.cleanExpired(directory: home.path)
+        #expect(cleaned.entries == (2000 - removed) / 2)
+        #expect(paths.enumerated().dropFirst(removed).allSatisfy { index, path in (access(path, F_OK) == 0) == (index % 2 == 1) })
+    }
+
     @Test func anEntryReplacedOrUsedSinceTheScanIsNotRemoved() throws {
         let home = try TemporaryDirectory()
         let cache = try DiskCache(directory: home.path)
@@ -26,14 +51,14 @@ struct CacheMaintenanceTests {
         #expect(scanned.isExpired(at: Date().timeIntervalSince1970))
         // A fetcher publishes a fresh entry at the same path (a new inode): the stale decision must not delete it.
         _ = try store(cache, url: "http://h/a.png")
-        #expect(!CacheMaintenance.removeEntry(scanned, directory: home.path) { $0.isExpired(at: Date().timeIntervalSince1970) })
+        #expect(!CacheMaintenance.removeEntry(scanned, directory: home.path) { _, current in current.isExpired(at: Date().timeIntervalSince1970) })
         #expect(access(path, F_OK) == 0)
         // A reader touches it after a prune's scan: no longer the least recently used, so kept.
         let rescanned = try #require(CacheScan(directory: home.path).entries.first)
         cache.touch(path, ttl: 3600, now: Date(timeIntervalSinceNow: 5))
-        #expect(!CacheMaintenance.removeEntry(rescanned, directory: home.path) { $0.lastAccess == rescanned.lastAccess })
+        #expect(!CacheMaintenance.removeEntry(rescanned, directory: home.path) { scanned, current in current.lastAccess == scanned.lastAccess })
         #expect(access(path, F_OK) == 0)
-        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { _ in true })
+        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { _, _ in true })
         #expect(access(path, F_OK) != 0)
         #expect(access((path as NSString).deletingLastPathComponent, F_OK) != 0, "the emptied folder goes too")
     }

@@ -39,10 +39,9 @@ public enum CacheMaintenance {
                                     now: Double = Date().timeIntervalSince1970) -> Report {
         var report = Report()
         let scan = CacheScan(directory: directory)
-        for entry in scan.entries where entry.isExpired(at: now) {
-            let removed = dryRun || removeEntry(entry, directory: directory) { $0.isExpired(at: now) }
-            if removed { record(entry, directory: directory, in: &report) }
-        }
+        let expired = scan.entries.filter { $0.isExpired(at: now) }
+        let removed = dryRun ? expired.map { _ in true } : removeEntries(expired, directory: directory) { _, current in current.isExpired(at: now) }
+        for (entry, wasRemoved) in zip(expired, removed) where wasRemoved { record(entry, directory: directory, in: &report) }
         for folder in scan.emptyFolders where dryRun || rmdir("\(directory)/entries/\(folder)") == 0 {
             report.folders += 1
         }
@@ -101,12 +100,22 @@ public enum CacheMaintenance {
                 let (a, b) = (scan.entries[$0], scan.entries[$1])
                 return a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name)
             }
-            for index in order where total > target {
-                let entry = scan.entries[index]
-                let removed = dryRun || removeEntry(entry, directory: directory) { $0.lastAccess == entry.lastAccess }
-                guard removed else { continue }
-                record(entry, directory: directory, in: &report)
-                total -= entry.size
+            // Take the least recently used until the total would be at the target, remove them (in parallel:
+            // unlinking is what takes the time), and take more only if some could not be removed.
+            var next = order[...]
+            while total > target, !next.isEmpty {
+                var doomed: [CacheEntryStat] = []
+                var planned = total
+                while planned > target, let index = next.popFirst() {
+                    doomed.append(scan.entries[index])
+                    planned -= scan.entries[index].size
+                }
+                let removed = dryRun ? doomed.map { _ in true }
+                    : removeEntries(doomed, directory: directory) { scanned, current in current.lastAccess == scanned.lastAccess }
+                for (entry, wasRemoved) in zip(doomed, removed) where wasRemoved {
+                    record(entry, directory: directory, in: &report)
+                    total -= entry.size
+                }
             }
         }
         report.remainingBytes = total
@@ -182,16 +191,32 @@ public enum CacheMaintenance {
 
     // MARK: helpers
 
+    /// `removeEntry` over many entries on a few threads; returns, in order, which were removed.
+    static func removeEntries(_ entries: [CacheEntryStat], directory: String,
+                              stillDoomed: @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> [Bool] {
+        let workers = min(4, max(1, entries.count / 512))
+        guard workers > 1 else { return entries.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) } }
+        let chunk = (entries.count + workers - 1) / workers
+        let results = Locked<[Int: [Bool]]>([:])
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let slice = entries[min(entries.count, worker * chunk)..<min(entries.count, (worker + 1) * chunk)]
+            let removed = slice.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) }
+            results.withLock { $0[worker] = removed }
+        }
+        return results.withLock { all in (0..<workers).flatMap { all[$0] ?? [] } }
+    }
+
     /// Unlinks an entry when the file at its path is still the scanned one and `stillDoomed` holds for it now;
     /// then removes its folder if that left it empty.
-    static func removeEntry(_ entry: CacheEntryStat, directory: String, stillDoomed: (CacheEntryStat) -> Bool) -> Bool {
+    static func removeEntry(_ entry: CacheEntryStat, directory: String,
+                            stillDoomed: (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> Bool {
         let path = entry.path(in: directory)
         var info = stat()
         guard lstat(path, &info) == 0, UInt64(info.st_ino) == entry.inode, info.st_mode & S_IFMT == S_IFREG else { return false }
         var current = entry
         current.lastAccess = EntryIO.seconds(info.st_atim)
         current.expires = EntryIO.seconds(info.st_mtim)
-        guard stillDoomed(current), unlink(path) == 0 else { return false }
+        guard stillDoomed(entry, current), unlink(path) == 0 else { return false }
         rmdir("\(directory)/entries/\(entry.folder)")
         return true
     }

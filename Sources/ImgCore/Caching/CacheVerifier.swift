@@ -31,7 +31,7 @@ public enum CacheVerifier {
             guard let reason = problem(at: path, inode: entry.inode) else { continue }
             var removed = false
             if repair {
-                removed = CacheMaintenance.removeEntry(entry, directory: directory) { _ in true }
+                removed = CacheMaintenance.removeEntry(entry, directory: directory) { _, _ in true }
             }
             result.damaged.append(Damage(path: path, reason: reason, removed: removed))
         }
