@@ -158,7 +158,11 @@ public final class BatchRunner: Sendable {
         }
         var request = template
         request.source = source
-        if let variant { request.chain = template.chain |> variant.chain }
+        if let variant {
+            request.chain = template.chain |> variant.chain
+            // All the variants of this input are decoded once, at the largest scale any of them needs.
+            request.decodedTogetherWith = options.variants.map { template.chain |> $0.chain }
+        }
         do throws(ImgError) {
             let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
             if let directory = options.outputDirectory {

@@ -10,6 +10,8 @@ public final class ImagePipeline: Sendable {
     /// Problems found while opening the pipeline that don't stop it, e.g. a cache directory that can't be created.
     public let warnings: [String]
     private let renderings = InFlightTasks<CachedImage>()
+    /// Inputs decoded once for several variants (`ImageRequest.decodedTogetherWith`), until their last use.
+    let decodedImages = DecodedImageCache()
     /// Bounds renderings at once to `configuration.renderingSlots`; taken only by the thread doing the work.
     private let renderingSlots: DispatchSemaphore
 
@@ -51,7 +53,7 @@ public final class ImagePipeline: Sendable {
             var probe = request
             probe.chain = validation
             probe.encoding = OutputEncoding(format: .png)
-            return try self.render(probe, original: original, variantKey: nil)
+            return try self.render(probe, original: original, originalKey: nil, variantKey: nil)
         }
         var image = loaded.image
         if image.width == nil, let size = loaded.rendered?.sourceSize { (image.width, image.height) = (size.width, size.height) }
@@ -101,7 +103,7 @@ public final class ImagePipeline: Sendable {
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
             // Runs while the download lock is held: render before the original is published,
             // so that nothing is cached for a request that fails.
-            try self.render(request, original: original, variantKey: variantKey)
+            try self.render(request, original: original, originalKey: originalKey, variantKey: variantKey)
         }
         response.source = original.source
         response.warnings = original.warnings
@@ -117,7 +119,7 @@ public final class ImagePipeline: Sendable {
         if let alreadyRendered = original.rendered {
             rendered = alreadyRendered
         } else {
-            rendered = try render(request, original: original.image, variantKey: variantKey)
+            rendered = try render(request, original: original.image, originalKey: originalKey, variantKey: variantKey)
         }
         response.data = rendered
         response.notes = rendered.notes
@@ -138,12 +140,18 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Renders once per variant key while in flight.
-    private func render(_ request: ImageRequest, original: CachedImage, variantKey: String?) throws(ImgError) -> CachedImage {
+    private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?,
+                        variantKey: String?) throws(ImgError) -> CachedImage {
+        var shared: SharedDecode?
+        if request.decodedTogetherWith.count > 1, let originalKey {
+            let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
+            shared = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)
+        }
         let work = { () throws(ImgError) -> CachedImage in
             self.renderingSlots.wait()
             defer { self.renderingSlots.signal() }
             let encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,
-                                                   encoding: request.encoding, decoding: request.decoding)
+                                                   encoding: request.encoding, decoding: request.decoding, shared: shared)
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
             image.notes = encoded.notes
             image.sourceSize = encoded.sourceSize

@@ -17,6 +17,13 @@ enum ImageDecoder {
         var width: Int
         var frameHeight: Int
         var frames: Int
+        /// The EXIF orientation, 1 when there is none.
+        var orientation = 1
+
+        /// Width and height once the orientation is applied (when `autorotate`).
+        func orientedSize(autorotate: Bool) -> (width: Int, height: Int) {
+            autorotate && (5...8).contains(orientation) ? (frameHeight, width) : (width, frameHeight)
+        }
     }
 
     /// Reads and checks the header: empty, unknown, untrusted, truncated and oversized inputs are refused here.
@@ -61,7 +68,8 @@ enum ImageDecoder {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
         }
         let image = DecodedImage(taking: opened, source: input.owner)
-        let header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount)
+        let header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
+                            orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
         if header.frames > options.maxFrames {
             throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
         }

@@ -4,11 +4,18 @@ import Foundation
 public enum ImageRenderer {
     /// Renders encoded bytes through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
     /// Bytes in a file region are decoded from the file: never held whole in memory.
+    /// With `shared` (several variants of one still image), the input is decoded once for all of them.
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
-                              decoding: DecodeOptions) throws(ImgError) -> EncodedImage {
+                              decoding: DecodeOptions, shared: SharedDecode? = nil) throws(ImgError) -> EncodedImage {
         var input = VipsInput(bytes)
         let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
-        var (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
+        var image: DecodedImage
+        var remaining: ArraySlice<any ImageProcessing>
+        if let shared, header.frames == 1 {
+            (image, remaining) = (try shared.image(input, header: header, options: decoding), chain.steps[...])
+        } else {
+            (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
+        }
         for step in remaining {
             image = try step.process(image)
         }
