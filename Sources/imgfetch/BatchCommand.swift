@@ -42,23 +42,10 @@ enum BatchCommand {
         let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
                                  cancellation: cancellation) { event in printer.handle(event) }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
         // A closed stdout (`| head`) must not kill us mid-write: the printer sees EPIPE and stops the batch instead.
         signal(SIGPIPE, SIG_IGN)
         printer.onBrokenOutput { runner.stop(signal: SIGPIPE) }
-        // A parent may have started us with these blocked (threads of libdispatch block them): unblock them here.
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        sigaddset(&unblocked, SIGINT)
-        sigaddset(&unblocked, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        let watchers = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            let watcher = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            watcher.setEventHandler { runner.stop(signal: number) }
-            watcher.resume()
-            return watcher
-        }
+        let watchers = SignalWatcher.watch { runner.stop(signal: $0) }
         let summary = runner.run(inputs)
         watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }

@@ -20,15 +20,20 @@ enum FetchCommand {
             return error.exitCode
         }
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        let cancellation = Cancellation()
+        var configured = settings
+        configured.configuration.network.cancellation = cancellation
+        let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
+        defer { watchers.forEach { $0.cancel() } }
         let pipeline: ImagePipeline
-        switch settings.openPipeline() {
+        switch configured.openPipeline() {
         case .success(let opened): pipeline = opened
         case .failure(let error): return error.exitCode
         }
         var naming = OutputNaming()
         var worst: Int32 = 0
         var failures = 0
-        for (input, source) in zip(inputs, sources) {
+        for (input, source) in zip(inputs, sources) where !cancellation.isCancelled {
             let started = Date()
             var request = settings.template
             request.source = source
@@ -36,14 +41,21 @@ enum FetchCommand {
                 let response = try pipeline.image(for: request)
                 if settings.showProgress { Reporter.clearProgress() }
                 let output = try destination(for: source, response: response, settings: settings, naming: &naming)
+                // Interrupted while this one was being made: write nothing more.
+                if cancellation.isCancelled { break }
                 try OutputWriter.write(response.data.data, to: output)
                 reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
             } catch {
                 if settings.showProgress { Reporter.clearProgress() }
+                if cancellation.isCancelled { break }
                 failures += 1
                 worst = error.exitCode
                 reporter.failure(input: input, error: error, milliseconds: milliseconds(since: started))
             }
+        }
+        if cancellation.isCancelled {
+            Reporter.error("interrupted by \(cancellation.signal == SIGINT ? "SIGINT" : "SIGTERM")")
+            return 128 + cancellation.signal
         }
         settings.cleanCacheIfDue()
         if failures == 0 { return 0 }

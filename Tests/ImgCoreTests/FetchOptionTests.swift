@@ -109,3 +109,23 @@ struct FetchOptionTests {
         #expect(ended.status == 0)
     }
 }
+
+extension FetchOptionTests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedFetchLeavesNothingBehind(signal: Int32) throws {
+        let folder = work.file("interrupted-\(signal)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = [server.url("/slow/sample.jpg?delay=0.1"), "--resize", "50x", "--cache-dir", cache, "-o", folder + "/out.jpg"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(600_000)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + signal)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        let entries = FileManager.default.subpaths(atPath: cache + "/entries") ?? []
+        #expect(!entries.contains { $0.hasSuffix("original") || $0.hasSuffix(".variant") })
+    }
+}
