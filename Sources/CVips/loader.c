@@ -10,15 +10,12 @@
 #include <string.h>
 
 static imgf_vips_table table;
-static int environment_prepared;
 #define IMGF_NO_MODULES_HOME "/nonexistent/imgfetch-loads-vips-modules-on-demand"
 
 void imgf_vips_prepare_environment(void) {
     setenv("VIPSHOME", IMGF_NO_MODULES_HOME, 1);
-    environment_prepared = 1;
 }
 
-int imgf_vips_environment_prepared(void) { return environment_prepared; }
 
 /* libvips' warnings (e.g. "VIPS-WARNING: IDAT: CRC error") would add lines to stderr beside our one-line
  * errors; failures reach us as errors anyway, so warnings are dropped. */
@@ -53,23 +50,9 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     }
     snprintf(module_directory, sizeof module_directory, "%s/vips-modules-%d.%d", libdir,
              table.vips_version(0), table.vips_version(1));
-    int result;
-    if (environment_prepared) {
-        result = table.vips_init(program);
-    } else {
-        /* Changing the environment is only safe while no other thread reads it: callers that start libvips
-         * beside other threads call imgf_vips_prepare_environment first, while they have one thread. */
-        const char *previous = getenv("VIPSHOME");
-        char *saved = previous ? strdup(previous) : NULL;
-        setenv("VIPSHOME", IMGF_NO_MODULES_HOME, 1);
-        result = table.vips_init(program);
-        if (saved) {
-            setenv("VIPSHOME", saved, 1);
-            free(saved);
-        } else {
-            unsetenv("VIPSHOME");
-        }
-    }
+    /* Without imgf_vips_prepare_environment (a library user, a test process) vips_init loads every module
+     * itself: slower, but the environment is never changed here, where other threads may be reading it. */
+    int result = table.vips_init(program);
     if (result) {
         snprintf(error, error_size, "vips_init failed: %s", table.vips_error_buffer());
         return -1;

@@ -76,10 +76,10 @@ const imgf_vips_table *imgf_vips(void);
  * ImageMagick, PDF, OpenSlide: ~15 ms). Returns 0, or -1 with a message in error. Call once. */
 int imgf_vips_start(const char *program, char *error, size_t error_size);
 
-/* Points VIPSHOME away from libvips' modules for the rest of the process, so that imgf_vips_start needs not
- * touch the environment (and may run on any thread). Call while the process has a single thread. */
+/* Points VIPSHOME away from libvips' modules for the rest of the process, so that vips_init skips them (~15 ms)
+ * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:
+ * setenv is not safe beside other threads. Without it, vips_init loads every module itself. */
 void imgf_vips_prepare_environment(void);
-int imgf_vips_environment_prepared(void);
 
 /* Loads libvips' modules (the loaders and savers for HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide).
  * Returns how many loaded. Call once, after imgf_vips_start. */

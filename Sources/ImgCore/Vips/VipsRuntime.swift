@@ -35,10 +35,9 @@ public enum VipsRuntime {
     public static func prepareProcess() { imgf_vips_prepare_environment() }
 
     /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
-    /// cache I/O; the first image call then waits for it. Does nothing unless `prepareProcess` ran.
+    /// cache I/O; the first image call then waits for it.
     static func startInBackground() { _ = backgroundStart }
     private static let backgroundStart: Bool = {
-        guard imgf_vips_environment_prepared() != 0 else { return false }
         Thread.detachNewThread { _ = started }
         return true
     }()
