@@ -30,11 +30,6 @@ static inline long imgf_info_long(CURL *h, CURLINFO info) {
     curl_easy_getinfo(h, info, &value);
     return value;
 }
-static inline curl_off_t imgf_info_offset(CURL *h, CURLINFO info) {
-    curl_off_t value = -1;
-    curl_easy_getinfo(h, info, &value);
-    return value;
-}
 static inline const char *imgf_info_string(CURL *h, CURLINFO info) {
     char *value = NULL;
     curl_easy_getinfo(h, info, &value);

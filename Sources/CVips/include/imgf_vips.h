@@ -18,7 +18,6 @@
     X(vips_autorot) \
     X(vips_avg) \
     X(vips_bandjoin2) \
-    X(vips_black) \
     X(vips_cache_set_max) \
     X(vips_cast_uchar) \
     X(vips_colourspace) \
@@ -48,7 +47,6 @@
     X(vips_image_hasalpha) \
     X(vips_image_new_from_buffer) \
     X(vips_image_new_from_source) \
-    X(vips_image_remove) \
     X(vips_image_set_int) \
     X(vips_image_write_to_buffer) \
     X(vips_init) \
@@ -185,10 +183,6 @@ static inline int imgf_arrayjoin_vertical(VipsImage **in, VipsImage **out, int n
 static inline int imgf_write_to_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
     return V->vips_image_write_to_buffer(in, suffix, buf, len, NULL);
 }
-static inline int imgf_black(VipsImage **out, int width, int height, int bands) {
-    return V->vips_black(out, width, height, "bands", bands, NULL);
-}
-static inline int imgf_copy(VipsImage *in, VipsImage **out) { return V->vips_copy(in, out, NULL); }
 static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
     if (V->vips_copy(in, out, NULL)) return -1;
     V->vips_image_set_int(*out, "page-height", page_height);
@@ -207,7 +201,6 @@ static inline int imgf_get_int_array(VipsImage *image, const char *name, int *ou
     return n;
 }
 static inline int imgf_has_field(VipsImage *image, const char *name) { return V->vips_image_get_typeof(image, name) != 0; }
-static inline int imgf_remove_field(VipsImage *image, const char *name) { return V->vips_image_remove(image, name); }
 static inline int imgf_avg(VipsImage *in, double *out) { return V->vips_avg(in, out, NULL); }
 static inline int imgf_subtract(VipsImage *left, VipsImage *right, VipsImage **out) { return V->vips_subtract(left, right, out, NULL); }
 static inline int imgf_abs(VipsImage *in, VipsImage **out) { return V->vips_abs(in, out, NULL); }
@@ -224,7 +217,6 @@ static inline unsigned long imgf_crc32(unsigned long crc, const void *data, unsi
 static inline unsigned long imgf_adler32(unsigned long adler, const void *data, unsigned int length) {
     return adler32(adler, (const Bytef *)data, length);
 }
-static inline void imgf_unref(VipsImage *image) { if (image) g_object_unref(image); }
 
 /* Hashes with glib: returns a newly allocated lower-case hex string, free with g_free. */
 static inline char *imgf_sha256_hex(const void *data, size_t len) {
