@@ -4,18 +4,13 @@ import Testing
 
 /// Network and cache-key options of fetch, end to end.
 @Suite("Fetch options end to end", .serialized)
-struct FetchOptionTests {
+struct FetchOptionTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
-    var cache: String { work.file("cache") }
 
     init() throws {
         server = try FixtureServer()
         work = try TemporaryDirectory()
-    }
-
-    func fetch(_ arguments: [String]) throws -> CommandResult {
-        try Imgfetch.run(arguments + ["--cache-dir", cache])
     }
 
     @Test func oneConnectionServesSeveralURLsToAHost() throws {

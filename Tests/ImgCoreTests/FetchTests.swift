@@ -4,18 +4,13 @@ import Testing
 
 /// End-to-end: the built binary against the fixture server, with a fresh cache directory per test.
 @Suite("Fetch end to end", .serialized)
-struct FetchTests {
+struct FetchTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
-    var cache: String { work.file("cache") }
 
     init() throws {
         server = try FixtureServer()
         work = try TemporaryDirectory()
-    }
-
-    func fetch(_ arguments: [String]) throws -> CommandResult {
-        try Imgfetch.run(arguments + ["--cache-dir", cache])
     }
 
     func output(_ name: String) throws -> Data {
