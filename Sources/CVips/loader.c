@@ -61,6 +61,17 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
                       ignore_log, NULL);
     table.vips_cache_set_max(0);
     table.vips_leak_set(0);
+    /* Build the loader and saver classes now (the first search initialises all of them), while this may run
+     * beside a download, rather than on the first image. */
+    static const unsigned char jpeg_start[] = { 0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0 };
+    table.vips_foreign_find_load_buffer(jpeg_start, sizeof jpeg_start);
+    table.vips_foreign_find_save_buffer(".jpg");
+    static const char *const warm[] = { "thumbnail_buffer", "thumbnail_image", "resize", "jpegsave_buffer" };
+    for (size_t i = 0; i < sizeof warm / sizeof warm[0]; i++) {
+        VipsOperation *operation = table.vips_operation_new(warm[i]);
+        if (operation) g_object_unref(operation);
+    }
+    table.vips_error_clear();
     return 0;
 }
 

@@ -29,6 +29,8 @@
     X(vips_extract_band) \
     X(vips_flatten) \
     X(vips_foreign_find_load_buffer) \
+    X(vips_foreign_find_save_buffer) \
+    X(vips_operation_new) \
     X(vips_foreign_find_load_source) \
     X(vips_gaussblur) \
     X(vips_getpoint) \
