@@ -127,16 +127,7 @@ final class BatchPrinter: Sendable {
     /// Writes one JSON line to stdout with write(2), so that a closed pipe is an error we can act on.
     private func emit<T: Encodable>(_ value: T) {
         guard let data = Reporter.jsonLine(value) else { return }
-        let complete = data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let count = write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { return false }
-                offset += count
-            }
-            return true
-        }
+        let complete = data.withUnsafeBytes { FileWriting.writeAll(STDOUT_FILENO, $0) }
         if !complete, let action = brokenOutput.withLock({ $0 }) { action() }
     }
 

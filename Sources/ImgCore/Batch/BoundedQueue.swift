@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A first-in first-out queue between one producer and several consumer threads, bounded by `capacity` slots.
 /// A slot is taken by `push` and given back only by `releaseSlot()`, which the consumer calls once it is completely

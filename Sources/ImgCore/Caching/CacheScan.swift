@@ -39,27 +39,16 @@ public struct CacheScan: Sendable {
         guard top >= 0 else { return }
         defer { close(top) }
         entries.reserveCapacity(1024)
-        for (prefix, _) in Self.children(of: top) where prefix.utf8.count == 2 {
+        for (prefix, _) in DirectoryListing.children(of: top) where prefix.utf8.count == 2 {
             let prefixDescriptor = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard prefixDescriptor >= 0 else { continue }
             defer { close(prefixDescriptor) }
-            for (hash, _) in Self.children(of: prefixDescriptor) where hash.utf8.count == 64 {
+            for (hash, _) in DirectoryListing.children(of: prefixDescriptor) where hash.utf8.count == 64 {
                 let folderDescriptor = openat(prefixDescriptor, hash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard folderDescriptor >= 0 else { continue }
                 defer { close(folderDescriptor) }
                 let folder = prefix + "/" + hash
-                var anything = false
-                for (name, type) in Self.children(of: folderDescriptor) {
-                    anything = true
-                    guard type == DT_REG || type == DT_UNKNOWN, Self.isEntryName(name) else { continue }
-                    var info = stat()
-                    guard fstatat(folderDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
-                          info.st_mode & S_IFMT == S_IFREG else { continue }
-                    entries.append(CacheEntryStat(folder: folder, name: name, size: Int64(info.st_size),
-                                                  lastAccess: EntryIO.seconds(info.st_atim),
-                                                  expires: EntryIO.seconds(info.st_mtim), inode: UInt64(info.st_ino)))
-                }
-                if !anything { emptyFolders.append(folder) }
+                if !scanFolder(folderDescriptor, named: folder) { emptyFolders.append(folder) }
             }
         }
     }
@@ -70,37 +59,28 @@ public struct CacheScan: Sendable {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        for (name, _) in Self.children(of: descriptor) where Self.isEntryName(name) {
+        scanFolder(descriptor, named: folder)
+    }
+
+    /// Adds the entry files of one open entry folder; returns whether the folder held any file at all.
+    @discardableResult
+    private mutating func scanFolder(_ descriptor: Int32, named folder: String) -> Bool {
+        var anything = false
+        for (name, type) in DirectoryListing.children(of: descriptor) {
+            anything = true
+            guard type == DT_REG || type == DT_UNKNOWN, Self.isEntryName(name) else { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             entries.append(CacheEntryStat(folder: folder, name: name, size: Int64(info.st_size),
                                           lastAccess: EntryIO.seconds(info.st_atim),
                                           expires: EntryIO.seconds(info.st_mtim), inode: UInt64(info.st_ino)))
         }
+        return anything
     }
 
     /// `original` or 64 characters plus `.variant`.
     static func isEntryName(_ name: String) -> Bool {
         name == "original" || (name.utf8.count == 72 && name.hasSuffix(".variant"))
-    }
-
-    /// The names (without `.` and `..`) and `d_type`s in an open folder; the descriptor stays open.
-    static func children(of descriptor: Int32) -> [(String, Int32)] {
-        let copy = dup(descriptor)
-        guard copy >= 0, let handle = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return []
-        }
-        defer { closedir(handle) }
-        var result: [(String, Int32)] = []
-        while let entry = readdir(handle) {
-            let type = Int32(entry.pointee.d_type)
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != ".", name != ".." { result.append((name, type)) }
-        }
-        return result
     }
 
     // MARK: totals

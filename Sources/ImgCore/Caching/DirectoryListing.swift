@@ -7,16 +7,29 @@ import Glibc
 enum DirectoryListing {
     /// The names in a folder, without `.` and `..`; empty when it can't be read.
     static func names(in folder: String) -> [String] {
-        guard let handle = opendir(folder) else { return [] }
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        return children(of: descriptor).map(\.name)
+    }
+
+    /// The names (without `.` and `..`) and `d_type`s in an open folder; the descriptor stays open.
+    static func children(of descriptor: Int32) -> [(name: String, type: Int32)] {
+        let copy = dup(descriptor)
+        guard copy >= 0, let handle = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
         defer { closedir(handle) }
-        var names: [String] = []
+        var result: [(name: String, type: Int32)] = []
         while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
+            let type = Int32(entry.pointee.d_type)
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            if name != ".", name != ".." { names.append(name) }
+            if name != ".", name != ".." { result.append((name, type)) }
         }
-        return names
+        return result
     }
 
     /// Deletes a folder and everything below it (symlinks are unlinked, not followed); counts files and bytes.

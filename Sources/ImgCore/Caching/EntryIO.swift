@@ -16,28 +16,36 @@ enum EntryIO {
         return min(never, now.timeIntervalSince1970 + Double(ttl))
     }
 
-    /// Linux's O_NOATIME, which Glibc's Swift overlay does not export.
-    private static let noAccessTime: Int32 = 0o1000000
+    /// Linux's `O_NOATIME` and `UTIME_OMIT` (hidden behind `_GNU_SOURCE` in Glibc's Swift module).
+    private static let noAccessTime: Int32 = 0o1_000_000
+    private static let omitTime = (1 << 30) - 2
 
-    /// An entry opened for reading: its descriptor (the caller closes it), size and times.
+    /// An entry opened for reading: its descriptor (the caller closes it), size, inode and times.
     struct OpenEntry {
         var descriptor: Int32
         var size: Int
+        var inode: UInt64
         var times: (accessed: Double, modified: Double)
+        /// The atime as it was, and whether reading leaves it alone (`O_NOATIME`, only for the file's owner).
+        var accessTime: timespec
+        var readsKeepAccessTime: Bool
     }
 
     /// Opens a regular file for reading without following a symlink or changing its atime (the last access we
-    /// record ourselves: under `relatime` a plain read would overwrite it).
+    /// record ourselves: under `relatime` a plain read would overwrite it) where `O_NOATIME` is permitted.
     static func openEntry(_ path: String) -> OpenEntry? {
         var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | noAccessTime)
-        if descriptor < 0, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        let keepsAccessTime = descriptor >= 0
+        if !keepsAccessTime, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
             return nil
         }
-        return OpenEntry(descriptor: descriptor, size: Int(info.st_size), times: (seconds(info.st_atim), seconds(info.st_mtim)))
+        return OpenEntry(descriptor: descriptor, size: Int(info.st_size), inode: UInt64(info.st_ino),
+                         times: (seconds(info.st_atim), seconds(info.st_mtim)), accessTime: info.st_atim,
+                         readsKeepAccessTime: keepsAccessTime)
     }
 
     /// Up to `count` bytes from the start of an open file; nil on a read error.
@@ -67,40 +75,19 @@ enum EntryIO {
 
     /// Reads up to `limit` bytes (nil: the whole file) of a regular file without changing its access time:
     /// opened with `O_NOATIME` where permitted, else read normally and the atime put back to what it was.
-    /// Returns the bytes and the file's size and inode; nil when it can't be opened or read.
-    /// Linux's `O_NOATIME` and `UTIME_OMIT` (hidden behind `_GNU_SOURCE` in Glibc's Swift module).
-    static let noAccessTimeFlag: Int32 = 0o1_000_000
-    static let omitTime = (1 << 30) - 2
-
+    /// Returns the bytes and the file's size and inode; nil when it can't be opened.
     static func readUntouched(_ path: String, limit: Int? = nil) -> (data: Data, size: Int, inode: UInt64)? {
-        var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | noAccessTimeFlag)
-        let noatime = descriptor >= 0
-        if !noatime, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var before = stat()
-        guard fstat(descriptor, &before) == 0, before.st_mode & S_IFMT == S_IFREG else { return nil }
-        let size = Int(before.st_size)
-        let wanted = min(size, limit ?? size)
-        var data = Data(count: wanted)
-        let got = data.withUnsafeMutableBytes { raw -> Int in
-            var offset = 0
-            while offset < wanted {
-                let count = Glibc.read(descriptor, raw.baseAddress! + offset, wanted - offset)
-                if count <= 0 { break }
-                offset += count
-            }
-            return offset
-        }
-        if !noatime {
+        guard let entry = openEntry(path) else { return nil }
+        defer { close(entry.descriptor) }
+        let data = readPrefix(entry.descriptor, count: min(entry.size, limit ?? entry.size)) ?? Data()
+        if !entry.readsKeepAccessTime {
             var after = stat()
-            if fstat(descriptor, &after) == 0, seconds(after.st_atim) != seconds(before.st_atim) {
-                var times = [before.st_atim, timespec(tv_sec: 0, tv_nsec: omitTime)]
-                futimens(descriptor, &times)
+            if fstat(entry.descriptor, &after) == 0, seconds(after.st_atim) != seconds(entry.accessTime) {
+                var times = [entry.accessTime, timespec(tv_sec: 0, tv_nsec: omitTime)]
+                futimens(entry.descriptor, &times)
             }
         }
-        if got < wanted { data.count = got }
-        return (data, size, UInt64(before.st_ino))
+        return (data, entry.size, entry.inode)
     }
 
     static func seconds(_ time: timespec) -> Double { Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
@@ -122,34 +109,9 @@ enum EntryIO {
     static func writeTemporary(_ data: Data, then region: FileRegion? = nil, in folder: String, accessed: Double,
                                expires: Double) throws(ImgError) -> String {
         let path = "\(folder)/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .io("cannot create \(path): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { raw -> Int in
-            var offset = 0
-            while offset < raw.count {
-                let count = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if count <= 0 { return -1 }
-                offset += count
-            }
-            return offset
-        }
-        let failure = errno
-        var copyFailure: String?
-        if written == data.count, let region {
-            do {
-                try region.copy(to: descriptor)
-            } catch {
-                copyFailure = error.message
-            }
-        }
-        var times = [timespecOf(accessed), timespecOf(expires)]
-        futimens(descriptor, &times)
-        let closed = close(descriptor) == 0
-        if written != data.count || copyFailure != nil || !closed {
-            let reason = written != data.count ? String(cString: strerror(failure))
-                : copyFailure ?? String(cString: strerror(errno))
-            unlink(path)
-            throw .io("cannot write \(path): \(reason)")
+        try FileWriting.createNew(path, mode: 0o600, data: data, then: region, shownAs: path) { descriptor in
+            var times = [timespecOf(accessed), timespecOf(expires)]
+            futimens(descriptor, &times)
         }
         return path
     }

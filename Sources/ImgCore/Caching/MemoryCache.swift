@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A least-recently-used cache of encoded bytes for the life of the process, bounded by total size.
 public final class MemoryCache: Sendable {

@@ -30,8 +30,9 @@ public enum CacheKey {
         return "file://\(absolute)#size=\(size)&mtime=\(Int64(modified * 1000))"
     }
 
-    /// The variant key: original key, the chain's canonical identifier and the output encoding.
-    public static func variant(original: String, chainIdentifier: String, encodingIdentifier: String) -> String {
-        "\(original)@\(chainIdentifier.isEmpty ? "original" : chainIdentifier)@\(encodingIdentifier)"
+    /// The variant key: the original key, `@`, and the variant identifier (canonical chain `@` output encoding,
+    /// `ImageRequest.variantIdentifier`).
+    public static func variant(original: String, variantIdentifier: String) -> String {
+        "\(original)@\(variantIdentifier)"
     }
 }

@@ -99,14 +99,7 @@ final class BodySpool {
     private func flush() -> Bool {
         let written = pending.withUnsafeBytes { raw -> Bool in
             digest?.update(raw)
-            var offset = 0
-            while offset < raw.count {
-                let count = write(file, raw.baseAddress! + offset, raw.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { return false }
-                offset += count
-            }
-            return true
+            return FileWriting.writeAll(file, raw)
         }
         guard written else {
             failure = "cannot spool the body in \(directory): \(String(cString: strerror(errno)))"

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A counting semaphore per host: at most `limit` holders at once for each `scheme://host:port`.
 final class HostLimiter: Sendable {

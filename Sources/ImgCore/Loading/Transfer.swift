@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The state of one attempt, reached from libcurl's C callbacks through their user-data pointer.
 final class Transfer {

@@ -66,10 +66,7 @@ public final class ImagePipeline: Sendable {
     public func image(for request: ImageRequest) throws(ImgError) -> ImageResponse {
         let policy = configuration.policy
         let originalKey = try originals.originalKey(for: request)
-        let variantKey = originalKey.map {
-            CacheKey.variant(original: $0, chainIdentifier: request.chain.identifier,
-                             encodingIdentifier: request.encoding.identifier(decoding: request.decoding))
-        }
+        let variantKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier) }
         var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
                                      originalKey: originalKey, variantKey: variantKey)
 

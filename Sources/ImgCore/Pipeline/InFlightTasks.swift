@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Runs equal work once while it is in flight: later callers with the same key wait for the first one's result
 /// (Nuke's coalescing). Nothing is kept once the work is done.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Gets the original bytes of a request: memory, then disk, then one download per key (in this process, and across
 /// processes through the key's lock), revalidating an expired entry that has validators.

@@ -14,7 +14,7 @@ public enum OutputWriter {
         let folder = (path as NSString).deletingLastPathComponent
         let directory = folder.isEmpty ? "." : folder
         let temporary = "\(directory)/.\((path as NSString).lastPathComponent).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part"
-        try writeNew(data, at: temporary, shownAs: path)
+        try FileWriting.createNew(temporary, mode: 0o644, data: data, shownAs: path)
         try commit(temporary, to: path)
     }
 
@@ -25,9 +25,9 @@ public enum OutputWriter {
         let temporary = "\(directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
         switch bytes {
         case .memory(let data):
-            try writeNew(data, at: temporary, shownAs: directory)
+            try FileWriting.createNew(temporary, mode: 0o644, data: data, shownAs: directory)
         case .file(let region):
-            try writeNew(Data(), at: temporary, shownAs: directory, then: region)
+            try FileWriting.createNew(temporary, mode: 0o644, data: Data(), then: region, shownAs: directory)
         }
         return temporary
     }
@@ -37,36 +37,6 @@ public enum OutputWriter {
         guard rename(staged, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(staged)
-            throw .io("cannot write \(path): \(reason)")
-        }
-    }
-
-    private static func writeNew(_ data: Data, at temporary: String, shownAs path: String,
-                                 then region: FileRegion? = nil) throws(ImgError) {
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if count <= 0 { return false }
-                offset += count
-            }
-            return true
-        }
-        let failure = errno
-        var copyFailure: String?
-        if written, let region {
-            do {
-                try region.copy(to: descriptor)
-            } catch {
-                copyFailure = error.message
-            }
-        }
-        let closed = close(descriptor) == 0
-        guard written, copyFailure == nil, closed else {
-            let reason = !written ? String(cString: strerror(failure)) : copyFailure ?? String(cString: strerror(errno))
-            unlink(temporary)
             throw .io("cannot write \(path): \(reason)")
         }
     }

@@ -7,14 +7,20 @@ public enum ImageRenderer {
     /// With `shared` (several variants of one still image), the input is decoded once for all of them.
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil) throws(ImgError) -> EncodedImage {
-        var input = VipsInput(bytes)
-        let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
         var image: DecodedImage
         var remaining: ArraySlice<any ImageProcessing>
-        if let shared, header.frames == 1 {
-            (image, remaining) = (try shared.image(input, header: header, options: decoding), chain.steps[...])
+        let header: ImageDecoder.Header
+        if let (decoded, checked) = shared?.cached() {
+            // Decoded, and its header checked, for an earlier variant of the same input.
+            (image, header, remaining) = (decoded, checked, chain.steps[...])
         } else {
-            (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
+            var input = VipsInput(bytes)
+            header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
+            if let shared, header.frames == 1 {
+                (image, remaining) = (try shared.decode(input, header: header, options: decoding), chain.steps[...])
+            } else {
+                (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
+            }
         }
         for step in remaining {
             image = try step.process(image)

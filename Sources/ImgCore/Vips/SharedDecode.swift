@@ -23,9 +23,11 @@ public struct SharedDecode: Sendable {
         return min(1, scale)
     }
 
-    /// The decoded input, from the cache or decoded now and left there for the others.
-    func image(_ input: VipsInput, header: ImageDecoder.Header, options: DecodeOptions) throws(ImgError) -> DecodedImage {
-        if let cached = cache.take(key) { return cached }
+    /// The input as decoded for an earlier variant, with its header (checked then), counting one use.
+    func cached() -> (DecodedImage, ImageDecoder.Header)? { cache.take(key) }
+
+    /// Decodes the input for every variant and leaves it in the cache for the others.
+    func decode(_ input: VipsInput, header: ImageDecoder.Header, options: DecodeOptions) throws(ImgError) -> DecodedImage {
         let (width, height) = header.orientedSize(autorotate: options.autorotate)
         let scale = chains.map { SharedDecode.scale(of: $0, width: width, height: height) }.max() ?? 1
         var decoded: DecodedImage
@@ -38,7 +40,7 @@ public struct SharedDecode: Sendable {
             decoded = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(), options: options).0
         }
         decoded = try decoded.derive("decode into memory") { imgf_copy_memory($0, $1) }
-        cache.store(decoded, forKey: key, uses: chains.count - 1)
+        cache.store((decoded, header), forKey: key, uses: chains.count - 1)
         return decoded
     }
 }
@@ -47,7 +49,7 @@ public struct SharedDecode: Sendable {
 /// least recently stored go first past `limit` images.
 final class DecodedImageCache: Sendable {
     private struct Slot {
-        var image: DecodedImage
+        var image: (DecodedImage, ImageDecoder.Header)
         var usesLeft: Int
         var stored: UInt64
     }
@@ -64,7 +66,7 @@ final class DecodedImageCache: Sendable {
 
     var reuseCount: Int { reuses.withLock { $0 } }
 
-    func store(_ image: DecodedImage, forKey key: String, uses: Int) {
+    func store(_ image: (DecodedImage, ImageDecoder.Header), forKey key: String, uses: Int) {
         guard uses > 0 else { return }
         slots.withLock { state in
             state.clock += 1
@@ -75,9 +77,9 @@ final class DecodedImageCache: Sendable {
         }
     }
 
-    /// The image kept for `key`, counting one use; it is dropped after its last.
-    func take(_ key: String) -> DecodedImage? {
-        let image = slots.withLock { state -> DecodedImage? in
+    /// The image kept for `key` and its header, counting one use; it is dropped after its last.
+    func take(_ key: String) -> (DecodedImage, ImageDecoder.Header)? {
+        let image = slots.withLock { state -> (DecodedImage, ImageDecoder.Header)? in
             guard var slot = state.items[key] else { return nil }
             slot.usesLeft -= 1
             state.items[key] = slot.usesLeft > 0 ? slot : nil

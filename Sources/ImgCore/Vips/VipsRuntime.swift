@@ -19,7 +19,7 @@ public enum VipsRuntime {
         }
         return true
     }()
-    private static let failure = Mutex<String>("")
+    private static let failure = Locked("")
 
     /// libvips' optional modules (HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide), loaded on first need only.
     private static let modulesLoaded: Int32 = imgf_vips_load_modules()

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing whole buffers to descriptors, and new files whole or not at all.
+public enum FileWriting {
+    /// Writes all of `bytes` to `descriptor`, again after EINTR; false on an error (`errno` says which).
+    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = 0
+        while offset < bytes.count {
+            let count = write(descriptor, base + offset, bytes.count - offset)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return false }
+            offset += count
+        }
+        return true
+    }
+
+    /// Creates `path` (exclusively, never through a symlink) with `mode`, writes `data` and then the bytes of
+    /// `region` (copied in the kernel), lets `finish` act on the open descriptor, and closes it. On any failure the
+    /// file is removed and the error names `shownAs`.
+    static func createNew(_ path: String, mode: mode_t, data: Data, then region: FileRegion? = nil, shownAs: String,
+                          finish: (Int32) -> Void = { _ in }) throws(ImgError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw .io("cannot write \(shownAs): \(String(cString: strerror(errno)))") }
+        var failure: String?
+        if !data.withUnsafeBytes({ writeAll(descriptor, $0) }) {
+            failure = String(cString: strerror(errno))
+        } else if let region {
+            do {
+                try region.copy(to: descriptor)
+            } catch {
+                failure = error.message
+            }
+        }
+        if failure == nil { finish(descriptor) }
+        if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(path)
+            throw .io("cannot write \(shownAs): \(failure)")
+        }
+    }
+}
