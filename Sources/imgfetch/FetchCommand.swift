@@ -4,7 +4,7 @@ import ImgCore
 /// `imgfetch [fetch] INPUT... [options]`: one pipeline, each input in turn, outputs written whole.
 enum FetchCommand {
     static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
-        let settings: FetchSettings
+        var settings: FetchSettings
         let sources: [ImageSource]
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment)
@@ -21,12 +21,11 @@ enum FetchCommand {
         }
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
-        var configured = settings
-        configured.configuration.network.cancellation = cancellation
+        settings.configuration.network.cancellation = cancellation
         let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
         defer { watchers.forEach { $0.cancel() } }
         let pipeline: ImagePipeline
-        switch configured.openPipeline() {
+        switch settings.openPipeline() {
         case .success(let opened): pipeline = opened
         case .failure(let error): return error.exitCode
         }

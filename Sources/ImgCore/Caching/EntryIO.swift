@@ -65,14 +65,6 @@ enum EntryIO {
         return read < 0 ? nil : data.prefix(read)
     }
 
-    /// Reads a regular file whole (see `openEntry`); returns its bytes and times.
-    static func readWhole(_ path: String) -> (Data, (accessed: Double, modified: Double))? {
-        guard let entry = openEntry(path) else { return nil }
-        defer { close(entry.descriptor) }
-        guard let data = readPrefix(entry.descriptor, count: entry.size), data.count == entry.size else { return nil }
-        return (data, entry.times)
-    }
-
     /// Reads up to `limit` bytes (nil: the whole file) of a regular file without changing its access time:
     /// opened with `O_NOATIME` where permitted, else read normally and the atime put back to what it was.
     /// Returns the bytes and the file's size and inode; nil when it can't be opened.

@@ -64,11 +64,12 @@ final class OriginalSource: Sendable {
             let bytes = try BodySpool.read(STDIN_FILENO, directory: network.spoolDirectory)
             return Loaded(image: CachedImage(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
         case .file(let path):
+            guard let region = FileRegion.open(wholeFile: path) else { throw .io("cannot read \(path)") }
             // A large file is decoded where it lies, never read whole.
-            if let region = FileRegion.open(wholeFile: path), region.count > EncodedBytes.memoryLimit {
+            if region.count > EncodedBytes.memoryLimit {
                 return Loaded(image: CachedImage(bytes: .file(region), format: ImageFormat.sniff(region.prefix(64))), source: .local)
             }
-            guard let data = FileManager.default.contents(atPath: path) else { throw .io("cannot read \(path)") }
+            guard let data = region.readAll() else { throw .io("cannot read \(path)") }
             return Loaded(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
         case .remote(let url):
             return try loadRemote(url, key: key ?? url.absoluteString, request: request, renderFirst: renderFirst)
