@@ -14,7 +14,9 @@ let package = Package(
         .target(name: "CVips", dependencies: ["CVipsSystem"],
                 linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("z")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "ImgCore", dependencies: ["CVips", "CCurl"]),
+        // Process and socket helpers for the warm renderer (abstract Unix sockets, peer credentials, detached start).
+        .target(name: "CSystem"),
+        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CSystem"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgCore"]),
         .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore"]),
         // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).

@@ -1,9 +1,9 @@
 import Foundation
 import ImgCore
 
-/// Picks the command from the first word: fetch (the default), batch, prefetch, cache, help.
+/// Picks the command from the first word: fetch (the default), batch, prefetch, cache, renderer, help.
 enum CommandDispatcher {
-    static let commands = ["fetch", "batch", "prefetch", "cache", "help"]
+    static let commands = ["fetch", "batch", "prefetch", "cache", "renderer", "help"]
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
         let scanned: ScannedArguments
@@ -31,6 +31,8 @@ enum CommandDispatcher {
         switch command {
         case "cache":
             return CacheCommand.run(scanned, words: words, environment: environment)
+        case "renderer":
+            return RendererCommand.run(scanned, words: words, environment: environment)
         case "batch", "prefetch":
             return BatchCommand.run(scanned, words: words, prefetchOnly: command == "prefetch", environment: environment)
         default:

@@ -22,6 +22,7 @@ enum FetchCommand {
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
+        settings.configuration.renderer = settings.renderer.client
         let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
         defer { watchers.forEach { $0.cancel() } }
         let pipeline: ImagePipeline
@@ -57,6 +58,7 @@ enum FetchCommand {
             return 128 + cancellation.signal
         }
         settings.cleanCacheIfDue()
+        settings.renderer.startIfUseful()
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }

@@ -16,6 +16,8 @@ struct FetchSettings {
     var autoClean = true
     /// TTL and size limit of the cache directory, after option, environment and the directory's config.
     var cacheSettings = CacheSettings()
+    /// The warm renderer: used by fetch (batch renders in its own process, where libvips' start is paid once).
+    var renderer: RendererSettings
 
     /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
@@ -98,6 +100,7 @@ struct FetchSettings {
         if showProgress { configuration.network.progress = Reporter.progressBar(label: "downloading") }
         denyLocal = arguments.has("deny-local")
         autoClean = !arguments.has("no-auto-clean") && !policy.memoryOnly && !policy.noCache
+        renderer = try RendererSettings(arguments, environment: environment)
     }
 
     /// Cleans the disk cache when it is due (at most once an hour per directory), unless --no-auto-clean.

@@ -5,6 +5,7 @@ enum HelpText {
                imgfetch batch LIST|- -O DIR [options]    many URLs in one process
                imgfetch prefetch [URL...] [--from FILE]  warm the cache
                imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config
+               imgfetch renderer serve|start|stop|status   the warm renderer
                imgfetch help [COMMAND] | --version
         """
 
@@ -12,6 +13,7 @@ enum HelpText {
         switch command {
         case "cache": return usage + "\n\n" + cache
         case "batch", "prefetch": return usage + "\n\n" + batch
+        case "renderer": return usage + "\n\n" + renderer
         default: return usage + "\n\n" + fetch
         }
     }
@@ -31,6 +33,8 @@ enum HelpText {
         Cache:       --cache-dir DIR  --ttl DURATION (7d)  --keep-query  --cache-key KEY  --memory-limit SIZE (256M)
                      --force-refresh  --only-from-cache  --memory-only  --no-cache  --no-auto-clean
         Reporting:   -q, --quiet  -v, --verbose  --json  --no-progress
+        Renderer:    --renderer auto|off (auto: use the warm renderer, start one after loading libvips)
+                     --idle SECONDS (300)
 
         Exit codes: 0 ok, 1 some inputs failed, 2 usage, 3 network, 4 HTTP status, 5 image, 6 not cached,
         7 local I/O, 8 damaged cache, 130/143 interrupted. See man imgfetch.
@@ -48,6 +52,14 @@ enum HelpText {
           GNU parallel:  parallel imgfetch batch list.txt -O out --shard {}/4 ::: 0 1 2 3
           Slurm array:   imgfetch batch list.txt -O out --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
           Kubernetes indexed Job: imgfetch batch list.txt -O out --shard $JOB_COMPLETION_INDEX/N
+        """
+
+    static let renderer = """
+        renderer serve [--idle S]   run the warm renderer in the foreground (exits after S seconds without work, 300)
+        renderer start [--idle S]   run it in the background; says so when one is running already
+        renderer stop | status [--json]
+        It keeps libvips loaded for later fetch commands of this user (they skip ~20 ms of loading it). fetch starts
+        one by itself unless --renderer off or IMGFETCH_RENDERER=off. Exit codes: 0 ok, 2 usage.
         """
 
     static let cache = """

@@ -39,6 +39,8 @@ enum OptionTable {
         .init(long: "limit", short: nil, takesValue: true), .init(long: "all", short: nil, takesValue: false),
         .init(long: "temp-age", short: nil, takesValue: true), .init(long: "size-limit", short: nil, takesValue: true),
         .init(long: "dry-run", short: nil, takesValue: false), .init(long: "repair", short: nil, takesValue: false),
+        // renderer
+        .init(long: "renderer", short: nil, takesValue: true), .init(long: "idle", short: nil, takesValue: true),
     ]
 
     /// The processing options, in the order they compose.

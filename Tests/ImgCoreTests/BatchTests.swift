@@ -186,6 +186,7 @@ struct BatchTests {
             process.executableURL = URL(fileURLWithPath: Paths.binary)
             let directory = fixture.output + "-\(signal)"
             process.arguments = ["batch", try fixture.list(lines), "-O", directory, "--no-cache", "-j", "4"]
+            process.environment = Paths.childEnvironment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             let started = Date()

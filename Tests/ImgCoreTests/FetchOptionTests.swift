@@ -113,6 +113,7 @@ extension FetchOptionTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = [server.url("/slow/sample.jpg?delay=0.1"), "--resize", "50x", "--cache-dir", cache, "-o", folder + "/out.jpg"]
+        process.environment = Paths.childEnvironment
         process.standardError = FileHandle.nullDevice
         try process.run()
         usleep(600_000)

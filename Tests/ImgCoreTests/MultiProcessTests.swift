@@ -23,6 +23,7 @@ struct MultiProcessTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = arguments
+        process.environment = Paths.childEnvironment
         if let output {
             FileManager.default.createFile(atPath: output, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))

@@ -37,9 +37,15 @@ final class BodySpool {
     /// Bytes received so far.
     var count: Int { file >= 0 ? fileBytes + pending.count : memory.count }
 
-    /// Moves to a file before the first byte when the server announces a body over the memory limit.
+    /// Moves to a file before the first byte when the server announces a body over the memory limit, else makes
+    /// room for it in memory at once (growing by appends would copy it several times over).
     func expect(contentLength: Int64) {
-        if file < 0, memory.isEmpty, contentLength > Int64(EncodedBytes.memoryLimit) { _ = startFile() }
+        guard file < 0, memory.isEmpty else { return }
+        if contentLength > Int64(EncodedBytes.memoryLimit) {
+            _ = startFile()
+        } else if contentLength > 0 {
+            memory.reserveCapacity(Int(contentLength))
+        }
     }
 
     /// Appends bytes; false when they could not be written.

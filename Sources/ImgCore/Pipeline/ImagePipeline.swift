@@ -94,13 +94,15 @@ public final class ImagePipeline: Sendable {
             }
         }
 
-        // The variant must be made: libvips loads beside the reading or downloading of the original.
-        // (Not with --only-from-cache, where a miss may end the run before anything is decoded.)
-        if !policy.onlyFromCache { VipsRuntime.startInBackground() }
+        // The variant must be made: by the warm renderer when one runs, else here, with libvips loading beside the
+        // reading or downloading of the original (not with --only-from-cache, where a miss may end the run before
+        // anything is decoded).
+        let renderer = configuration.renderer?.connect()
+        if renderer == nil, !policy.onlyFromCache { VipsRuntime.startInBackground() }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
             // Runs while the download lock is held: render before the original is published,
             // so that nothing is cached for a request that fails.
-            try self.render(request, original: original, originalKey: originalKey, variantKey: variantKey)
+            try self.render(request, original: original, originalKey: originalKey, variantKey: variantKey, renderer: renderer)
         }
         response.source = original.source
         response.warnings = original.warnings
@@ -116,7 +118,8 @@ public final class ImagePipeline: Sendable {
         if let alreadyRendered = original.rendered {
             rendered = alreadyRendered
         } else {
-            rendered = try render(request, original: original.image, originalKey: originalKey, variantKey: variantKey)
+            rendered = try render(request, original: original.image, originalKey: originalKey, variantKey: variantKey,
+                                  renderer: renderer)
         }
         response.data = rendered
         response.notes = rendered.notes
@@ -136,9 +139,10 @@ public final class ImagePipeline: Sendable {
         return response
     }
 
-    /// Renders once per variant key while in flight.
-    private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?,
-                        variantKey: String?) throws(ImgError) -> CachedImage {
+    /// Renders once per variant key while in flight: in `renderer` when given and the input is in memory (and
+    /// not decoded together with other variants), else in this process, as also when the renderer fails.
+    private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?, variantKey: String?,
+                        renderer: RendererConnection? = nil) throws(ImgError) -> CachedImage {
         var shared: SharedDecode?
         if request.decodedTogetherWith.count > 1, let originalKey {
             let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
@@ -147,8 +151,14 @@ public final class ImagePipeline: Sendable {
         let work = { () throws(ImgError) -> CachedImage in
             self.renderingSlots.wait()
             defer { self.renderingSlots.signal() }
-            let encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,
+            let encoded: EncodedImage
+            if let renderer, shared == nil, case .memory(let input) = original.bytes,
+               let remote = try renderer.render(input, job: RenderJob(request)) {
+                encoded = remote
+            } else {
+                encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,
                                                    encoding: request.encoding, decoding: request.decoding, shared: shared)
+            }
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
             image.notes = encoded.notes
             image.sourceSize = encoded.sourceSize

@@ -16,10 +16,7 @@ enum Imgfetch {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = prefix + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["IMGFETCH_CACHE_DIR"] = nil
-        environment["IMGFETCH_TTL"] = nil
-        environment["IMGFETCH_SIZE_LIMIT"] = nil
+        var environment = Paths.childEnvironment
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         let output = Pipe(), input = Pipe()

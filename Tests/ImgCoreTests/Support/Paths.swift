@@ -15,6 +15,18 @@ enum Paths {
         return candidates.map { packageRoot + "/" + $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
             ?? packageRoot + "/.build/debug/imgfetch"
     }()
+
+    /// The environment every imgfetch the tests start runs with: no cache settings from the developer's shell, and
+    /// no warm renderer (`RendererTests` turn it on for themselves, under names of their own), so that no test leaves
+    /// a renderer running or is served by one.
+    static var childEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["IMGFETCH_CACHE_DIR", "IMGFETCH_TTL", "IMGFETCH_SIZE_LIMIT", "IMGFETCH_RENDERER_SOCKET", "IMGFETCH_RENDERER_IDLE"] {
+            environment[key] = nil
+        }
+        environment["IMGFETCH_RENDERER"] = "off"
+        return environment
+    }
 }
 
 /// A fresh directory under /tmp, removed on deinit.

@@ -1,0 +1,20 @@
+import CSystem
+import Foundation
+
+/// Starts a renderer in the background: this executable, `renderer serve`, in a session of its own with its
+/// standard streams on /dev/null, so that it outlives the command without holding its terminal or pipes.
+public enum RendererLauncher {
+    /// Starts `imgfetch renderer serve --idle SECONDS` detached; its process id, or nil when it could not be
+    /// started (it then simply isn't there: clients render in their own process). Its address follows from the
+    /// environment, which it inherits.
+    @discardableResult
+    public static func startDetached(idleLimit: Double) -> Int32? {
+        guard let executable = RendererAddress.executablePath() else { return nil }
+        let arguments = [executable, "renderer", "serve", "--idle", String(idleLimit)]
+        var pointers = arguments.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        pointers.append(nil)
+        let process = imgf_spawn_detached(executable, pointers)
+        return process > 0 ? process : nil
+    }
+}

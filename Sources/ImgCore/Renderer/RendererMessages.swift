@@ -1,0 +1,174 @@
+/// What a client asks the renderer: one request per connection.
+struct RendererRequest: RendererMessage {
+    enum Command: String {
+        /// Render the body with `job`.
+        case render
+        /// Describe the renderer (`imgfetch renderer status`).
+        case status
+        /// Finish the renderings in progress and exit (`imgfetch renderer stop`).
+        case stop
+    }
+
+    var command: Command
+    var job: RenderJob?
+
+    var fields: RendererFields {
+        var fields = job?.fields ?? RendererFields()
+        fields.set("command", command.rawValue)
+        return fields
+    }
+
+    init(command: Command, job: RenderJob? = nil) {
+        (self.command, self.job) = (command, job)
+    }
+
+    init?(fields: RendererFields) {
+        guard let command = fields["command"].flatMap(Command.init(rawValue:)) else { return nil }
+        self.command = command
+        if command == .render {
+            guard let job = RenderJob(fields: fields) else { return nil }
+            self.job = job
+        }
+    }
+}
+
+/// One rendering, as `ImageRenderer.render` takes it; the encoded input travels as the frame's body.
+struct RenderJob: Sendable, Equatable {
+    /// The canonical chain identifier (`ProcessingChain.identifier`), parsed again by the renderer.
+    var chain: String
+    var encoding: OutputEncoding
+    var decoding: DecodeOptions
+    /// Input from the network: only trusted loaders.
+    var isRemote: Bool
+
+    init(chain: String, encoding: OutputEncoding, decoding: DecodeOptions, isRemote: Bool) {
+        (self.chain, self.encoding, self.decoding, self.isRemote) = (chain, encoding, decoding, isRemote)
+    }
+
+    /// The rendering `request` asks for.
+    init(_ request: ImageRequest) {
+        self.init(chain: request.chain.identifier, encoding: request.encoding, decoding: request.decoding,
+                  isRemote: request.source.isRemote)
+    }
+
+    var fields: RendererFields {
+        var fields = RendererFields()
+        fields.set("chain", chain)
+        fields.set("format", encoding.format?.rawValue)
+        fields.set("quality", encoding.quality)
+        fields.set("lossless", encoding.lossless)
+        fields.set("background", encoding.background.description)
+        fields.set("keep-metadata", encoding.keepMetadata)
+        fields.set("max-pixels", decoding.maxPixels)
+        fields.set("max-frames", decoding.maxFrames)
+        fields.set("allow-untrusted", decoding.allowUntrustedFormats)
+        fields.set("autorotate", decoding.autorotate)
+        fields.set("first-frame", decoding.firstFrame)
+        fields.set("remote", isRemote)
+        return fields
+    }
+
+    init?(fields: RendererFields) {
+        guard let chain = fields["chain"], let background = fields["background"].flatMap(Color.init(parsing:)),
+              let lossless = fields.value("lossless", as: Bool.self),
+              let keepMetadata = fields.value("keep-metadata", as: Bool.self),
+              let maxPixels = fields.value("max-pixels", as: Int64.self), let maxFrames = fields.value("max-frames", as: Int.self),
+              let allowUntrusted = fields.value("allow-untrusted", as: Bool.self),
+              let autorotate = fields.value("autorotate", as: Bool.self), let firstFrame = fields.value("first-frame", as: Bool.self),
+              let isRemote = fields.value("remote", as: Bool.self) else { return nil }
+        var encoding = OutputEncoding()
+        if let name = fields["format"] {
+            guard let format = ImageFormat(rawValue: name) else { return nil }
+            encoding.format = format
+        }
+        if let quality = fields["quality"] {
+            guard let value = Int(quality) else { return nil }
+            encoding.quality = value
+        }
+        (encoding.lossless, encoding.background, encoding.keepMetadata) = (lossless, background, keepMetadata)
+        var decoding = DecodeOptions()
+        (decoding.maxPixels, decoding.maxFrames, decoding.allowUntrustedFormats) = (maxPixels, maxFrames, allowUntrusted)
+        (decoding.autorotate, decoding.firstFrame) = (autorotate, firstFrame)
+        self.init(chain: chain, encoding: encoding, decoding: decoding, isRemote: isRemote)
+    }
+}
+
+/// The renderer's answer; the encoded output travels as the frame's body.
+struct RendererReply: RendererMessage {
+    /// Why the rendering failed, as `ImgError.kind` and `ImgError.message`.
+    var failure: (kind: String, message: String)?
+    var format: ImageFormat?
+    var width = 0, height = 0, frames = 1
+    var notes: [String] = []
+    var sourceWidth: Int?, sourceHeight: Int?
+    var status: RendererStatus?
+
+    init() {}
+
+    var fields: RendererFields {
+        var fields = RendererFields()
+        fields.set("failure-kind", failure?.kind)
+        fields.set("failure", failure?.message)
+        fields.set("format", format?.rawValue)
+        fields.set("width", width)
+        fields.set("height", height)
+        fields.set("frames", frames)
+        for note in notes { fields.set("note", note) }
+        fields.set("source-width", sourceWidth)
+        fields.set("source-height", sourceHeight)
+        if let status {
+            fields.set("process", status.process)
+            fields.set("version", status.version)
+            fields.set("uptime", status.uptime)
+            fields.set("renderings", status.renderings)
+            fields.set("active", status.active)
+            fields.set("idle-limit", status.idleLimit)
+        }
+        return fields
+    }
+
+    init?(fields: RendererFields) {
+        if let kind = fields["failure-kind"] { failure = (kind, fields["failure"] ?? "") }
+        if let name = fields["format"] {
+            guard let format = ImageFormat(rawValue: name) else { return nil }
+            self.format = format
+        }
+        guard let width = fields.value("width", as: Int.self), let height = fields.value("height", as: Int.self),
+              let frames = fields.value("frames", as: Int.self) else { return nil }
+        (self.width, self.height, self.frames) = (width, height, frames)
+        notes = fields.all("note")
+        (sourceWidth, sourceHeight) = (fields.value("source-width"), fields.value("source-height"))
+        if let process = fields.value("process", as: Int32.self) {
+            status = RendererStatus(process: process, version: fields["version"] ?? "?", uptime: fields.value("uptime") ?? 0,
+                                    renderings: fields.value("renderings") ?? 0, active: fields.value("active") ?? 0,
+                                    idleLimit: fields.value("idle-limit") ?? 0)
+        }
+    }
+}
+
+/// What `imgfetch renderer status` reports.
+public struct RendererStatus: Codable, Sendable {
+    /// The renderer's process id.
+    public var process: Int32
+    public var version: String
+    /// Seconds since it started.
+    public var uptime: Double
+    /// Renderings finished since it started.
+    public var renderings: Int
+    /// Connections being served now, this one included.
+    public var active: Int
+    /// Seconds without a connection after which it exits.
+    public var idleLimit: Double
+}
+
+extension ImgError {
+    /// The error a renderer's failure stands for (`kind` is `ImgError.kind`); unknown kinds are internal failures.
+    init(rendererFailure failure: (kind: String, message: String)) {
+        self = switch failure.kind {
+        case "usage": .usage(failure.message)
+        case "image": .image(failure.message)
+        case "io": .io(failure.message)
+        default: .internalFailure(failure.message)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A misbehaving stand-in for `imgfetch renderer serve`, for RendererTests.
+
+Listens at an abstract Unix socket NAME and, for each connection, does what MODE says:
+  hangup   read the first bytes of the request, then close without a reply
+  garbage  read the first bytes, then send bytes that are not a frame
+  forged   read the whole request, then send a well-formed reply whose body is b"FORGED" (a client must
+           never write it: with --user the renderer is another user's; otherwise it is not a JPEG)
+  junk     (client side) connect to NAME, send a frame that announces a 4 GiB header, print the reply length
+With --user UID it drops to that user before listening, so its peers see that user.
+Writes its pid to READY-FILE once listening; runs until killed.
+"""
+import argparse, os, socket, struct, sys
+
+
+def read_exactly(conn, count):
+    data = b""
+    while len(data) < count:
+        chunk = conn.recv(count - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def read_frame(conn):
+    head = read_exactly(conn, 4)
+    if head is None:
+        return None
+    header = read_exactly(conn, struct.unpack(">I", head)[0])
+    size = read_exactly(conn, 8)
+    if header is None or size is None:
+        return None
+    return header, read_exactly(conn, struct.unpack(">Q", size)[0])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("name")
+    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "junk"])
+    parser.add_argument("--user", type=int)
+    parser.add_argument("--ready-file")
+    args = parser.parse_args()
+
+    if args.mode == "junk":
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect("\0" + args.name)
+        client.sendall(struct.pack(">I", 0xFFFFFFFF) + b"x" * 64)
+        client.settimeout(10)
+        try:
+            reply = client.recv(100)
+            print("closed" if not reply else "replied %d bytes" % len(reply))
+        except ConnectionResetError:
+            print("closed")
+        except OSError as error:
+            print("error", error)
+        return
+
+    # Opened before dropping privileges: the other user may not write where the tests are.
+    ready = open(args.ready_file, "w") if args.ready_file else None
+    if args.user is not None:
+        os.setgid(args.user)
+        os.setuid(args.user)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind("\0" + args.name)
+    server.listen(16)
+    if ready:
+        ready.write(str(os.getpid()))
+        ready.close()
+    while True:
+        conn, _ = server.accept()
+        try:
+            if args.mode == "hangup":
+                conn.recv(4)
+            elif args.mode == "garbage":
+                conn.recv(4)
+                conn.sendall(b"\x00\x00\x00\x05hello, this is not a frame")
+            else:
+                read_frame(conn)
+                header = b"format=jpeg\nwidth=1\nheight=1\nframes=1\n"
+                body = b"FORGED"
+                conn.sendall(struct.pack(">I", len(header)) + header + struct.pack(">Q", len(body)) + body)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// The warm renderer: a later command is served by it, with the same bytes and the same failures as rendering in
+/// its own process; a renderer that is another user's, hangs up or babbles is never trusted with the result.
+@Suite("Warm renderer", .serialized)
+struct RendererTests {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+    /// A socket name of this test's own, so that no other test or user renderer is involved.
+    let name = "imgfetch-test-\(UUID().uuidString.prefix(8))"
+    var cache: String { work.file("cache") }
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    var environment: [String: String] {
+        ["IMGFETCH_RENDERER": "auto", "IMGFETCH_RENDERER_SOCKET": name, "IMGFETCH_RENDERER_IDLE": "30"]
+    }
+
+    func run(_ arguments: [String]) throws -> CommandResult {
+        try Imgfetch.run(arguments, environment: environment)
+    }
+
+    /// `renderer status --json`, parsed; nil when not running.
+    func status() throws -> [String: Any]? {
+        let result = try run(["renderer", "status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        return object?["running"] as? Bool == true ? object : nil
+    }
+
+    /// Polls `renderer status` until it says `running`, for at most `seconds`.
+    func waitUntil(running: Bool, seconds: Double = 10) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try (status() != nil) == running { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    func startRenderer() throws {
+        #expect(try run(["renderer", "start"]).status == 0)
+        #expect(try waitUntil(running: true))
+    }
+
+    func stopRenderer() {
+        _ = try? run(["renderer", "stop"])
+        _ = try? waitUntil(running: false)
+    }
+
+    func renderings() throws -> Int { try status()?["renderings"] as? Int ?? -1 }
+
+    /// The same fetch with `--renderer off`: the bytes and the failure the renderer must match.
+    func inProcess(_ arguments: [String]) throws -> CommandResult {
+        try Imgfetch.run(arguments + ["--renderer", "off"], environment: environment)
+    }
+
+    @Test func aCommandThatLoadedLibvipsLeavesARendererForTheNext() throws {
+        defer { stopRenderer() }
+        let url = server.url("/img/sample.jpg")
+        let first = try run([url, "--resize", "64x64", "-o", work.file("first.jpg"), "--no-cache", "-v"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("libvips: started"))
+        #expect(!first.stderr.contains("warm renderer"))
+        #expect(try waitUntil(running: true), "the first command started no renderer")
+
+        let second = try run([url, "--resize", "64x64", "-o", work.file("second.jpg"), "--no-cache", "-v"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("rendered by the warm renderer"), "\(second.stderr)")
+        #expect(second.stderr.contains("libvips: not started"), "\(second.stderr)")
+        #expect(FileManager.default.contents(atPath: work.file("first.jpg")) == FileManager.default.contents(atPath: work.file("second.jpg")))
+        #expect(try renderings() == 1)
+
+        // With the renderer off, nothing is handed to it.
+        let off = try inProcess([url, "--resize", "64x64", "-o", work.file("third.jpg"), "--no-cache", "-v"])
+        #expect(off.stderr.contains("libvips: started") && !off.stderr.contains("warm renderer"))
+        #expect(try renderings() == 1)
+
+        stopRenderer()
+        #expect(try status() == nil)
+    }
+
+    @Test(arguments: [
+        (input: "sample.jpg", arguments: ["--resize", "120x80:fill", "--round", "12"], output: "a.webp"),
+        (input: "rgba.png", arguments: ["--circle", "--background", "#336699"], output: "b.jpg"),
+        (input: "cogs.gif", arguments: ["--resize", "60x60:fill"], output: "c.gif"),
+        (input: "rotation/6.jpg", arguments: ["--resize", "50x", "--grayscale"], output: "d.png"),
+    ])
+    func theRendererMakesTheSameBytes(input: String, arguments: [String], output: String) throws {
+        defer { stopRenderer() }
+        try startRenderer()
+        for remote in [true, false] {
+            let source = remote ? server.url("/img/\(input)") : Paths.images + "/\(input)"
+            let served = try run([source] + arguments + ["-o", work.file("r-" + output), "--no-cache", "-v"])
+            #expect(served.status == 0, "\(served.stderr)")
+            #expect(served.stderr.contains("rendered by the warm renderer"), "\(served.stderr)")
+            let local = try inProcess([source] + arguments + ["-o", work.file("l-" + output), "--no-cache"])
+            #expect(local.status == 0, "\(local.stderr)")
+            let rendered = FileManager.default.contents(atPath: work.file("r-" + output))
+            #expect(rendered != nil && rendered == FileManager.default.contents(atPath: work.file("l-" + output)), "\(input) remote=\(remote)")
+        }
+    }
+
+    @Test func badImagesFailTheSameWayInTheRenderer() throws {
+        defer { stopRenderer() }
+        try startRenderer()
+        var gif = Data("GIF89a".utf8) + Data([0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF])
+        gif += Data([0x2C, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B])
+        try gif.write(to: URL(fileURLWithPath: work.file("giant.gif")))
+        let bad = [
+            [server.url("/img/truncated.jpg")], [server.url("/img/truncated.gif")], [server.url("/img/logo.svg")],
+            [server.url("/type/text%2Fhtml/truncated.jpg")], [work.file("giant.gif")],
+            [Paths.fixtures + "/pngsuite/xcsn0g01.png"], [Paths.images + "/sample.jpg", "--max-pixels", "1000"],
+        ]
+        let output = work.file("out.jpg")
+        for (round, input) in (0..<10).flatMap({ round in bad.map { (round, $0) } }) {
+            let arguments = input + ["--resize", round.isMultiple(of: 2) ? "50x50" : "40x30:fill", "-o", output, "--cache-dir", cache]
+            let served = try run(arguments)
+            let local = try inProcess(arguments)
+            #expect(served.status == 5 && served.status == local.status, "\(input): \(served.stderr) vs \(local.stderr)")
+            #expect(served.stderr == local.stderr && served.stderr.split(separator: "\n").count == 1, "\(served.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        let entries = (FileManager.default.subpaths(atPath: cache + "/entries") ?? []).filter { $0.hasSuffix("original") || $0.hasSuffix(".variant") }
+        #expect(entries.isEmpty, "\(entries)")
+        #expect(try renderings() == 10 * bad.count, "not every bad input went through the renderer")
+    }
+
+    /// Starts the fake renderer in `mode` at this test's name and waits until it listens.
+    func fake(_ mode: String, user: Int? = nil) throws -> Process {
+        let ready = work.file("fake-ready-\(mode)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Paths.fixtures + "/server/fake_renderer.py", name, mode, "--ready-file", ready]
+            + (user.map { ["--user", String($0)] } ?? [])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while (try? String(contentsOfFile: ready, encoding: .utf8))?.isEmpty ?? true, Date() < deadline { usleep(20_000) }
+        #expect(!((try? String(contentsOfFile: ready, encoding: .utf8))?.isEmpty ?? true), "the fake renderer did not start")
+        return process
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to run the fake renderer as another user"))
+    func aRendererOfAnotherUserIsNeverTrusted() throws {
+        let impostor = try fake("forged", user: 65534)
+        defer { kill(impostor.processIdentifier, SIGKILL); impostor.waitUntilExit() }
+        let result = try run([server.url("/img/sample.jpg"), "--resize", "64x64", "-o", work.file("out.jpg"), "--no-cache", "-v"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("libvips: started") && !result.stderr.contains("warm renderer"), "\(result.stderr)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: work.file("out.jpg")))
+        #expect(written != Data("FORGED".utf8))
+        let size = try ImageRenderer.probe(written)
+        #expect(max(size.width, size.height) == 64)
+    }
+
+    @Test(arguments: ["hangup", "garbage"])
+    func aRendererThatFailsIsReplacedByTheCommandItself(mode: String) throws {
+        let broken = try fake(mode)
+        defer { kill(broken.processIdentifier, SIGKILL); broken.waitUntilExit() }
+        let arguments = [server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-v"]
+        let result = try run(arguments + ["-o", work.file("out.jpg")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("libvips: started") && !result.stderr.contains("warm renderer"), "\(result.stderr)")
+        #expect(try inProcess(arguments + ["-o", work.file("local.jpg")]).status == 0)
+        #expect(FileManager.default.contents(atPath: work.file("out.jpg")) == FileManager.default.contents(atPath: work.file("local.jpg")))
+    }
+
+    @Test func oneRendererServesConcurrentCommandsAndExitsWhenIdle() throws {
+        defer { stopRenderer() }
+        #expect(try run(["renderer", "start", "--idle", "2"]).status == 0)
+        #expect(try waitUntil(running: true))
+        let pid = try status()?["process"] as? Int
+        let again = try run(["renderer", "start"])
+        #expect(again.stdoutText.contains("already running: pid \(pid ?? -1)"), "\(again.stdoutText)")
+
+        let results = Locked([Int: CommandResult]())
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            let size = 40 + index * 10
+            let result = try? run([server.url("/img/sample.jpg"), "--resize", "\(size)x\(size)", "-o", work.file("c\(index).png"), "--no-cache", "-v"])
+            results.withLock { $0[index] = result }
+        }
+        for index in 0..<6 {
+            let result = results.withLock { $0[index] }
+            #expect(result?.status == 0 && result?.stderr.contains("warm renderer") == true, "\(result?.stderr ?? "no result")")
+            let data = FileManager.default.contents(atPath: work.file("c\(index).png")) ?? Data()
+            #expect((try? ImageRenderer.probe(data)).map { max($0.width, $0.height) } == 40 + index * 10)
+        }
+        #expect(try renderings() == 6)
+
+        // A frame announcing a 4 GiB header is dropped without an answer; the renderer stays up.
+        let junk = try Imgfetch.run([Paths.fixtures + "/server/fake_renderer.py", name, "junk"], program: "/usr/bin/env", prefix: ["python3"])
+        #expect(junk.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(junk.stdoutText) \(junk.stderr)")
+        #expect(try status() != nil)
+
+        // batch renders in its own process: the renderer is not asked.
+        let list = work.file("list.txt")
+        try server.url("/img/sample.jpg").write(toFile: list, atomically: true, encoding: .utf8)
+        #expect(try run(["batch", list, "-O", work.file("batch"), "--resize", "30x30", "--no-cache"]).status == 0)
+        #expect(try renderings() == 6)
+
+        // Idle for 2 s (asking for its status is not work): it exits by itself.
+        #expect(try waitUntil(running: false, seconds: 8), "the renderer outlived its idle limit")
+    }
+
+    @Test func framesAndAddresses() throws {
+        var fields = RendererFields()
+        fields.set("note", "two\nlines and a \\ backslash")
+        fields.set("note", "=")
+        let parsed = try #require(RendererFields(fields.data))
+        #expect(parsed.all("note") == ["two\nlines and a \\ backslash", "="])
+        #expect(RendererFields(Data("no equals sign\n".utf8)) == nil)
+        #expect(RendererFields(Data("a=bad \\q escape\n".utf8)) == nil)
+
+        var request = ImageRequest(source: .standardInput)
+        request.chain = try ProcessingChain.parse("resize(200x200,fill)|>round(12)")
+        request.encoding = OutputEncoding(format: .webp, quality: 70)
+        request.encoding.background = Color(red: 1, green: 2, blue: 3, alpha: 4)
+        request.decoding.maxPixels = 1234
+        request.decoding.firstFrame = true
+        let job = RenderJob(request)
+        let decoded = try #require(RendererRequest(fields: RendererRequest(command: .render, job: job).fields))
+        #expect(decoded.command == .render && decoded.job == job)
+
+        let plain = RendererAddress.current(environment: [:])
+        #expect(plain.name.hasPrefix("imgfetch-renderer-\(geteuid())-"))
+        #expect(RendererAddress.current(environment: ["PATH": "/x"]) == plain)
+        #expect(RendererAddress.current(environment: ["VIPS_CONCURRENCY": "1"]) != plain)
+        #expect(RendererAddress.current(environment: ["IMGFETCH_RENDERER_SOCKET": "mine"]).name == "mine")
+    }
+}
