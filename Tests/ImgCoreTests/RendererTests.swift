@@ -171,6 +171,29 @@ struct RendererTests {
         #expect(FileManager.default.contents(atPath: work.file("out.jpg")) == FileManager.default.contents(atPath: work.file("local.jpg")))
     }
 
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptEndsTheWaitForARenderer(signal: Int32) throws {
+        let stalled = try fake("stall")
+        defer { kill(stalled.processIdentifier, SIGKILL); stalled.waitUntilExit() }
+        let output = work.file("out.jpg")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = [server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-o", output]
+        process.environment = Paths.childEnvironment.merging(environment) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(700_000)
+        let sent = Date()
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + signal)
+        #expect(Date().timeIntervalSince(sent) < 2, "the command kept waiting for the renderer")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func oneRendererServesConcurrentCommandsAndExitsWhenIdle() throws {
         defer { stopRenderer() }
         #expect(try run(["renderer", "start", "--idle", "2"]).status == 0)
@@ -193,9 +216,12 @@ struct RendererTests {
         }
         #expect(try renderings() == 6)
 
-        // A frame announcing a 4 GiB header is dropped without an answer; the renderer stays up.
-        let junk = try Imgfetch.run([Paths.fixtures + "/server/fake_renderer.py", name, "junk"], program: "/usr/bin/env", prefix: ["python3"])
-        #expect(junk.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(junk.stdoutText) \(junk.stderr)")
+        // A frame announcing a 4 GiB header, and a request of another imgfetch version, are dropped without an
+        // answer; the renderer stays up.
+        for mode in ["junk", "old"] {
+            let junk = try Imgfetch.run([Paths.fixtures + "/server/fake_renderer.py", name, mode], program: "/usr/bin/env", prefix: ["python3"])
+            #expect(junk.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(mode): \(junk.stdoutText) \(junk.stderr)")
+        }
         #expect(try status() != nil)
 
         // batch renders in its own process: the renderer is not asked.

@@ -152,8 +152,9 @@ public final class ImagePipeline: Sendable {
             self.renderingSlots.wait()
             defer { self.renderingSlots.signal() }
             let encoded: EncodedImage
+            let cancellation = self.configuration.network.cancellation
             if let renderer, shared == nil, case .memory(let input) = original.bytes,
-               let remote = try renderer.render(input, job: RenderJob(request)) {
+               let remote = try renderer.render(input, job: RenderJob(request), cancellation: cancellation) {
                 encoded = remote
             } else {
                 encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,

@@ -42,10 +42,15 @@ public final class RendererConnection: Sendable {
     /// The renderer's process id.
     public var serverProcess: Int32 { socket.peerProcess }
 
-    /// Renders `input` with `job` in the renderer. Throws what the rendering failed with; nil when the renderer
-    /// couldn't be used (it died, or broke the protocol): the caller then renders in its own process.
-    func render(_ input: Data, job: RenderJob) throws(ImgError) -> EncodedImage? {
-        guard let (reply, body) = exchange(RendererRequest(command: .render, job: job), body: input) else { return nil }
+    /// Renders `input` with `job` in the renderer. Throws what the rendering failed with, or that `cancellation`
+    /// stopped the wait; nil when the renderer couldn't be used (it died, or broke the protocol): the caller then
+    /// renders in its own process.
+    func render(_ input: Data, job: RenderJob, cancellation: Cancellation? = nil) throws(ImgError) -> EncodedImage? {
+        let stop = { cancellation?.isCancelled ?? false }
+        guard let (reply, body) = exchange(RendererRequest(command: .render, job: job), body: input, stop: stop) else {
+            if stop() { throw .internalFailure("interrupted while the renderer worked") }
+            return nil
+        }
         if let failure = reply.failure { throw ImgError(rendererFailure: failure) }
         guard let format = reply.format else { return nil }
         var image = EncodedImage(data: body, format: format, width: reply.width, height: reply.height, frames: reply.frames)
@@ -55,8 +60,9 @@ public final class RendererConnection: Sendable {
     }
 
     /// Sends a request and waits for the reply; nil when the renderer closed the connection without one.
-    func exchange(_ request: RendererRequest, body: Data = Data()) -> (header: RendererReply, body: Data)? {
+    func exchange(_ request: RendererRequest, body: Data = Data(),
+                  stop: () -> Bool = { false }) -> (header: RendererReply, body: Data)? {
         guard socket.send(request, body: body) else { return nil }
-        return socket.receive(RendererReply.self, maxBody: Int(Int32.max))
+        return socket.receive(RendererReply.self, maxBody: Int(Int32.max), stop: stop)
     }
 }

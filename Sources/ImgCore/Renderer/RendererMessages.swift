@@ -1,4 +1,5 @@
-/// What a client asks the renderer: one request per connection.
+/// What a client asks the renderer: one request per connection. A request from another version of imgfetch is
+/// not understood (the renderer hangs up, and the client renders itself).
 struct RendererRequest: RendererMessage {
     enum Command: String {
         /// Render the body with `job`.
@@ -12,9 +13,13 @@ struct RendererRequest: RendererMessage {
     var command: Command
     var job: RenderJob?
 
+    /// Both ends must be the same imgfetch: its version and the protocol version.
+    static let version = "\(Version.current)/\(RendererAddress.protocolVersion)"
+
     var fields: RendererFields {
         var fields = job?.fields ?? RendererFields()
         fields.set("command", command.rawValue)
+        fields.set("version", Self.version)
         return fields
     }
 
@@ -23,7 +28,7 @@ struct RendererRequest: RendererMessage {
     }
 
     init?(fields: RendererFields) {
-        guard let command = fields["command"].flatMap(Command.init(rawValue:)) else { return nil }
+        guard fields["version"] == Self.version, let command = fields["command"].flatMap(Command.init(rawValue:)) else { return nil }
         self.command = command
         if command == .render {
             guard let job = RenderJob(fields: fields) else { return nil }

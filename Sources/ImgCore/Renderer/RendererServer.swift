@@ -19,6 +19,8 @@ public final class RendererServer: Sendable {
     public let idleLimit: Double
     /// Bodies larger than this are refused (clients send in-memory inputs only, at most `EncodedBytes.memoryLimit`).
     static let maxInputBytes = 64 << 20
+    /// Connections served at once; more are closed at once (their clients render themselves).
+    static let maxConnections = 64
 
     private let started = Date()
     /// Connections being served, and those of them rendering.
@@ -64,7 +66,7 @@ public final class RendererServer: Sendable {
     private func acceptOne(_ listener: Int32) {
         let descriptor = imgf_accept(listener)
         guard descriptor >= 0, let socket = RendererSocket(descriptor: descriptor) else { return }
-        guard socket.peerIsSameUser else { return }
+        guard socket.peerIsSameUser, active.load(ordering: .relaxed) < Self.maxConnections else { return }
         active.add(1, ordering: .relaxed)
         Thread.detachNewThread { [self] in
             serve(socket)

@@ -42,9 +42,11 @@ final class RendererSocket: Sendable {
     }
 
     /// Receives one frame whose body is at most `maxBody` bytes; nil when the other end closed, timed out or sent
-    /// something that is not a frame.
-    func receive<Message: RendererMessage>(_ type: Message.Type, maxBody: Int) -> (header: Message, body: Data)? {
-        guard let headerLength = receive(count: 4).map({ Int(Self.integer($0, as: UInt32.self)) }),
+    /// something that is not a frame, or when `stop` says so (asked every 100 ms while nothing arrives).
+    func receive<Message: RendererMessage>(_ type: Message.Type, maxBody: Int,
+                                           stop: () -> Bool = { false }) -> (header: Message, body: Data)? {
+        guard waitForData(unless: stop),
+              let headerLength = receive(count: 4).map({ Int(Self.integer($0, as: UInt32.self)) }),
               headerLength <= Self.maxHeaderBytes,
               let bytes = receive(count: headerLength),
               let fields = RendererFields(bytes), let header = Message(fields: fields),
@@ -56,6 +58,17 @@ final class RendererSocket: Sendable {
 
     private static func integer<T: FixedWidthInteger>(_ bytes: Data, as type: T.Type) -> T {
         bytes.reduce(T.zero) { ($0 << 8) | T($1) }
+    }
+
+    /// Waits until there is something to read; false when `stop` says so first.
+    private func waitForData(unless stop: () -> Bool) -> Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&poller, 1, 100)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return false }
+            if stop() { return false }
+        }
     }
 
     private func sendAll(_ data: Data) -> Bool {

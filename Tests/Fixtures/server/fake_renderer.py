@@ -6,7 +6,10 @@ Listens at an abstract Unix socket NAME and, for each connection, does what MODE
   garbage  read the first bytes, then send bytes that are not a frame
   forged   read the whole request, then send a well-formed reply whose body is b"FORGED" (a client must
            never write it: with --user the renderer is another user's; otherwise it is not a JPEG)
-  junk     (client side) connect to NAME, send a frame that announces a 4 GiB header, print the reply length
+  stall    read the whole request, then never answer
+  junk     (client side) connect to NAME, send a frame that announces a 4 GiB header; print "closed" when the
+           renderer hangs up without a reply
+  old      (client side) the same with a well-formed status request of another imgfetch version
 With --user UID it drops to that user before listening, so its peers see that user.
 Writes its pid to READY-FILE once listening; runs until killed.
 """
@@ -37,15 +40,19 @@ def read_frame(conn):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("name")
-    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "junk"])
+    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "stall", "junk", "old"])
     parser.add_argument("--user", type=int)
     parser.add_argument("--ready-file")
     args = parser.parse_args()
 
-    if args.mode == "junk":
+    if args.mode in ("junk", "old"):
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.connect("\0" + args.name)
-        client.sendall(struct.pack(">I", 0xFFFFFFFF) + b"x" * 64)
+        if args.mode == "junk":
+            client.sendall(struct.pack(">I", 0xFFFFFFFF) + b"x" * 64)
+        else:
+            header = b"command=status\nversion=0.0.0/0\n"
+            client.sendall(struct.pack(">I", len(header)) + header + struct.pack(">Q", 0))
         client.settimeout(10)
         try:
             reply = client.recv(100)
@@ -75,6 +82,9 @@ def main():
             elif args.mode == "garbage":
                 conn.recv(4)
                 conn.sendall(b"\x00\x00\x00\x05hello, this is not a frame")
+            elif args.mode == "stall":
+                read_frame(conn)
+                conn.recv(1)
             else:
                 read_frame(conn)
                 header = b"format=jpeg\nwidth=1\nheight=1\nframes=1\n"
