@@ -27,8 +27,12 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/imgfetch-demo.XXXXXX")
 CACHE=$WORK/cache
 PORT_FILE=$WORK/port
 SERVER_PID=
+# The warm renderer that the first fetch leaves behind gets a name of this demo's own and is stopped at the end.
+export IMGFETCH_RENDERER_SOCKET=imgfetch-demo-$$
+unset IMGFETCH_RENDERER IMGFETCH_RENDERER_IDLE
 
 cleanup() {
+    "$BIN" renderer stop >/dev/null 2>&1 || true
     if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
         kill -TERM "$SERVER_PID" 2>/dev/null || true
         wait "$SERVER_PID" 2>/dev/null || true
@@ -98,7 +102,10 @@ run "the same again: a cache hit, no request (-v says where it came from)" \
 run "the same variant spelled as a chain, with another query string: still no request" \
     -v "$BASE/sample.jpg?sig=abc" -p 'resize(200x200,fill)|>round(12)' -o "$OUT/sample-again.webp"
 
-run "grayscale, from a transparent PNG" \
+# The first fetch loaded libvips itself and left a warm renderer for the next commands (-v says which made what).
+for _ in $(seq 1 50); do "$BIN" renderer status | grep -q '^running' && break; sleep 0.1; done
+run "grayscale, from a transparent PNG: rendered by the warm renderer the first fetch started" \
+    -v \
     "$BASE/rgba.png" --resize 300x --grayscale -o "$OUT/rgba-gray.png"
 
 run "a circle from a photo with EXIF orientation 6 (rotated upright first)" \
@@ -116,6 +123,11 @@ run "a batch: two variants per URL, one download each" \
 
 run "what the cache holds" \
     cache inspect
+
+echo
+echo "== the warm renderer (stopped when the demo ends; --renderer off never starts one)"
+echo '$ imgfetch renderer status'
+"$BIN" renderer status
 
 echo
 python3 - "http://127.0.0.1:$PORT/_stats" <<'PY'
