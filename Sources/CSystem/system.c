@@ -86,6 +86,7 @@ pid_t imgf_spawn_detached(const char *path, char *const argv[]) {
         || posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         || posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         || posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        || posix_spawn_file_actions_addchdir_np(&actions, "/")
         || posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     sigset_t none, all;
     sigemptyset(&none);

@@ -67,6 +67,11 @@ struct RendererTests {
         #expect(first.stderr.contains("libvips: started"))
         #expect(!first.stderr.contains("warm renderer"))
         #expect(try waitUntil(running: true), "the first command started no renderer")
+        // Detached: its own session, in /, its standard streams on /dev/null.
+        let pid = try #require(try status()?["process"] as? Int)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd") == "/")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1") == "/dev/null")
+        #expect(getsid(pid_t(pid)) == pid_t(pid))
 
         let second = try run([url, "--resize", "64x64", "-o", work.file("second.jpg"), "--no-cache", "-v"])
         #expect(second.status == 0, "\(second.stderr)")

@@ -97,7 +97,8 @@ public final class ImagePipeline: Sendable {
         // The variant must be made: by the warm renderer when one runs, else here, with libvips loading beside the
         // reading or downloading of the original (not with --only-from-cache, where a miss may end the run before
         // anything is decoded).
-        let renderer = configuration.renderer?.connect()
+        // The renderer is connected to only when the input is here, so that a long download holds no connection.
+        let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
         if renderer == nil, !policy.onlyFromCache { VipsRuntime.startInBackground() }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
             // Runs while the download lock is held: render before the original is published,
@@ -142,7 +143,7 @@ public final class ImagePipeline: Sendable {
     /// Renders once per variant key while in flight: in `renderer` when given and the input is in memory (and
     /// not decoded together with other variants), else in this process, as also when the renderer fails.
     private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?, variantKey: String?,
-                        renderer: RendererConnection? = nil) throws(ImgError) -> CachedImage {
+                        renderer: RendererClient? = nil) throws(ImgError) -> CachedImage {
         var shared: SharedDecode?
         if request.decodedTogetherWith.count > 1, let originalKey {
             let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
@@ -153,8 +154,8 @@ public final class ImagePipeline: Sendable {
             defer { self.renderingSlots.signal() }
             let encoded: EncodedImage
             let cancellation = self.configuration.network.cancellation
-            if let renderer, shared == nil, case .memory(let input) = original.bytes,
-               let remote = try renderer.render(input, job: RenderJob(request), cancellation: cancellation) {
+            if let renderer, shared == nil, case .memory(let input) = original.bytes, let connection = renderer.connect(),
+               let remote = try connection.render(input, job: RenderJob(request), cancellation: cancellation) {
                 encoded = remote
             } else {
                 encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,

@@ -20,6 +20,9 @@ public struct RendererClient: Sendable {
         return RendererConnection(socket: socket)
     }
 
+    /// Whether a renderer of this user listens at the address (a connection made and closed at once).
+    public func isListening() -> Bool { connect() != nil }
+
     /// The running renderer's state, nil when none answers.
     public func status() -> RendererStatus? {
         guard let connection = connect() else { return nil }
