@@ -94,10 +94,10 @@ public final class ImagePipeline: Sendable {
             }
         }
 
-        // The variant must be made: by the warm renderer when one runs, else here, with libvips loading beside the
-        // reading or downloading of the original (not with --only-from-cache, where a miss may end the run before
-        // anything is decoded).
-        // The renderer is connected to only when the input is here, so that a long download holds no connection.
+        // The variant must be made: by the warm renderer when one runs (connected to only once the input is here, so
+        // that a long download holds no connection), else here, with libvips loading beside the reading or
+        // downloading of the original (not with --only-from-cache, where a miss may end the run before anything is
+        // decoded).
         let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
         if renderer == nil, !policy.onlyFromCache { VipsRuntime.startInBackground() }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in

@@ -162,7 +162,7 @@ public struct RendererStatus: Codable, Sendable {
     public var renderings: Int
     /// Connections being served now, this one included.
     public var active: Int
-    /// Seconds without a connection after which it exits.
+    /// Seconds without a rendering after which it exits.
     public var idleLimit: Double
 }
 
