@@ -23,6 +23,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "entry", summary: "CacheEntryFile.parseHeader and decode, also on a slice; decoded entries re-encode to themselves", run: fuzzEntry),
         FuzzTarget(name: "header", summary: "ImageDecoder.checkHeader(isRemote: true) (libvips loader and lazy header) and TruncationCheck", run: fuzzHeader),
         FuzzTarget(name: "truncation", summary: "TruncationCheck.isTruncated for every ImageFormat", run: fuzzTruncation),
+        FuzzTarget(name: "renderer", summary: "a renderer frame header: RendererFields, RendererRequest and RendererReply re-encode to themselves", run: fuzzRenderer),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -114,6 +115,28 @@ private func checkEntry(_ file: Data) {
             _ = TruncationCheck.isTruncated(ByteReader(memory: raw), format: format)
             _ = TruncationCheck.hasBadChecksum(ByteReader(memory: raw), format: format)
         }
+    }
+    #endif
+}
+
+// MARK: renderer
+
+@Sendable func fuzzRenderer(_ data: Data) {
+    #if DEBUG || FUZZING
+    guard let fields = RendererFields(data) else { return }
+    // Whatever parses re-encodes to the same pairs.
+    guard let again = RendererFields(fields.data) else { fatalError("fuzz invariant broken: fields of \(data as NSData) do not re-parse") }
+    check(again.pairs.map(\.key) == fields.pairs.map(\.key) && again.pairs.map(\.value) == fields.pairs.map(\.value),
+          "fields of \(data as NSData) re-parse differently")
+    if let request = RendererRequest(fields: fields) {
+        let reparsed = RendererRequest(fields: request.fields)
+        check(reparsed?.command == request.command && reparsed?.job == request.job, "request \(fields.pairs) does not round-trip")
+        if let job = request.job { _ = try? ProcessingChain.parse(job.chain) }
+    }
+    if let reply = RendererReply(fields: fields) {
+        let reparsed = RendererReply(fields: reply.fields)
+        check(reparsed?.format == reply.format && reparsed?.width == reply.width && reparsed?.notes == reply.notes
+              && reparsed?.failure?.message == reply.failure?.message, "reply \(fields.pairs) does not round-trip")
     }
     #endif
 }
