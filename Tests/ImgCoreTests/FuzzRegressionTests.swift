@@ -36,4 +36,26 @@ struct FuzzRegressionTests {
         #expect(CacheKey.original(for: try remoteURL("HTTP://EXAMPLE.com:80/A")) == "http://example.com/A")
         #expect(CacheKey.original(for: try remoteURL("http://[::1]:8080/x")) == "http://[::1]:8080/x")
     }
+
+    /// Fuzz/regressions/renderer/carriage-return-before-newline: "\r\n" is one Character, so splitting a renderer
+    /// header into lines on Characters merged a value ending in "\r" with the next line.
+    @Test func rendererHeaderValuesKeepCarriageReturns() throws {
+        var fields = RendererFields()
+        fields.set("failure", "ends in a carriage return\r")
+        fields.set("width", "60")
+        let parsed = try #require(RendererFields(fields.data))
+        #expect(parsed["failure"] == "ends in a carriage return\r" && parsed["width"] == "60")
+        let raw = try #require(RendererFields(Data("a=1\r\nb=2\n".utf8)))
+        #expect(raw.pairs.count == 2 && raw["a"] == "1\r")
+        #expect(RendererFields(raw.data)?["a"] == "1\r")
+    }
+
+    /// Fuzz/regressions/renderer/combining-mark-after-equals: "=" and a combining mark after it are one Character,
+    /// so the separator was not found on Characters.
+    @Test func rendererHeaderValueMayStartWithACombiningMark() throws {
+        var fields = RendererFields()
+        fields.set("note", "\u{301}x")
+        let parsed = try #require(RendererFields(fields.data))
+        #expect(parsed["note"] == "\u{301}x")
+    }
 }

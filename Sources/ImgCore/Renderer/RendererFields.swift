@@ -1,20 +1,24 @@
 import Foundation
 
-/// The header of a renderer frame: `key=value` lines in UTF-8, a key repeated for a list, with `\` and newlines in
-/// values escaped as `\\` and `\n`. Hand-written rather than JSON: the client reads and writes one in each
-/// one-off command, where Foundation's JSON coders cost milliseconds of first-use type lookups.
+/// The header of a renderer frame: `key=value` lines in UTF-8 ending in a newline byte, a key repeated for a list,
+/// with `\`, newlines and carriage returns in values escaped as `\\`, `\n` and `\r`. Hand-written rather than
+/// JSON: the client reads and writes one in each one-off command, where Foundation's JSON coders cost milliseconds
+/// of first-use type lookups.
 struct RendererFields {
     private(set) var pairs: [(key: String, value: String)] = []
 
     init() {}
 
-    /// Parses a header; nil when a line has no `=` or an escape is unknown.
+    /// Parses a header; nil when a line has no `=` or an escape is unknown. Empty lines are skipped.
     init?(_ data: Data) {
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let equals = line.firstIndex(of: "="), let value = Self.unescape(line[line.index(after: equals)...]) else {
+        // Split on bytes, not on Characters: "\r\n" is one Character and would hide a line end, and "=" followed
+        // by a combining mark would hide the separator.
+        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")),
+                  let value = Self.unescape(String(decoding: line[line.index(after: equals)...], as: UTF8.self)) else {
                 return nil
             }
-            pairs.append((String(line[..<equals]), value))
+            pairs.append((String(decoding: line[..<equals], as: UTF8.self), value))
         }
     }
 
@@ -38,27 +42,29 @@ struct RendererFields {
 
     private static func escape(_ value: String) -> String {
         value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+            .replacingOccurrences(of: "\r", with: "\\r")
     }
 
-    private static func unescape(_ text: Substring) -> String? {
+    private static func unescape(_ text: String) -> String? {
         guard text.contains("\\") else { return String(text) }
-        var result = ""
+        var result = String.UnicodeScalarView()
         var escaping = false
-        for character in text {
+        for scalar in text.unicodeScalars {
             if escaping {
-                switch character {
+                switch scalar {
                 case "\\": result.append("\\")
                 case "n": result.append("\n")
+                case "r": result.append("\r")
                 default: return nil
                 }
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
             } else {
-                result.append(character)
+                result.append(scalar)
             }
         }
-        return escaping ? nil : result
+        return escaping ? nil : String(result)
     }
 }
 
