@@ -50,6 +50,16 @@ struct FuzzRegressionTests {
         #expect(RendererFields(raw.data)?["a"] == "1\r")
     }
 
+    /// Fuzz/regressions/renderer/newline-before-combining-mark: Foundation's `replacingOccurrences` left a newline
+    /// that a combining mark follows unescaped, so the value broke the header in two.
+    @Test func rendererHeaderEscapesANewlineBeforeACombiningMark() throws {
+        var fields = RendererFields()
+        fields.set("failure", "line\n\u{FC6}next")
+        fields.set("width", "1")
+        let parsed = try #require(RendererFields(fields.data))
+        #expect(parsed["failure"] == "line\n\u{FC6}next" && parsed["width"] == "1")
+    }
+
     /// Fuzz/regressions/renderer/combining-mark-after-equals: "=" and a combining mark after it are one Character,
     /// so the separator was not found on Characters.
     @Test func rendererHeaderValueMayStartWithACombiningMark() throws {

@@ -40,13 +40,22 @@ struct RendererFields {
 
     func value<T: LosslessStringConvertible>(_ key: String, as type: T.Type = T.self) -> T? { self[key].flatMap(T.init) }
 
+    /// Escapes scalar by scalar: Foundation's `replacingOccurrences` misses a newline that a combining mark follows.
     private static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
-            .replacingOccurrences(of: "\r", with: "\\r")
+        var result = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": result.append(contentsOf: "\\\\".unicodeScalars)
+            case "\n": result.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": result.append(contentsOf: "\\r".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     private static func unescape(_ text: String) -> String? {
-        guard text.contains("\\") else { return String(text) }
+        guard text.unicodeScalars.contains("\\") else { return text }
         var result = String.UnicodeScalarView()
         var escaping = false
         for scalar in text.unicodeScalars {
