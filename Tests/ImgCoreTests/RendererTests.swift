@@ -94,6 +94,8 @@ struct RendererTests {
         (input: "rgba.png", arguments: ["--circle", "--background", "#336699"], output: "b.jpg"),
         (input: "cogs.gif", arguments: ["--resize", "60x60:fill"], output: "c.gif"),
         (input: "rotation/6.jpg", arguments: ["--resize", "50x", "--grayscale"], output: "d.png"),
+        (input: "sample.png", arguments: [], output: "e.webp"),
+        (input: "1.webp", arguments: ["--quality", "40"], output: "f.jpg"),
     ])
     func theRendererMakesTheSameBytes(input: String, arguments: [String], output: String) throws {
         defer { stopRenderer() }

@@ -107,7 +107,8 @@ public final class RendererServer: Sendable {
     }
 
     private func render(_ input: Data, job: RenderJob) throws(ImgError) -> EncodedImage {
-        let chain = try ProcessingChain.parse(job.chain)
+        // No processing (a format conversion) is the empty identifier, which is not a chain one may type.
+        let chain = job.chain.isEmpty ? ProcessingChain() : try ProcessingChain.parse(job.chain)
         slots.wait()
         defer { slots.signal() }
         return try ImageRenderer.render(.memory(input), isRemote: job.isRemote, chain: chain, encoding: job.encoding,
