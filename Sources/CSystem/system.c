@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -76,6 +77,8 @@ int imgf_socket_timeouts(int fd, int milliseconds) {
     if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) != 0) return -1;
     return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
 }
+
+void imgf_release_free_memory(void) { malloc_trim(0); }
 
 pid_t imgf_spawn_detached(const char *path, char *const argv[]) {
     posix_spawn_file_actions_t actions;

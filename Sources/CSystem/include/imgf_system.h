@@ -25,6 +25,9 @@ int imgf_peer_credentials(int fd, uid_t *uid, pid_t *pid);
 /* Sets a receive and send timeout on a socket, in milliseconds (0 for none). Returns 0, or -1 with errno set. */
 int imgf_socket_timeouts(int fd, int milliseconds);
 
+/* Returns freed heap memory to the system (glibc's malloc_trim). */
+void imgf_release_free_memory(void);
+
 /* Starts `path` with `argv` as a new session (no controlling terminal) in the root directory (so that it keeps no
  * directory busy), its standard input, output and error on /dev/null and no other descriptor inherited, and does
  * not wait for it. Returns its pid, or -1 with errno set. */

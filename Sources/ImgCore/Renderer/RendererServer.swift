@@ -104,6 +104,8 @@ public final class RendererServer: Sendable {
             renderings.add(1, ordering: .relaxed)
         }
         _ = socket.send(reply, body: output)
+        // Idle once answered: give the decoders' freed memory back (a long-lived process would keep it otherwise).
+        if request.command == .render, rendering.load(ordering: .relaxed) == 0 { imgf_release_free_memory() }
     }
 
     private func render(_ input: Data, job: RenderJob) throws(ImgError) -> EncodedImage {
