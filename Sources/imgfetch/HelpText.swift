@@ -59,7 +59,7 @@ enum HelpText {
         renderer start [--idle S]   run it in the background; says so when one is running already
         renderer stop | status [--json]
         It keeps libvips loaded for later fetch commands of this user (they skip ~20 ms of loading it). fetch starts
-        one by itself unless --renderer off or IMGFETCH_RENDERER=off. Exit codes: 0 ok, 2 usage.
+        one by itself unless --renderer off or IMGFETCH_RENDERER=off. Exit codes: 0 ok, 1 start failed, 2 usage.
         """
 
     static let cache = """
