@@ -62,6 +62,12 @@ struct RendererTests {
     @Test func aCommandThatLoadedLibvipsLeavesARendererForTheNext() throws {
         defer { stopRenderer() }
         let url = server.url("/img/sample.jpg")
+        // --renderer off (or IMGFETCH_RENDERER=off) never starts one, and a cache hit loads no libvips to begin with.
+        #expect(try inProcess([url, "--resize", "64x64", "-o", work.file("off.jpg"), "--cache-dir", cache]).status == 0)
+        #expect(try run([url, "--resize", "64x64", "-o", work.file("hit.jpg"), "--cache-dir", cache]).status == 0)
+        usleep(300_000)
+        #expect(try status() == nil, "a renderer was started by --renderer off or by a cache hit")
+
         let first = try run([url, "--resize", "64x64", "-o", work.file("first.jpg"), "--no-cache", "-v"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("libvips: started"))
