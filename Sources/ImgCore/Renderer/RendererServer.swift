@@ -54,8 +54,11 @@ public final class RendererServer: Sendable {
             } else if ready < 0, errno != EINTR {
                 break
             }
-            let idleNanoseconds = DispatchTime.now().uptimeNanoseconds - lastActivity.load(ordering: .relaxed)
-            if rendering.load(ordering: .relaxed) == 0, Double(idleNanoseconds) / 1e9 >= idleLimit { break }
+            // (A rendering may end between the two reads: never subtract a later time from an earlier one.)
+            let last = lastActivity.load(ordering: .relaxed)
+            let idleNanoseconds = DispatchTime.now().uptimeNanoseconds.subtractingReportingOverflow(last)
+            if rendering.load(ordering: .relaxed) == 0, !idleNanoseconds.overflow,
+               Double(idleNanoseconds.partialValue) / 1e9 >= idleLimit { break }
         }
         // New clients now find nobody and render themselves; those connected already are served first.
         close(listener)
