@@ -13,7 +13,9 @@ let package = Package(
         .systemLibrary(name: "CVipsSystem", pkgConfig: "gmodule-2.0", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVips", dependencies: ["CVipsSystem"],
                 linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("z")]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl's headers (libcurl4-openssl-dev); libcurl itself is opened with dlopen on the first download, so a
+        // cache hit or a cache command never loads its ~35 libraries.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         // Process and socket helpers for the warm renderer (abstract Unix sockets, peer credentials, detached start).
         .target(name: "CSystem"),
         .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CSystem"]),

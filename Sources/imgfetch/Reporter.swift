@@ -54,7 +54,7 @@ struct Reporter: Sendable {
             if let key = response.originalKey { info("  original key: \(key)") }
             if let key = response.variantKey { info("  variant key:  \(key)") }
             for note in response.notes { info("  note: \(note)") }
-            info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started")")
+            info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
         }
         if json ?? self.json {
             emit(Record(input: input, output: output, status: "ok", source: response.source.rawValue,

@@ -75,15 +75,18 @@ struct FetchTests: EndToEndSuite {
         #expect(cropped.width == 100 && cropped.height == 50)
     }
 
-    @Test func cachedResultsNeedNoRequestAndNoLibvips() throws {
+    @Test func cachedResultsNeedNoRequestNoLibvipsAndNoLibcurl() throws {
         let first = try fetch([server.url("/img/sample.jpg"), "--resize", "200x200:fill", "--round", "12", "-o", work.file("a.webp")])
         #expect(first.status == 0)
         #expect(try server.requests("/img/sample.jpg") == 1)
         let again = try fetch([server.url("/img/sample.jpg?sig=abc"), "-p", "resize(200x200,fill)|>round(12)", "-o", work.file("b.webp"), "-v"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains(": disk,"))
-        #expect(again.stderr.contains("libvips: not started"))
+        #expect(again.stderr.contains("libvips: not started, libcurl: not loaded"), "\(again.stderr)")
         #expect(try server.requests("/img/sample.jpg") == 1)
+        // Neither is linked: both are opened with dlopen when first needed.
+        let linked = try Imgfetch.run([Paths.binary], program: "/usr/bin/ldd")
+        #expect(linked.status == 0 && !linked.stdoutText.contains("libcurl") && !linked.stdoutText.contains("libvips"), "\(linked.stdoutText)")
         #expect(try output("a.webp") == output("b.webp"))
         let variant = try fetch([server.url("/img/sample.jpg"), "--resize", "50x50", "-o", work.file("c.jpg"), "-v"])
         #expect(variant.stderr.contains("disk-original"))

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,19 +8,34 @@ import Glibc
 /// Downloads over http and https with one reusable libcurl handle, so several URLs to a host share a connection.
 /// A loader is used by one thread at a time; `LoaderPool` hands them out.
 public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handle, used by one thread at a time
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
     private let handle: UnsafeMutableRawPointer
     private let options: NetworkOptions
 
     public init(options: NetworkOptions) throws(ImgError) {
-        guard HTTPLoader.globalInit == CURLE_OK, let handle = curl_easy_init() else {
-            throw .internalFailure("libcurl failed to start")
-        }
+        if let failure = HTTPLoader.libraryFailure { throw .internalFailure(failure) }
+        guard let handle = imgf_curl_easy_init() else { throw .internalFailure("libcurl failed to start") }
         self.handle = handle
         self.options = options
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { imgf_curl_easy_cleanup(handle) }
+
+    /// Opens libcurl (on first use only: a run that downloads nothing never loads it) and initialises it, once;
+    /// why that failed, or nil. Call before libvips starts loading in the background where both are needed, since
+    /// the dynamic loader opens one library at a time.
+    public static var libraryFailure: String? { loaded }
+    private static let loaded: String? = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard imgf_curl_load(&error, error.count) == 0 else {
+            return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        wasLoadedFlag.store(true, ordering: .relaxed)
+        return imgf_curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK ? nil : "libcurl failed to initialise"
+    }()
+    private static let wasLoadedFlag = Atomic<Bool>(false)
+
+    /// Whether this process has loaded libcurl (`-v` reports it: a cache hit must not).
+    public static var wasLoaded: Bool { wasLoadedFlag.load(ordering: .relaxed) }
 
     /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`.
     public func fetch(_ url: URL, validators: Validators? = nil) throws(ImgError) -> HTTPResponse {
@@ -55,14 +71,14 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         var requestHeaders = options.headers
         if let etag = validators?.etag { requestHeaders.append("If-None-Match: \(etag)") }
         if let lastModified = validators?.lastModified { requestHeaders.append("If-Modified-Since: \(lastModified)") }
-        for header in requestHeaders { headerList = curl_slist_append(headerList, header) }
-        defer { curl_slist_free_all(headerList) }
+        for header in requestHeaders { headerList = imgf_curl_slist_append(headerList, header) }
+        defer { imgf_curl_slist_free_all(headerList) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
-            curl_easy_reset(handle)
+            imgf_curl_easy_reset(handle)
             configure(url: url, headerList: headerList, errorBuffer: errorPointer.baseAddress!, context: context)
-            return curl_easy_perform(handle)
+            return imgf_curl_easy_perform(handle)
         }
         withExtendedLifetime(transfer) {}
         let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
@@ -152,7 +168,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     }
 
     private func classify(_ code: CURLcode, detail: String, transfer: Transfer) -> Failure {
-        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let text = detail.isEmpty ? String(cString: imgf_curl_easy_strerror(code)) : detail
         if let failure = transfer.body.failure {
             return Failure(error: .io(failure), retryable: false)
         }

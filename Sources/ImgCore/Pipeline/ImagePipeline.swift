@@ -99,7 +99,11 @@ public final class ImagePipeline: Sendable {
         // downloading of the original (not with --only-from-cache, where a miss may end the run before anything is
         // decoded).
         let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
-        if renderer == nil, !policy.onlyFromCache { VipsRuntime.startInBackground() }
+        if renderer == nil, !policy.onlyFromCache {
+            // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
+            if request.source.isRemote { _ = HTTPLoader.libraryFailure }
+            VipsRuntime.startInBackground()
+        }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
             // Runs while the download lock is held: render before the original is published,
             // so that nothing is cached for a request that fails.
