@@ -24,7 +24,8 @@ struct FetchOptionTests: EndToEndSuite {
 
     @Test func headersAndUserAgentAreSent() throws {
         let url = server.url("/echo-header/X-Token/sample.jpg")
-        #expect(try fetch([url, "-o", work.file("a.jpg")]).status == 4)
+        let missing = try fetch([url, "-o", work.file("a.jpg")])
+        #expect(missing.status == 4, "\(missing.stderr)")
         #expect(try fetch([url, "-H", "X-Token: secret", "-o", work.file("a.jpg")]).status == 0)
         #expect(try fetch([url, "--header=X-Token: secret", "--no-cache", "-o", work.file("b.jpg")]).status == 0)
         #expect(try fetch([url, "-H", "no colon here", "-o", work.file("c.jpg")]).status == 2)

@@ -5,12 +5,11 @@ import Testing
 /// The warm renderer: a later command is served by it, with the same bytes and the same failures as rendering in
 /// its own process; a renderer that is another user's, hangs up or babbles is never trusted with the result.
 @Suite("Warm renderer", .serialized)
-struct RendererTests {
+struct RendererTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
     /// A socket name of this test's own, so that no other test or user renderer is involved.
     let name = "imgfetch-test-\(UUID().uuidString.prefix(8))"
-    var cache: String { work.file("cache") }
 
     init() throws {
         server = try FixtureServer()

@@ -12,7 +12,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     private let options: NetworkOptions
 
     public init(options: NetworkOptions) throws(ImgError) {
-        if let failure = HTTPLoader.libraryFailure { throw .internalFailure(failure) }
+        if let failure = HTTPLoader.openLibrary() { throw .internalFailure(failure) }
         guard let handle = imgf_curl_easy_init() else { throw .internalFailure("libcurl failed to start") }
         self.handle = handle
         self.options = options
@@ -21,9 +21,10 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     deinit { imgf_curl_easy_cleanup(handle) }
 
     /// Opens libcurl (on first use only: a run that downloads nothing never loads it) and initialises it, once;
-    /// why that failed, or nil. Call before libvips starts loading in the background where both are needed, since
-    /// the dynamic loader opens one library at a time.
-    public static var libraryFailure: String? { loaded }
+    /// returns why that failed, or nil. Call before libvips starts loading in the background where both are
+    /// needed, since the dynamic loader opens one library at a time.
+    @discardableResult
+    public static func openLibrary() -> String? { loaded }
     private static let loaded: String? = {
         var error = [CChar](repeating: 0, count: 512)
         guard imgf_curl_load(&error, error.count) == 0 else {

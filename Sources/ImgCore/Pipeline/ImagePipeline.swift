@@ -101,7 +101,7 @@ public final class ImagePipeline: Sendable {
         let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
         if renderer == nil, !policy.onlyFromCache {
             // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
-            if request.source.isRemote { _ = HTTPLoader.libraryFailure }
+            if request.source.isRemote { HTTPLoader.openLibrary() }
             VipsRuntime.startInBackground()
         }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in

@@ -71,17 +71,10 @@ final class RendererSocket: Sendable {
         }
     }
 
+    /// Sends all of `data`; a peer that went away is an error, never SIGPIPE.
     private func sendAll(_ data: Data) -> Bool {
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-            guard let base = bytes.baseAddress else { return true }
-            var offset = 0
-            while offset < bytes.count {
-                let sent = Glibc.send(descriptor, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                if sent < 0, errno == EINTR { continue }
-                if sent <= 0 { return false }
-                offset += sent
-            }
-            return true
+        data.withUnsafeBytes { bytes in
+            FileWriting.writeAll(descriptor, bytes) { Glibc.send($0, $1, $2, Int32(MSG_NOSIGNAL)) }
         }
     }
 

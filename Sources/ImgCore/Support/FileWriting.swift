@@ -5,8 +5,10 @@ import Glibc
 
 /// Writing whole buffers to descriptors, and new files whole or not at all.
 public enum FileWriting {
-    /// Writes all of `bytes` to `descriptor`, again after EINTR; false on an error (`errno` says which).
-    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Writes all of `bytes` to `descriptor` with `write` (default: write(2); a socket passes send(2) with its
+    /// flags), again after EINTR; false on an error (`errno` says which).
+    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer,
+                                using write: (Int32, UnsafeRawPointer, Int) -> Int = { Glibc.write($0, $1, $2) }) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         var offset = 0
         while offset < bytes.count {
