@@ -38,9 +38,19 @@ public enum VipsRuntime {
     /// cache I/O; the first image call then waits for it.
     static func startInBackground() { _ = backgroundStart }
     private static let backgroundStart: Bool = {
-        Thread.detachNewThread { _ = started }
+        backgroundFinished.enter()
+        Thread.detachNewThread {
+            _ = started
+            backgroundFinished.leave()
+        }
         return true
     }()
+    private static let backgroundFinished = DispatchGroup()
+
+    /// Waits for a start begun by `startInBackground` to finish; returns at once when none was. Call before the
+    /// process exits: `exit` runs the loaded libraries' exit handlers, which must not race the loading and
+    /// initialising of libvips on another thread (that corrupted the heap of a command that failed early).
+    public static func waitForBackgroundStart() { backgroundFinished.wait() }
 
     /// Makes sure libvips is running before any image call.
     static func start() throws(ImgError) {
