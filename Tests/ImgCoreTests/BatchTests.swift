@@ -189,13 +189,15 @@ struct BatchTests {
             process.environment = Paths.childEnvironment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            let started = Date()
             try process.run()
-            Thread.sleep(forTimeInterval: 1.5)
+            // Signal once the slow downloads are under way (each takes seconds), not after a fixed sleep.
+            try fixture.server.waitForRequests("/slow/img3.jpg", count: signal == SIGINT ? 1 : 2)
+            Thread.sleep(forTimeInterval: 0.5)
+            let sent = Date()
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             #expect(process.terminationStatus == expected)
-            #expect(Date().timeIntervalSince(started) < 6)
+            #expect(Date().timeIntervalSince(sent) < 4, "the batch kept running after the signal")
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             #expect(!names.contains { $0.hasPrefix(".") || $0.hasSuffix(".part") }, "\(names)")
             #expect(names.count < lines.count)

@@ -117,7 +117,8 @@ extension FetchOptionTests {
         process.environment = Paths.childEnvironment
         process.standardError = FileHandle.nullDevice
         try process.run()
-        usleep(600_000)
+        try server.waitForRequests("/slow/sample.jpg")
+        usleep(200_000)
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         #expect(process.terminationStatus == 128 + signal)

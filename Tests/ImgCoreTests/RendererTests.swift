@@ -194,7 +194,8 @@ struct RendererTests: EndToEndSuite {
         process.environment = Paths.childEnvironment.merging(environment) { $1 }
         process.standardError = FileHandle.nullDevice
         try process.run()
-        usleep(700_000)
+        try server.waitForRequests("/img/sample.jpg")
+        usleep(500_000)
         let sent = Date()
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(5)

@@ -61,6 +61,17 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     }
 
     func requests(_ path: String) throws -> Int { try stats().paths[path] ?? 0 }
+
+    /// Waits until the server has seen `count` requests for `path` (the path without its query), polling every
+    /// 20 ms for at most `seconds` (default 15). A test that signals or kills a command waits on this, not on a
+    /// fixed sleep: on a loaded machine the command may not have started its work yet.
+    func waitForRequests(_ path: String, count: Int = 1, seconds: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try requests(path) < count {
+            guard Date() < deadline else { throw TestFailure("the server never saw \(count) request(s) for \(path)") }
+            usleep(20_000)
+        }
+    }
 }
 
 struct TestFailure: Error, CustomStringConvertible {
