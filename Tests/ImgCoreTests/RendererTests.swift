@@ -209,7 +209,7 @@ struct RendererTests: EndToEndSuite {
 
     @Test func oneRendererServesConcurrentCommandsAndExitsWhenIdle() throws {
         defer { stopRenderer() }
-        #expect(try run(["renderer", "start", "--idle", "2"]).status == 0)
+        #expect(try run(["renderer", "start", "--idle", "4"]).status == 0)
         #expect(try waitUntil(running: true))
         let pid = try status()?["process"] as? Int
         let again = try run(["renderer", "start"])
@@ -243,8 +243,8 @@ struct RendererTests: EndToEndSuite {
         #expect(try run(["batch", list, "-O", work.file("batch"), "--resize", "30x30", "--no-cache"]).status == 0)
         #expect(try renderings() == 6)
 
-        // Idle for 2 s (asking for its status is not work): it exits by itself.
-        #expect(try waitUntil(running: false, seconds: 8), "the renderer outlived its idle limit")
+        // Idle for 4 s (asking for its status is not work): it exits by itself.
+        #expect(try waitUntil(running: false, seconds: 12), "the renderer outlived its idle limit")
     }
 
     @Test func framesAndAddresses() throws {
