@@ -90,6 +90,25 @@ struct BatchTests {
         }
     }
 
+    /// What is cached under a variant's key never depends on its siblings: each output of a batch with variants
+    /// is byte for byte the output of one fetch with that chain.
+    @Test func aVariantMadeBesideOthersIsTheVariantMadeAlone() throws {
+        let fixture = try BatchFixture(count: 1)
+        let url = fixture.server.url("/img/img1.jpg")
+        let variants = ["a=resize(100x)", "b=resize(90x90,fill)", "c=resize(60x)", "d=resize(50x)|>grayscale",
+                        "e=resize(30x30,fill)", "f=grayscale", "g=blur(1)|>resize(40x)"]
+        let result = try fixture.batch([url], variants.flatMap { ["--variant", $0] } + ["--no-cache", "--format", "png"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for variant in variants {
+            let (name, chain) = (String(variant.prefix(1)), String(variant.dropFirst(2)))
+            let alone = fixture.root.path + "/alone-\(name).png"
+            let single = try Imgfetch.run([url, "-p", chain, "--no-cache", "--format", "png", "-o", alone])
+            #expect(single.status == 0, "\(single.stderr)")
+            let together = FileManager.default.contents(atPath: fixture.output + "/img1-\(name).png")
+            #expect(together != nil && together == FileManager.default.contents(atPath: alone), "\(variant)")
+        }
+    }
+
     @Test func withoutACacheVariantsStillShareOneDownload() throws {
         let fixture = try BatchFixture(count: 5)
         let lines = (1...5).map { fixture.server.url("/img/img\($0).jpg") }

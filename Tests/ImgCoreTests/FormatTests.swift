@@ -94,6 +94,18 @@ struct FormatTests {
         #expect(avifProbe.height > avifProbe.width)
     }
 
+    /// Orientation is settled at decode: a resize later in the chain neither turns the image again nor turns it
+    /// despite `--no-autorotate` (it did: thumbnail_image read the tag that was still there).
+    @Test func aLaterResizeKeepsTheOrientationChoice() throws {
+        for (arguments, expected) in [(["--no-autorotate"], (100, 75)), ([], (100, 133))] {
+            for chain in ["resize(100x)", "grayscale|>resize(100x)", "blur(1)|>resize(100x)|>resize(100x)"] {
+                let (png, _) = try render("rotation/6.jpg", arguments + ["-p", chain, "--format", "png"])
+                let probe = try ImageRenderer.probe(png)
+                #expect(probe.width == expected.0 && probe.height == expected.1, "\(arguments) \(chain)")
+            }
+        }
+    }
+
     @Test func coloursComeOutInEightBitSRGB() throws {
         let (fromCMYK, _) = try render("generated/cmyk.jpg", ["--format", "jpeg"])
         #expect(try ImageInspection.bands(fromCMYK).count == 3)

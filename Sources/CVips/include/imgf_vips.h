@@ -130,8 +130,11 @@ static inline int imgf_thumbnail_source(VipsSource *source, VipsImage **out, int
                                     "no_rotate", no_rotate, "option_string", option_string, NULL);
 }
 
-static inline int imgf_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int crop) {
-    return V->vips_thumbnail_image(in, out, width, "height", height, "size", size, "crop", crop, NULL);
+/* Thumbnail of a decoded image, with the arguments of imgf_thumbnail_buffer (no shrink-on-load). */
+static inline int imgf_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int crop,
+                                       int no_rotate) {
+    return V->vips_thumbnail_image(in, out, width, "height", height, "size", size, "crop", crop,
+                                   "no_rotate", no_rotate, NULL);
 }
 
 static inline int imgf_copy_memory(VipsImage *in, VipsImage **out) {

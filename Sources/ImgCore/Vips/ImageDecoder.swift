@@ -84,9 +84,7 @@ enum ImageDecoder {
     /// applies orientation and converts to 8-bit sRGB. Returns the image and the steps still to apply.
     static func decode(_ input: VipsInput, header: Header, chain: ProcessingChain, options: DecodeOptions)
         throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
-        var loadOptions = ["fail_on=error"]
-        if multiFrameLoaders.contains(header.loader) && !options.firstFrame { loadOptions.append("n=-1") }
-        let optionString = loadOptions.joined(separator: ",")
+        let optionString = loadOptions(header, options: options)
         var remaining = chain.steps[...]
         var image: DecodedImage
         if let resize = remaining.first as? ImageProcessors.Resize, !(resize.needsFrameByFrame && header.frames > 1) {
@@ -107,6 +105,12 @@ enum ImageDecoder {
             if options.autorotate { image = try image.derive("autorotate") { imgf_autorot($0, $1) } }
         }
         return (try toStandardRGB(image), remaining)
+    }
+
+    /// The loader's options for a decode: `fail_on=error`, and `n=-1` (all frames) where the loader takes it
+    /// and `options` don't ask for the first frame only.
+    static func loadOptions(_ header: Header, options: DecodeOptions) -> String {
+        multiFrameLoaders.contains(header.loader) && !options.firstFrame ? "fail_on=error,n=-1" : "fail_on=error"
     }
 
     /// Converts to 8-bit sRGB (or 8-bit grey), through the embedded ICC profile where there is one.

@@ -4,23 +4,19 @@ import Foundation
 public enum ImageRenderer {
     /// Renders encoded bytes through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
     /// Bytes in a file region are decoded from the file: never held whole in memory.
-    /// With `shared` (several variants of one still image), the input is decoded once for all of them.
+    /// With `shared` (several variants of one input), variants that load the input alike load it once; each
+    /// variant's bytes are the same as when it is rendered alone.
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil) throws(ImgError) -> EncodedImage {
         var image: DecodedImage
         var remaining: ArraySlice<any ImageProcessing>
-        let header: ImageDecoder.Header
-        if let (decoded, checked) = shared?.cached() {
-            // Decoded, and its header checked, for an earlier variant of the same input.
-            (image, header, remaining) = (decoded, checked, chain.steps[...])
+        var input = VipsInput(bytes)
+        // Every variant checks the header (it reads no pixels), so each fails as it would alone.
+        let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
+        if let shared, let decoded = try shared.decode(input, header: header, chain: chain, options: decoding) {
+            (image, remaining) = decoded
         } else {
-            var input = VipsInput(bytes)
-            header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
-            if let shared, header.frames == 1 {
-                (image, remaining) = (try shared.decode(input, header: header, options: decoding), chain.steps[...])
-            } else {
-                (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
-            }
+            (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
         }
         for step in remaining {
             image = try step.process(image)

@@ -1,55 +1,127 @@
 import CVips
 import Foundation
 
-/// Several variants of one input decoded once (batch `--variant`): the input is decoded at the largest scale any
-/// of their chains needs, with shrink-on-load, kept in memory, and each chain then starts from that image.
+/// Several variants of one still image (batch `--variant`) decoded once, wherever that gives each variant the
+/// very bytes it gets when made alone: what is cached under a variant's key never depends on its siblings.
+///
+/// A variant made alone is decoded by libvips' thumbnail, which loads the input with a shrink-on-load factor
+/// chosen from that variant's size (JPEG) and then resizes the loaded image. Variants whose factor is the same
+/// share one loaded image, and each resizes it with `vips_thumbnail_image`: the same steps on the same pixels.
+/// Variants of inputs whose load depends on the size in other ways (WebP, HEIF, PDF, SVG, TIFF) decode one by one.
 public struct SharedDecode: Sendable {
-    /// Where the decoded image waits for the other variants.
+    /// How a chain's input is loaded; variants with equal plans share one loaded image.
+    enum LoadPlan: Hashable, CustomStringConvertible {
+        /// Loaded with libjpeg's shrink-on-load `factor` (1 for a loader without one), not yet resized, rotated
+        /// or converted: the chain's first step, a resize, runs on it.
+        case shrunk(factor: Int)
+        /// Loaded whole, turned upright and in 8-bit sRGB: the chain does not start with a resize.
+        case whole
+
+        var description: String {
+            switch self {
+            case .shrunk(let factor): "shrink=\(factor)"
+            case .whole: "whole"
+            }
+        }
+    }
+
+    /// Where a loaded image waits for the other variants.
     let cache: DecodedImageCache
     /// Names the input and the decode options (original key and orientation/frame choices).
     let key: String
     /// The chains of every variant made from this input.
     let chains: [ProcessingChain]
+    /// A loaded image over this many bytes (at 4 bytes a pixel) is not kept for the siblings: each variant then
+    /// decodes by itself, streaming, as it would alone. 32 MiB.
+    static let memoryLimit = 32 << 20
 
-    /// The scale (at most 1) a chain needs of an input of `width`×`height`: its first resize's, else 1.
-    static func scale(of chain: ProcessingChain, width: Int, height: Int) -> Double {
-        guard let resize = chain.steps.first as? ImageProcessors.Resize, width > 0, height > 0 else { return 1 }
-        let horizontal = resize.width.map { Double($0) / Double(width) }
-        let vertical = resize.height.map { Double($0) / Double(height) }
-        let scale = switch resize.mode {
-        case .fit: min(horizontal ?? .infinity, vertical ?? .infinity)
-        case .fill, .exact: max(horizontal ?? 0, vertical ?? 0)
+    /// How a variant alone would load its input; nil when that depends on more than a shrink-on-load factor.
+    static func plan(for chain: ProcessingChain, header: ImageDecoder.Header, autorotate: Bool) -> LoadPlan? {
+        guard let resize = chain.steps.first as? ImageProcessors.Resize else { return .whole }
+        switch header.loader {
+        case "jpeg": return .shrunk(factor: jpegShrink(resize, header: header, autorotate: autorotate))
+        case "png", "gif": return .shrunk(factor: 1)
+        default: return nil
         }
-        return min(1, scale)
     }
 
-    /// The input as decoded for an earlier variant, with its header (checked then), counting one use.
-    func cached() -> (DecodedImage, ImageDecoder.Header)? { cache.take(key) }
-
-    /// Decodes the input for every variant and leaves it in the cache for the others.
-    func decode(_ input: VipsInput, header: ImageDecoder.Header, options: DecodeOptions) throws(ImgError) -> DecodedImage {
-        let (width, height) = header.orientedSize(autorotate: options.autorotate)
-        let scale = chains.map { SharedDecode.scale(of: $0, width: width, height: height) }.max() ?? 1
-        var decoded: DecodedImage
-        if scale < 1 {
-            // One pixel of margin, so that every variant still shrinks from it.
-            let box = ProcessingChain([try ImageProcessors.Resize(width: Int((Double(width) * scale).rounded(.up)) + 1,
-                                                                  height: Int((Double(height) * scale).rounded(.up)) + 1)])
-            decoded = try ImageDecoder.decode(input, header: header, chain: box, options: options).0
-        } else {
-            decoded = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(), options: options).0
+    /// The JPEG shrink-on-load factor `vips_thumbnail` picks for `resize` (libvips 8.14's
+    /// `vips_thumbnail_find_jpegshrink`): the shrink common to both axes, leaving at least a factor of two to the
+    /// resize that follows the load.
+    static func jpegShrink(_ resize: ImageProcessors.Resize, header: ImageDecoder.Header, autorotate: Bool) -> Int {
+        let arguments = resize.thumbnailArguments
+        let swap = autorotate && (5...8).contains(header.orientation)
+        let width = Double(header.width), height = Double(header.frameHeight)
+        var horizontal = width / Double(swap ? arguments.height : arguments.width)
+        var vertical = height / Double(swap ? arguments.width : arguments.height)
+        // Fitting inside the box follows the axis that needs more shrinking; covering it (a crop), the other.
+        let followsWidth = arguments.crop != Int32(VIPS_INTERESTING_NONE.rawValue) ? horizontal < vertical : horizontal >= vertical
+        if arguments.size != Int32(VIPS_SIZE_FORCE.rawValue) {
+            if followsWidth { vertical = horizontal } else { horizontal = vertical }
         }
-        decoded = try decoded.derive("decode into memory") { imgf_copy_memory($0, $1) }
-        cache.store((decoded, header), forKey: key, uses: chains.count - 1)
-        return decoded
+        if arguments.size == Int32(VIPS_SIZE_UP.rawValue) {
+            (horizontal, vertical) = (min(1, horizontal), min(1, vertical))
+        } else if arguments.size == Int32(VIPS_SIZE_DOWN.rawValue) {
+            (horizontal, vertical) = (max(1, horizontal), max(1, vertical))
+        }
+        let shrink = min(min(horizontal, width), min(vertical, height))
+        return shrink >= 16 ? 8 : shrink >= 8 ? 4 : shrink >= 4 ? 2 : 1
+    }
+
+    /// The input decoded for `chain` as the variant alone would decode it, from an image loaded once for every
+    /// sibling with the same plan; also the steps still to apply. Nil when this variant decodes by itself: an
+    /// animation, a loader whose load depends on the size, no sibling with its plan, or a loaded image over
+    /// `memoryLimit`.
+    func decode(_ input: VipsInput, header: ImageDecoder.Header, chain: ProcessingChain, options: DecodeOptions)
+        throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>)? {
+        let autorotate = options.autorotate
+        guard header.frames == 1, let plan = Self.plan(for: chain, header: header, autorotate: autorotate) else { return nil }
+        let siblings = chains.filter { Self.plan(for: $0, header: header, autorotate: autorotate) == plan }.count
+        let factor = if case .shrunk(let factor) = plan { factor } else { 1 }
+        let pixels = ((header.width + factor - 1) / factor) * ((header.frameHeight + factor - 1) / factor)
+        guard siblings > 1, pixels * 4 <= Self.memoryLimit else { return nil }
+
+        let slot = "\(key)#\(plan)"
+        let loaded: DecodedImage
+        if let kept = cache.take(slot) {
+            loaded = kept
+        } else {
+            loaded = try load(input, header: header, plan: plan, options: options)
+            cache.store(loaded, forKey: slot, uses: siblings - 1)
+        }
+        guard case .shrunk = plan, let resize = chain.steps.first as? ImageProcessors.Resize else {
+            return (loaded, chain.steps[...])
+        }
+        let arguments = resize.thumbnailArguments
+        let resized = try loaded.derive("resize") {
+            imgf_thumbnail_image($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop, autorotate ? 0 : 1)
+        }
+        return (try ImageDecoder.toStandardRGB(resized), chain.steps.dropFirst())
+    }
+
+    /// Loads the input as `plan` says, into memory.
+    private func load(_ input: VipsInput, header: ImageDecoder.Header, plan: LoadPlan, options: DecodeOptions)
+        throws(ImgError) -> DecodedImage {
+        let image: DecodedImage
+        switch plan {
+        case .whole:
+            image = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(), options: options).0
+        case .shrunk(let factor):
+            let loadOptions = ImageDecoder.loadOptions(header, options: options) + (factor > 1 ? ",shrink=\(factor)" : "")
+            guard let opened = input.open(options: loadOptions) else {
+                throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
+            }
+            image = DecodedImage(taking: opened, source: input.owner)
+        }
+        return try image.derive("decode into memory") { imgf_copy_memory($0, $1) }
     }
 }
 
-/// Decoded images waiting for the other variants of their input; each is dropped after its last use, and the
+/// Loaded images waiting for the other variants of their input; each is dropped after its last use, and the
 /// least recently stored go first past `limit` images.
 final class DecodedImageCache: Sendable {
     private struct Slot {
-        var image: (DecodedImage, ImageDecoder.Header)
+        var image: DecodedImage
         var usesLeft: Int
         var stored: UInt64
     }
@@ -66,7 +138,7 @@ final class DecodedImageCache: Sendable {
 
     var reuseCount: Int { reuses.withLock { $0 } }
 
-    func store(_ image: (DecodedImage, ImageDecoder.Header), forKey key: String, uses: Int) {
+    func store(_ image: DecodedImage, forKey key: String, uses: Int) {
         guard uses > 0 else { return }
         slots.withLock { state in
             state.clock += 1
@@ -77,9 +149,9 @@ final class DecodedImageCache: Sendable {
         }
     }
 
-    /// The image kept for `key` and its header, counting one use; it is dropped after its last.
-    func take(_ key: String) -> (DecodedImage, ImageDecoder.Header)? {
-        let image = slots.withLock { state -> (DecodedImage, ImageDecoder.Header)? in
+    /// The image kept for `key`, counting one use; it is dropped after its last.
+    func take(_ key: String) -> DecodedImage? {
+        let image = slots.withLock { state -> DecodedImage? in
             guard var slot = state.items[key] else { return nil }
             slot.usesLeft -= 1
             state.items[key] = slot.usesLeft > 0 ? slot : nil

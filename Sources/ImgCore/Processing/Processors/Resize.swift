@@ -63,10 +63,14 @@ extension ImageProcessors {
         /// `fill` crops, which `vips_thumbnail` can't do on an all-frames image: such images go frame by frame.
         var needsFrameByFrame: Bool { mode == .fill }
 
+        /// Orientation was settled when the image was decoded (turned upright, or left alone with
+        /// `--no-autorotate`): a later resize never turns the image by a tag that is still there.
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             let arguments = thumbnailArguments
             let resizeFrame = { (frame: DecodedImage) throws(ImgError) -> DecodedImage in
-                try frame.derive("resize") { imgf_thumbnail_image($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop) }
+                try frame.derive("resize") {
+                    imgf_thumbnail_image($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop, 1)
+                }
             }
             return try image.mapFrames(resizeFrame)
         }
