@@ -160,7 +160,7 @@ public final class BatchRunner: Sendable {
         request.source = source
         if let variant {
             request.chain = template.chain |> variant.chain
-            // All the variants of this input are decoded once, at the largest scale any of them needs.
+            // Variants of this input that load it alike load it once (with the bytes each gets alone).
             request.decodedTogetherWith = options.variants.map { template.chain |> $0.chain }
         }
         do throws(ImgError) {

@@ -10,8 +10,8 @@ public struct ImageRequest: Sendable {
     /// Overrides the original key outright; default nil.
     public var cacheKey: String?
     /// The chains of all the variants made from this input together (batch `--variant`), this one's included.
-    /// With more than one, a still input is decoded once, at the largest scale any of them needs, and shared;
-    /// default none. It doesn't enter the keys.
+    /// With more than one, variants that load a still input alike share one load (`SharedDecode`), with the bytes
+    /// each gets alone; default none. It doesn't enter the keys.
     public var decodedTogetherWith: [ProcessingChain] = []
 
     public init(source: ImageSource) {
