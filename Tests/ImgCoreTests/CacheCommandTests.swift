@@ -11,8 +11,10 @@ struct CacheCommandTests {
         let fixture = try CacheFixture()
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
         let original = try #require(fixture.entries().first { $0.key.hasSuffix("/original") })
-        var before = stat()
+        let variant = try #require(fixture.entries().first { $0.key.hasSuffix(".variant") })
+        var before = stat(), variantBefore = stat()
         #expect(lstat(fixture.cache + "/entries/" + original.key, &before) == 0)
+        #expect(lstat(fixture.cache + "/entries/" + variant.key, &variantBefore) == 0)
         usleep(1_200_000)
         let items = try fixture.inspectJSON(["--all"])["items"] as? [[String: Any]] ?? []
         #expect(items.filter { $0["kind"] as? String == "original" }.allSatisfy { $0["expired"] as? Bool == true })
@@ -24,6 +26,12 @@ struct CacheCommandTests {
         #expect(lstat(fixture.cache + "/entries/" + original.key, &after) == 0)
         #expect(after.st_ino == before.st_ino)
         #expect(EntryIO.seconds(after.st_mtim) > EntryIO.seconds(before.st_mtim) + 1)
+        // The variant made from the unchanged original is served and renewed too, not made again.
+        #expect(again.stderr.contains("libvips: not started"), "\(again.stderr)")
+        var variantAfter = stat()
+        #expect(lstat(fixture.cache + "/entries/" + variant.key, &variantAfter) == 0)
+        #expect(variantAfter.st_ino == variantBefore.st_ino)
+        #expect(EntryIO.seconds(variantAfter.st_mtim) > EntryIO.seconds(variantBefore.st_mtim) + 1)
     }
 
     @Test func anExpiredEntryWithoutValidatorsIsDownloadedAgain() throws {

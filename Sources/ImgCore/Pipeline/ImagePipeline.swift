@@ -97,9 +97,9 @@ public final class ImagePipeline: Sendable {
         // The variant must be made: by the warm renderer when one runs (connected to only once the input is here, so
         // that a long download holds no connection), else here, with libvips loading beside the reading or
         // downloading of the original (not with --only-from-cache, where a miss may end the run before anything is
-        // decoded).
+        // decoded), nor when an expired variant is there (its original, revalidated, may well be unchanged).
         let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
-        if renderer == nil, !policy.onlyFromCache {
+        if renderer == nil, !policy.onlyFromCache, expiredVariantPath == nil {
             // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
             if request.source.isRemote { HTTPLoader.openLibrary() }
             VipsRuntime.startInBackground()
@@ -113,7 +113,8 @@ public final class ImagePipeline: Sendable {
         response.warnings = original.warnings
 
         if original.source == .revalidated, let expiredVariantPath, let disk,
-           case .expired(let metadata, let body) = disk.lookup(at: expiredVariantPath, now: .distantPast) {
+           let (metadata, body) = disk.lookup(at: expiredVariantPath).entry {
+            // The original is unchanged: so is the variant made from it.
             disk.touch(expiredVariantPath, ttl: metadata.ttl)
             response.data = CachedImage(entry: metadata, body: body)
             if let variantKey, policy.usesMemory { memory.store(response.data, forKey: variantKey) }
