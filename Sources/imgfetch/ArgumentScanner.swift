@@ -10,7 +10,13 @@ struct OptionSpec {
 /// The scanned command line: options in the order given, and the other words.
 struct ScannedArguments {
     var options: [(name: String, value: String?)] = []
+    /// Every word that is not an option, those after `--` included.
     var positionals: [String] = []
+    /// How many of `positionals` came before `--` (all of them without one): only these can name a command.
+    var wordsBeforeDashDash = 0
+
+    /// The words before `--`.
+    var optionWords: ArraySlice<String> { positionals.prefix(wordsBeforeDashDash) }
 
     func has(_ name: String) -> Bool { options.contains { $0.name == name } }
     /// The last value given for an option (later ones win).
@@ -32,8 +38,9 @@ enum ArgumentScanner {
         while index < arguments.count {
             let argument = arguments[index]
             if argument == "--" {
+                result.wordsBeforeDashDash = result.positionals.count
                 result.positionals.append(contentsOf: arguments[(index + 1)...])
-                break
+                return result
             }
             if argument.hasPrefix("--") {
                 let body = argument.dropFirst(2)
@@ -69,11 +76,29 @@ enum ArgumentScanner {
             }
             index += 1
         }
+        result.wordsBeforeDashDash = result.positionals.count
         return result
     }
 
+    /// ` (did you mean --NAME?)` for the known option nearest to `name` (fewest single-letter edits, at most a
+    /// third of its length), else nothing.
     private static func suggestion(for name: String, specs: [OptionSpec]) -> String {
-        let close = specs.map(\.long).filter { $0.hasPrefix(String(name.prefix(3))) }
-        return close.isEmpty ? "" : " (did you mean --\(close[0])?)"
+        let scored = specs.map { ($0.long, editDistance(name, $0.long)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, name.count / 3) else { return "" }
+        return " (did you mean --\(best.0)?)"
+    }
+
+    /// Levenshtein distance between `a` and `b`.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, left) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, right) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

@@ -42,7 +42,8 @@ enum BatchCommand {
         let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
                                  cancellation: cancellation) { event in printer.handle(event) }
-        // A closed stdout (`| head`) must not kill us mid-write: the printer sees EPIPE and stops the batch instead.
+        // A closed stdout (`| head`) must not kill us mid-write: the printer sees EPIPE and stops the batch as
+        // SIGPIPE would (exit 141); another failure to write stdout (a full disk) stops it with exit 7.
         signal(SIGPIPE, SIG_IGN)
         printer.onBrokenOutput { runner.stop(signal: SIGPIPE) }
         let watchers = SignalWatcher.watch { runner.stop(signal: $0) }
@@ -50,6 +51,10 @@ enum BatchCommand {
         watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         printer.finish(summary)
+        if let failure = printer.outputFailure {
+            Reporter.error(failure.message)
+            return failure.exitCode
+        }
         if summary.signal != 0 { return 128 + summary.signal }
         return summary.progress.failed > 0 || summary.stoppedEarly ? 1 : 0
     }
@@ -98,6 +103,7 @@ final class BatchPrinter: Sendable {
     private let progressLine: Bool
     private let lastDrawn = Mutex<Double>(0)
     private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
+    private let writeFailure = Mutex<ImgError?>(nil)
     private let started = Date()
     private let prefetchOnly: Bool
 
@@ -119,16 +125,23 @@ final class BatchPrinter: Sendable {
         var signal: Int32?
     }
 
-    /// What to do when stdout is gone (EPIPE).
+    /// What to do when stdout can't be written (EPIPE, a full disk): the batch stops.
     func onBrokenOutput(_ action: @escaping @Sendable () -> Void) {
         brokenOutput.withLock { $0 = action }
     }
 
-    /// Writes one JSON line to stdout with write(2), so that a closed pipe is an error we can act on.
+    /// The failure to write stdout other than a closed pipe, if there was one (exit 7).
+    var outputFailure: ImgError? { writeFailure.withLock { $0 } }
+
+    /// Writes one JSON line to stdout; after a failure, nothing more.
     private func emit<T: Encodable>(_ value: T) {
-        guard let data = Reporter.jsonLine(value) else { return }
-        let complete = data.withUnsafeBytes { FileWriting.writeAll(STDOUT_FILENO, $0) }
-        if !complete, let action = brokenOutput.withLock({ $0 }) { action() }
+        guard writeFailure.withLock({ $0 }) == nil, let data = Reporter.jsonLine(value) else { return }
+        do {
+            try StandardStream.output.write(data)
+        } catch {
+            if !error.isBrokenPipe { writeFailure.withLock { $0 = $0 ?? error.error } }
+            if let action = brokenOutput.withLock({ $0 }) { action() }
+        }
     }
 
     func handle(_ event: BatchEvent) {
@@ -152,20 +165,16 @@ final class BatchPrinter: Sendable {
         let label = output.variant.map { "\(item.input) (\($0))" } ?? item.input
         switch output.result {
         case .success(let response):
-            reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds,
-                             json: false)
+            reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds)
             if reporter.json {
-                emit(Reporter.Record(input: item.input, output: output.path, status: "ok", source: response.source.rawValue,
-                                              bytes: response.data.bytes.count, width: response.data.width,
-                                              height: response.data.height, format: response.data.format?.rawValue,
-                                              ms: output.milliseconds, url: item.input, variant: output.variant))
+                emit(Reporter.Record.ok(input: item.input, output: output.path, response: response,
+                                        milliseconds: output.milliseconds, url: item.input, variant: output.variant))
             }
         case .failure(let error):
-            Reporter.error("\(label): \(error.message) [\(error.kind), exit \(error.exitCode)]")
+            reporter.failure(input: label, error: error)
             if reporter.json {
-                emit(Reporter.Record(input: item.input, output: nil, status: "error", ms: output.milliseconds,
-                                              url: item.input, variant: output.variant,
-                                              error: Reporter.ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message)))
+                emit(Reporter.Record.failed(input: item.input, error: error, milliseconds: output.milliseconds,
+                                            url: item.input, variant: output.variant))
             }
         }
     }
@@ -174,7 +183,7 @@ final class BatchPrinter: Sendable {
         var line = "\r\u{1B}[K\(progress.done)"
         if let total = progress.total { line += "/\(total)" }
         line += " done, \(progress.failed) failed, " + String(format: "%.1f/s, %.1fs", progress.rate, progress.elapsed)
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStream.error.writeIgnoringFailure(line)
     }
 
     func finish(_ summary: BatchSummary) {
@@ -194,6 +203,6 @@ final class BatchPrinter: Sendable {
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(summary.signal == SIGINT ? "SIGINT" : summary.signal == SIGTERM ? "SIGTERM" : "signal \(summary.signal)")" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
-        FileHandle.standardError.write(Data("imgfetch: \(line)\n".utf8))
+        Reporter.error(line)
     }
 }

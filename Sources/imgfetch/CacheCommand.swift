@@ -44,9 +44,9 @@ enum CacheCommand {
             let inspection = CacheInspector.inspect(directory: directory, originalKey: key, limit: key == nil ? limit : nil,
                                                     sizeLimit: settings.sizeLimit)
             if arguments.has("json") {
-                CacheOutput.printJSON(inspection, url: rest.first, originalKey: key)
+                try CacheOutput.printJSON(inspection, url: rest.first, originalKey: key)
             } else if !output.quiet {
-                CacheOutput.printInspection(inspection, url: rest.first)
+                try CacheOutput.printInspection(inspection, url: rest.first)
             }
             return 0
 
@@ -59,9 +59,9 @@ enum CacheCommand {
                 }
                 tempAge = Double(seconds)
             }
-            guard exists else { return output.nothing(dryRun) }
+            guard exists else { return try output.nothing(dryRun) }
             let report = CacheMaintenance.cleanExpired(directory: directory, tempAge: tempAge, dryRun: dryRun)
-            output.report(report, dryRun: dryRun)
+            try output.report(report, dryRun: dryRun)
             return 0
 
         case "prune":
@@ -71,23 +71,23 @@ enum CacheCommand {
                 throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
                              + "or store one with 'imgfetch cache config size-limit=500M'")
             }
-            guard exists else { return output.nothing(dryRun) }
+            guard exists else { return try output.nothing(dryRun) }
             let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun)
-            output.report(report, dryRun: dryRun, limit: limit)
+            try output.report(report, dryRun: dryRun, limit: limit)
             return 0
 
         case "clear":
             try noArguments(rest, subcommand)
-            guard exists else { return output.nothing(dryRun) }
-            output.report(CacheMaintenance.clear(directory: directory, dryRun: dryRun), dryRun: dryRun)
+            guard exists else { return try output.nothing(dryRun) }
+            try output.report(CacheMaintenance.clear(directory: directory, dryRun: dryRun), dryRun: dryRun)
             return 0
 
         case "remove":
             guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
             let key = try CacheInspector.originalKey(forInput: rest[0], keepQuery: arguments.has("keep-query"),
                                                      cacheKey: arguments.value("cache-key"))
-            guard exists else { return output.nothing(dryRun) }
-            output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun), dryRun: dryRun)
+            guard exists else { return try output.nothing(dryRun) }
+            try output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun), dryRun: dryRun)
             return 0
 
         case "verify":
@@ -95,14 +95,14 @@ enum CacheCommand {
             let repair = arguments.has("repair")
             let result = exists ? CacheVerifier.verify(directory: directory, repair: repair) : CacheVerifier.Result()
             for damage in result.damaged {
-                output.line("\(damage.removed ? "removed" : "damaged"): \(damage.path) (\(damage.reason))")
+                try output.line("\(damage.removed ? "removed" : "damaged"): \(damage.path) (\(damage.reason))")
             }
             if !repair, !result.damaged.isEmpty {
                 throw .damaged("\(result.damaged.count) of \(result.checked) entries damaged; "
                                + "'imgfetch cache verify --repair' removes them")
             }
             let removed = result.damaged.filter(\.removed).count
-            output.line("checked \(result.checked) entries" + (repair ? ", removed \(removed) damaged" : ", all whole"))
+            try output.line("checked \(result.checked) entries" + (repair ? ", removed \(removed) damaged" : ", all whole"))
             return 0
 
         default: // config
@@ -111,9 +111,9 @@ enum CacheCommand {
             }
             let settings = try settings(arguments, directory: directory, environment: environment)
             let limit = settings.sizeLimit.map { ByteSize.format($0) } ?? "none"
-            output.line("directory  \(directory)")
-            output.line("size-limit \(limit) (\(describe(settings.sizeLimitOrigin)))")
-            output.line("ttl        \(duration(settings.ttl)) (\(describe(settings.ttlOrigin)))")
+            try output.line("directory  \(directory)")
+            try output.line("size-limit \(limit) (\(describe(settings.sizeLimitOrigin)))")
+            try output.line("ttl        \(duration(settings.ttl)) (\(describe(settings.ttlOrigin)))")
             return 0
         }
     }
@@ -151,19 +151,19 @@ enum CacheCommand {
         var quiet: Bool
         var verbose: Bool
 
-        func line(_ text: String) {
+        func line(_ text: String) throws(ImgError) {
             guard !quiet else { return }
-            print(text)
+            try Reporter.printLine(text)
         }
 
-        func nothing(_ dryRun: Bool) -> Int32 {
-            report(CacheMaintenance.Report(), dryRun: dryRun)
+        func nothing(_ dryRun: Bool) throws(ImgError) -> Int32 {
+            try report(CacheMaintenance.Report(), dryRun: dryRun)
             return 0
         }
 
         /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths.
-        func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) {
-            if verbose, !quiet { for path in report.paths { print(path) } }
+        func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) {
+            if verbose, !quiet { for path in report.paths { try Reporter.printLine(path) } }
             var text = "\(dryRun ? "would remove" : "removed") \(report.entries) entries, \(CacheOutput.mebibytes(report.bytes))"
             if report.temporaries > 0 {
                 text += "; \(report.temporaries) temporaries, \(CacheOutput.mebibytes(report.temporaryBytes))"
@@ -172,7 +172,7 @@ enum CacheCommand {
             if let limit, let remaining = report.remainingBytes {
                 text += " (total \(CacheOutput.mebibytes(remaining)), limit \(CacheOutput.mebibytes(limit)))"
             }
-            line(text)
+            try line(text)
         }
     }
 }
@@ -188,7 +188,7 @@ enum CacheOutput {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    static func printInspection(_ inspection: CacheInspector.Inspection, url: String?) {
+    static func printInspection(_ inspection: CacheInspector.Inspection, url: String?) throws(ImgError) {
         let summary = inspection.summary
         var text = "directory      \(inspection.directory)\n"
         if let url { text += "url            \(url)\n" }
@@ -216,10 +216,10 @@ enum CacheOutput {
         }
         let hidden = summary.entries - inspection.items.count
         if hidden > 0 { text += "… and \(hidden) more (--all or --limit N to list them)\n" }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try Reporter.printLine(String(text.dropLast()))
     }
 
-    static func printJSON(_ inspection: CacheInspector.Inspection, url: String?, originalKey: String?) {
+    static func printJSON(_ inspection: CacheInspector.Inspection, url: String?, originalKey: String?) throws(ImgError) {
         func value<T>(_ optional: T?) -> Any { optional.map { $0 as Any } ?? NSNull() }
         let summary = inspection.summary
         let items: [[String: Any]] = inspection.items.map { item in
@@ -236,11 +236,9 @@ enum CacheOutput {
             "oldestAccess": value(summary.oldestAccess), "newestAccess": value(summary.newestAccess),
             "shown": items.count, "items": items,
         ]
-        guard var data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            Reporter.error("cannot encode the inspection as JSON")
-            return
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            throw .internalFailure("cannot encode the inspection as JSON")
         }
-        data.append(0x0A)
-        FileHandle.standardOutput.write(data)
+        try Reporter.printLine(String(decoding: data, as: UTF8.self))
     }
 }

@@ -13,19 +13,25 @@ enum CommandDispatcher {
             Reporter.error(error.message)
             return error.exitCode
         }
-        if scanned.has("version") {
-            print("imgfetch \(Version.current)")
-            return 0
-        }
         var words = scanned.positionals
-        let command = words.first.flatMap { commands.contains($0) ? $0 : nil } ?? "fetch"
-        if words.first == command { words.removeFirst() }
-        if scanned.has("help") || command == "help" {
-            print(HelpText.text(for: command == "help" ? words.first : command))
-            return 0
+        // A word after `--` is an input, even one spelled like a command.
+        let command = scanned.optionWords.first.flatMap { commands.contains($0) ? $0 : nil } ?? "fetch"
+        if scanned.optionWords.first == command { words.removeFirst() }
+        do throws(ImgError) {
+            if scanned.has("version") {
+                try Reporter.printLine("imgfetch \(Version.current)")
+                return 0
+            }
+            if scanned.has("help") || command == "help" {
+                try Reporter.printLine(HelpText.text(for: try topic(command == "help" ? words.first : command)))
+                return 0
+            }
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
         }
         if arguments.isEmpty {
-            FileHandle.standardError.write(Data((HelpText.usage + "\n").utf8))
+            StandardStream.error.writeIgnoringFailure(HelpText.usage + "\n")
             return 2
         }
         switch command {
@@ -38,5 +44,14 @@ enum CommandDispatcher {
         default:
             return FetchCommand.run(scanned, inputs: words, environment: environment)
         }
+    }
+
+    /// The command `help WORD` is about; nil for the general help. An unknown word is a usage error.
+    private static func topic(_ word: String?) throws(ImgError) -> String? {
+        guard let word, word != "help" else { return nil }
+        guard commands.contains(word) else {
+            throw .usage("no help on '\(word)': commands are \(commands.dropLast().joined(separator: ", "))")
+        }
+        return word
     }
 }

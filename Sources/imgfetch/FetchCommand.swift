@@ -37,20 +37,32 @@ enum FetchCommand {
             let started = Date()
             var request = settings.template
             request.source = source
+            let record: Reporter.Record
             do {
                 let response = try pipeline.image(for: request)
                 if settings.showProgress { Reporter.clearProgress() }
                 let output = try destination(for: source, response: response, settings: settings, naming: &naming)
                 // Interrupted while this one was being made: write nothing more.
                 if cancellation.isCancelled { break }
-                try OutputWriter.write(response.data.data, to: output)
+                try OutputWriter.write(response.data.data, to: output, cancellation: cancellation)
                 reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
+                record = .ok(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
             } catch {
                 if settings.showProgress { Reporter.clearProgress() }
                 if cancellation.isCancelled { break }
                 failures += 1
                 worst = error.exitCode
-                reporter.failure(input: input, error: error, milliseconds: milliseconds(since: started))
+                reporter.failure(input: input, error: error)
+                record = .failed(input: input, error: error, milliseconds: milliseconds(since: started))
+            }
+            if settings.json {
+                // Without stdout the reports of later inputs can't be given either: stop here.
+                do throws(ImgError) {
+                    try reporter.emit(record)
+                } catch {
+                    Reporter.error(error.message)
+                    return error.exitCode
+                }
             }
         }
         if cancellation.isCancelled {
@@ -76,6 +88,7 @@ enum FetchCommand {
             throw .usage("refusing to write an image to a terminal; use -o FILE or -O DIR")
         }
         if let directory = settings.outputDirectory { try OutputWriter.prepareDirectory(directory) }
+        if let file = settings.outputFile { try OutputWriter.check(file) }
     }
 
     private static func destination(for source: ImageSource, response: ImageResponse, settings: FetchSettings,

@@ -37,7 +37,7 @@ enum HelpText {
                      --idle SECONDS (300)
 
         Exit codes: 0 ok, 1 some inputs failed, 2 usage, 3 network, 4 HTTP status, 5 image, 6 not cached,
-        7 local I/O, 8 damaged cache, 130/143 interrupted. See man imgfetch.
+        7 local I/O, 8 damaged cache, 130/143 interrupted, 141 stdout closed. See man imgfetch.
         """
 
     static let batch = """
@@ -45,7 +45,7 @@ enum HelpText {
           -O DIR (required)  -j, --jobs N (8)  --per-host N (6)  --variant NAME=CHAIN (repeatable)
           --name TEMPLATE ({name} {variant} {index} {hash} {ext}; default {name}-{variant}.{ext}, or {name}.{ext}
           without variants; clashes get -1, -2, ... in input order)  --fail-fast  --shard K/N  --json
-          and every fetch option (--no-cache keeps only this run's memory cache). Exit 0 all ok, 1 some failed, 2 usage, 130/143 interrupted.
+          and every fetch option (--no-cache keeps only this run's memory cache). Exit 0 all ok, 1 some failed, 2 usage, 7 output not writable, 130/143 interrupted, 141 stdout closed.
         prefetch [URL...] [--from FILE|-]: fills the cache only (originals, and variants when processing options
           or --variant are given), with the same options.
         Sharding one list over N machines (each runs the same list with its own K):

@@ -16,26 +16,26 @@ enum RendererCommand {
             switch subcommand {
             case "serve":
                 let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
-                if try !server.serve(), !quiet { print("a renderer is already running at \(settings.address)") }
+                if try !server.serve(), !quiet { try Reporter.printLine("a renderer is already running at \(settings.address)") }
             case "start":
                 if let status = client.status() {
-                    if !quiet { print("already running: pid \(status.process)") }
+                    if !quiet { try Reporter.printLine("already running: pid \(status.process)") }
                 } else if let process = RendererLauncher.startDetached(idleLimit: settings.idleLimit) {
-                    if !quiet { print("started: pid \(process), exits after \(Int(settings.idleLimit)) s idle") }
+                    if !quiet { try Reporter.printLine("started: pid \(process), exits after \(Int(settings.idleLimit)) s idle") }
                 } else {
                     throw .internalFailure("cannot start the renderer")
                 }
             case "stop":
                 if let process = client.stop() {
-                    if !quiet { print("stopping: pid \(process)") }
+                    if !quiet { try Reporter.printLine("stopping: pid \(process)") }
                 } else if !quiet {
-                    print("not running")
+                    try Reporter.printLine("not running")
                 }
             default:
                 if let status = client.status() {
-                    print(arguments.has("json") ? json(status) : describe(status, address: settings.address))
+                    try Reporter.printLine(arguments.has("json") ? json(status) : describe(status, address: settings.address))
                 } else {
-                    print(arguments.has("json") ? "{\"running\":false}" : "not running")
+                    try Reporter.printLine(arguments.has("json") ? "{\"running\":false}" : "not running")
                 }
             }
             return 0

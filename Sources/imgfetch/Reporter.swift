@@ -21,6 +21,20 @@ struct Reporter: Sendable {
         var url: String?
         var variant: String?
         var error: ErrorRecord?
+
+        /// The record of a success; `url` and `variant` are a batch's.
+        static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,
+                       variant: String? = nil) -> Record {
+            Record(input: input, output: output, status: "ok", source: response.source.rawValue, bytes: response.data.bytes.count,
+                   width: response.data.width, height: response.data.height, format: response.data.format?.rawValue,
+                   ms: milliseconds, url: url, variant: variant)
+        }
+
+        /// The record of a failure; `url` and `variant` are a batch's.
+        static func failed(input: String, error: ImgError, milliseconds: Int, url: String? = nil, variant: String? = nil) -> Record {
+            Record(input: input, output: nil, status: "error", ms: milliseconds, url: url, variant: variant,
+                   error: ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message))
+        }
     }
 
     struct ErrorRecord: Encodable {
@@ -29,51 +43,75 @@ struct Reporter: Sendable {
         var message: String
     }
 
+    /// Prints `text` and a newline on stdout; a failure to write it (a full disk, a closed stdout) is a local I/O
+    /// error (exit 7).
+    static func printLine(_ text: String) throws(ImgError) {
+        do {
+            try StandardStream.output.write(text + "\n")
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// One line on stderr, `imgfetch: TEXT`, with line breaks and other control characters in `text` escaped.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data("imgfetch: \(text)\n".utf8))
+        StandardStream.error.writeIgnoringFailure("imgfetch: \(oneLine(text))\n")
     }
 
     func warning(_ text: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data("imgfetch: warning: \(text)\n".utf8))
+        StandardStream.error.writeIgnoringFailure("imgfetch: warning: \(Reporter.oneLine(text))\n")
     }
 
     func info(_ text: String) {
         guard verbose else { return }
-        FileHandle.standardError.write(Data("\(text)\n".utf8))
+        StandardStream.error.writeIgnoringFailure("\(Reporter.oneLine(text))\n")
     }
 
-    func success(input: String, output: String?, response: ImageResponse, milliseconds: Int, variant: String? = nil,
-                 json: Bool? = nil) {
+    /// `text` on one line: a line break or other control character (a file name may hold one) is shown as `\n`,
+    /// `\r`, `\t` or `\xNN`.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += String(format: "\\x%02X", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Warnings, and with `-v` the details, of one success on stderr.
+    func success(input: String, output: String?, response: ImageResponse, milliseconds: Int) {
         for warning in response.warnings { self.warning("\(input): \(warning)") }
-        if verbose {
-            var line = "\(input): \(response.source.rawValue), \(response.data.format?.rawValue ?? "?") "
-            line += "\(response.data.width ?? 0)x\(response.data.height ?? 0), \(response.data.bytes.count) bytes, \(milliseconds) ms"
-            if let output { line += " -> \(output)" }
-            info(line)
-            if let key = response.originalKey { info("  original key: \(key)") }
-            if let key = response.variantKey { info("  variant key:  \(key)") }
-            for note in response.notes { info("  note: \(note)") }
-            info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
-        }
-        if json ?? self.json {
-            emit(Record(input: input, output: output, status: "ok", source: response.source.rawValue,
-                        bytes: response.data.bytes.count, width: response.data.width, height: response.data.height,
-                        format: response.data.format?.rawValue, ms: milliseconds, url: variant == nil ? nil : input, variant: variant))
-        }
+        guard verbose else { return }
+        var line = "\(input): \(response.source.rawValue), \(response.data.format?.rawValue ?? "?") "
+        line += "\(response.data.width ?? 0)x\(response.data.height ?? 0), \(response.data.bytes.count) bytes, \(milliseconds) ms"
+        if let output { line += " -> \(output)" }
+        info(line)
+        if let key = response.originalKey { info("  original key: \(key)") }
+        if let key = response.variantKey { info("  variant key:  \(key)") }
+        for note in response.notes { info("  note: \(note)") }
+        info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
     }
 
-    func failure(input: String, error: ImgError, milliseconds: Int, variant: String? = nil) {
+    /// One failure on stderr: `imgfetch: INPUT: MESSAGE [KIND, exit N]`.
+    func failure(input: String, error: ImgError) {
         Reporter.error("\(input): \(error.message) [\(error.kind), exit \(error.exitCode)]")
-        if json {
-            emit(Record(input: input, output: nil, status: "error", ms: milliseconds, url: variant == nil ? nil : input, variant: variant,
-                        error: ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message)))
-        }
     }
 
-    func emit<T: Encodable>(_ value: T) {
+    /// Writes one `--json` record on stdout.
+    func emit<T: Encodable>(_ value: T) throws(ImgError) {
         guard let data = Reporter.jsonLine(value) else { return }
-        FileHandle.standardOutput.write(data)
+        do {
+            try StandardStream.output.write(data)
+        } catch {
+            throw error.error
+        }
     }
 
     /// One `--json` object and a newline: keys sorted, slashes not escaped.
@@ -97,11 +135,11 @@ struct Reporter: Sendable {
                 let filled = Int(fraction * 20)
                 line += " / \(ByteSize.format(total)) [" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
             }
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardStream.error.writeIgnoringFailure(line)
         }
     }
 
     static func clearProgress() {
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardStream.error.writeIgnoringFailure("\r\u{1B}[K")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImgCore
 
 /// The CLI front: scan the arguments, pick the command, run it, exit with its code.
+StandardStream.guardClosedDescriptors()
 VipsRuntime.prepareProcess()
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status = CommandDispatcher.run(arguments, environment: ProcessInfo.processInfo.environment)

@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Standard output or standard error, written with write(2). A failure is an error to report, never a trap:
+/// Foundation's `FileHandle.write` stops the process on a closed descriptor, a full disk or a closed pipe.
+public enum StandardStream: Sendable {
+    case output, error
+
+    /// Why a write failed: the reader went away (EPIPE), or anything else (a full disk, a closed descriptor).
+    public struct WriteFailure: Error, Sendable {
+        /// The errno of the failed write.
+        public let code: Int32
+        /// Which stream.
+        public let stream: StandardStream
+
+        /// The reader of a pipe went away (`| head`): the output is no longer wanted.
+        public var isBrokenPipe: Bool { code == EPIPE }
+
+        /// `cannot write to standard output: No space left on device` (local I/O, exit 7).
+        public var error: ImgError {
+            .io("cannot write to standard \(stream == .output ? "output" : "error"): \(String(cString: strerror(code)))")
+        }
+    }
+
+    private var descriptor: Int32 { self == .output ? STDOUT_FILENO : STDERR_FILENO }
+
+    /// Puts `/dev/null`, opened read-only, on a standard descriptor that the caller closed (`>&-`): otherwise the
+    /// next file opened (a cache entry, an output) would take its number and receive what is meant for stdout.
+    /// Writes to the stand-in then fail (EBADF) and are reported like any other failure. Call first in `main`.
+    public static func guardClosedDescriptors() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 {
+            let opened = open("/dev/null", O_RDONLY)
+            if opened >= 0, opened != descriptor {
+                dup2(opened, descriptor)
+                close(opened)
+            }
+        }
+    }
+
+    /// Writes all of `data`.
+    public func write(_ data: Data) throws(WriteFailure) {
+        let complete = data.withUnsafeBytes { FileWriting.writeAll(descriptor, $0) }
+        if !complete { throw WriteFailure(code: errno, stream: self) }
+    }
+
+    /// Writes `text` as UTF-8.
+    public func write(_ text: String) throws(WriteFailure) {
+        try write(Data(text.utf8))
+    }
+
+    /// Writes `text` and forgets a failure: for messages on standard error, which have nowhere else to go.
+    public func writeIgnoringFailure(_ text: String) {
+        try? write(text)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Where outputs and reports go: `-o` paths of every kind, stdout and stderr that fail, and the words of the
+/// command line that decide them.
+@Suite("Output paths and standard streams")
+struct OutputPathTests: EndToEndSuite {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+    var sample: String { Paths.images + "/sample.jpg" }
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    /// Runs `script` with `/bin/sh -c`, `$IMGFETCH` naming the binary: for redirections Process can't make.
+    func shell(_ script: String) throws -> CommandResult {
+        try Imgfetch.run(["-c", script], environment: ["IMGFETCH": Paths.binary], program: "/bin/sh")
+    }
+
+    @Test func outputsThatCantBeWrittenAreRefusedBeforeAnyDownload() throws {
+        try FileManager.default.createDirectory(atPath: work.file("folder"), withIntermediateDirectories: true)
+        let cases: [(String, Int32)] = [(".", 2), ("", 2), (work.file("folder"), 2), (work.file("folder") + "/", 2),
+                                        (work.file("none/x.png"), 7), (work.file("new/"), 2)]
+        let url = server.url("/img/sample.jpg")
+        for (output, status) in cases {
+            let result = try fetch([url, "-o", output])
+            #expect(result.status == status, "-o '\(output)': \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+        #expect(try server.requests("/img/sample.jpg") == 0)
+    }
+
+    @Test func aFIFOAndDevNullAreWrittenWhereTheyAre() throws {
+        let fifo = work.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "exec cat '\(fifo)' > '\(work.file("received.png"))'"]
+        try reader.run()
+        #expect(try fetch([sample, "-o", fifo, "--format", "png"]).status == 0)
+        reader.waitUntilExit()
+        let received = try #require(FileManager.default.contents(atPath: work.file("received.png")))
+        #expect(try ImageRenderer.probe(received).width == 290)
+        // No reader comes: the command waits for one, and an interrupt ends the wait.
+        let waiting = Process()
+        waiting.executableURL = URL(fileURLWithPath: Paths.binary)
+        waiting.arguments = [sample, "-o", fifo, "--no-cache"]
+        waiting.environment = Paths.childEnvironment
+        waiting.standardError = FileHandle.nullDevice
+        try waiting.run()
+        usleep(1_500_000)
+        #expect(waiting.isRunning)
+        kill(waiting.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(5)
+        while waiting.isRunning, Date() < deadline { usleep(20_000) }
+        if waiting.isRunning { kill(waiting.processIdentifier, SIGKILL) }
+        waiting.waitUntilExit()
+        #expect(waiting.terminationStatus == 130)
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the FIFO was replaced")
+
+        let null = try fetch([sample, "-o", "/dev/null", "--format", "png"])
+        #expect(null.status == 0, "\(null.stderr)")
+        #expect(lstat("/dev/null", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
+        let viaStdout = try fetch([sample, "-o", "/dev/stdout", "--format", "png"])
+        let piped = try ImageRenderer.probe(viaStdout.stdout)
+        #expect(viaStdout.status == 0 && piped.width == 290)
+    }
+
+    @Test func aLinkIsFollowedAndAFileKeepsItsPermissions() throws {
+        let target = work.file("target.png"), link = work.file("link.png")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        #expect(chmod(target, 0o600) == 0)
+        #expect(symlink("target.png", link) == 0)
+        #expect(try fetch([sample, "-o", link]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.png")
+        let written = try #require(FileManager.default.contents(atPath: target))
+        #expect(try ImageRenderer.probe(written).format == .png)
+        var status = stat()
+        #expect(stat(target, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).allSatisfy { !$0.hasSuffix(".part") })
+        #expect(symlink(work.file("nothing"), work.file("dangling.png")) == 0)
+        #expect(try fetch([sample, "-o", work.file("dangling.png")]).status == 7)
+    }
+
+    /// A full disk or a closed descriptor on stdout is one line and exit 7, never a trap; a closed stderr loses
+    /// the message but not the exit code.
+    @Test func standardStreamsThatFailAreReported() throws {
+        let cache = " --cache-dir '\(cache)'"
+        for script in ["\"$IMGFETCH\" '\(sample)' -o - >/dev/full", "\"$IMGFETCH\" '\(sample)' -o - >&-",
+                       "\"$IMGFETCH\" --version >/dev/full", "\"$IMGFETCH\" help cache >/dev/full",
+                       "\"$IMGFETCH\" cache inspect\(cache) >/dev/full", "\"$IMGFETCH\" cache inspect --json\(cache) >&-",
+                       "\"$IMGFETCH\" '\(sample)' -o '\(work.file("j.png"))' --json\(cache) >/dev/full"] {
+            let result = try shell(script)
+            #expect(result.status == 7, "\(script): \(result.status) \(result.stderr)")
+            #expect(result.stderr.hasPrefix("imgfetch: ") && result.stderr.split(separator: "\n").count == 1, "\(script): \(result.stderr)")
+            #expect(result.stderr.contains("cannot write to standard output"), "\(script): \(result.stderr)")
+        }
+        #expect(try shell("\"$IMGFETCH\" --bogus 2>&-").status == 2)
+        #expect(try shell("\"$IMGFETCH\" --bogus 2>/dev/full").status == 2)
+        #expect(try shell("\"$IMGFETCH\" '\(sample)' -o '\(work.file("e.png"))' -v\(cache) 2>&-").status == 0)
+    }
+
+    @Test func aBatchWhoseReportsCantBeWrittenStopsWithOneLine() throws {
+        let list = work.file("list.txt")
+        try (1...30).map { _ in server.url("/img/sample.jpg") }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let full = try shell("\"$IMGFETCH\" batch '\(list)' -O '\(work.file("out"))' --json --cache-dir '\(cache)' >/dev/full")
+        #expect(full.status == 7, "\(full.stderr)")
+        #expect(full.stderr.contains("cannot write to standard output: No space left on device"), "\(full.stderr)")
+        // stderr to a reader that goes away: no trap, and no staged file left behind.
+        let closed = try shell("\"$IMGFETCH\" batch '\(list)' -O '\(work.file("out2"))' -v --cache-dir '\(cache)' 2>&1 | head -c 1")
+        #expect(closed.status == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: work.file("out2"))
+        #expect(!names.contains { $0.hasSuffix(".part") }, "\(names)")
+    }
+
+    @Test func wordsAfterDashDashAreInputsAndHelpTopicsAreChecked() throws {
+        try FileManager.default.copyItem(atPath: sample, toPath: work.file("help"))
+        let input = try shell("cd '\(work.path)' && \"$IMGFETCH\" -o h.png --no-cache -- help")
+        #expect(input.status == 0, "\(input.stderr)")
+        #expect(FileManager.default.fileExists(atPath: work.file("h.png")))
+        let word = try shell("cd '\(work.path)' && \"$IMGFETCH\" -o w.png --no-cache -- cache")
+        #expect(word.status == 7 && word.stderr.contains("cannot read cache"), "\(word.stderr)")
+        let unknown = try Imgfetch.run(["help", "bogus"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("no help on 'bogus'"), "\(unknown.stderr)")
+        for (typo, meant) in [("--no-progres", "--no-progress"), ("--no-cahce", "--no-cache"), ("--max-byte", "--max-bytes")] {
+            let result = try Imgfetch.run([sample, typo])
+            #expect(result.status == 2 && result.stderr.contains("did you mean \(meant)?"), "\(result.stderr)")
+        }
+        #expect(!(try Imgfetch.run([sample, "--zzzzzzzz"]).stderr.contains("did you mean")))
+    }
+
+    @Test func aMessageIsOneLineWhateverTheInputIsCalled() throws {
+        let result = try Imgfetch.run(["we\"ird\n\r\u{1B}.jpg", "-o", work.file("x.png"), "--no-cache"])
+        #expect(result.status == 7)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("we\"ird\\n\\r\\x1B.jpg"), "\(result.stderr)")
+    }
+}
