@@ -84,6 +84,10 @@ struct FetchSettings {
         policy.onlyFromCache = arguments.has("only-from-cache")
         policy.memoryOnly = arguments.has("memory-only")
         policy.noCache = arguments.has("no-cache")
+        // --only-from-cache reads the disk cache: with an option that skips or bypasses it, every input would fail.
+        if policy.onlyFromCache, let other = ["force-refresh", "no-cache", "memory-only"].first(where: arguments.has) {
+            throw .usage("--only-from-cache and --\(other) contradict each other: give one of them")
+        }
         configuration.policy = policy
         if let value = arguments.value("memory-limit") { configuration.memoryLimit = Int(try Self.size(value, option: "memory-limit")) }
         let cacheDirectory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Option values that would do something other than what they say: each is refused as a usage error (exit 2, one
+/// line naming the option, nothing fetched) or made to mean what it says.
+@Suite("Option values refused or made exact", .serialized)
+struct OptionCheckTests: EndToEndSuite {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    func expectUsageError(_ result: CommandResult, naming options: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 2, "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+        for option in options {
+            #expect(result.stderr.contains(option), "\(result.stderr)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func onlyFromCacheWithAnOptionThatContradictsItIsAUsageError() throws {
+        let url = server.url("/img/sample.jpg")
+        #expect(try fetch([url, "-o", work.file("a.jpg")]).status == 0)
+        for other in ["--force-refresh", "--no-cache", "--memory-only"] {
+            expectUsageError(try fetch([url, "--only-from-cache", other, "-o", work.file("b.jpg")]),
+                             naming: ["--only-from-cache", other])
+            let list = work.file("list.txt")
+            try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: list))
+            expectUsageError(try fetch(["batch", list, "-O", work.file("out"), other, "--only-from-cache"]),
+                             naming: ["--only-from-cache", other])
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.file("b.jpg")))
+        #expect(try server.requests("/img/sample.jpg") == 1)
+        let cached = try fetch([url, "--only-from-cache", "-o", work.file("c.jpg")])
+        #expect(cached.status == 0, "\(cached.stderr)")
+    }
+}
