@@ -157,9 +157,10 @@ struct FetchSettings {
         return value
     }
 
+    /// A number of seconds over 0 and at most 86400 (a day), fractions allowed; else a usage error naming the option.
     static func seconds(_ text: String, option: String) throws(ImgError) -> Double {
         guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-            throw .usage("bad --\(option) '\(text)': expected seconds greater than 0")
+            throw .usage("bad --\(option) '\(text)': expected seconds greater than 0 and at most 86400")
         }
         return value
     }

@@ -38,4 +38,24 @@ struct OptionCheckTests: EndToEndSuite {
         let cached = try fetch([url, "--only-from-cache", "-o", work.file("c.jpg")])
         #expect(cached.status == 0, "\(cached.stderr)")
     }
+
+    @Test func aTimeoutUnderAMillisecondStillTimesOut() throws {
+        let started = Date()
+        let result = try fetch([server.url("/delay/3/sample.jpg"), "--timeout", "0.0001", "--retry", "0", "-o", work.file("a.jpg")])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("timed out"), "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 2.5, "a 0.0001 s timeout waited for the 3 s delay")
+        #expect(NetworkOptions.curlMilliseconds(0.0001) == 1)
+        #expect(NetworkOptions.curlMilliseconds(0.0015) == 2)
+        #expect(NetworkOptions.curlMilliseconds(30) == 30_000)
+    }
+
+    @Test func secondsOutOfRangeAreRefusedWithTheRange() throws {
+        for (option, value) in [("--timeout", "0"), ("--timeout", "86401"), ("--connect-timeout", "0.0"), ("--idle", "100000"),
+                                ("--connect-timeout", "soon")] {
+            let result = try fetch([server.url("/img/sample.jpg"), option, value, "-o", work.file("a.jpg")])
+            expectUsageError(result, naming: [option, "86400"])
+        }
+        #expect(try fetch([server.url("/img/sample.jpg"), "--timeout", "86400", "--idle", "0.5", "-o", work.file("a.jpg")]).status == 0)
+    }
 }

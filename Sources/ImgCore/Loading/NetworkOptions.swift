@@ -6,9 +6,9 @@ public struct NetworkOptions: Sendable {
     public var headers: [String] = []
     /// Default `imgfetch/VERSION`.
     public var userAgent = "imgfetch/\(Version.current)"
-    /// Seconds for each attempt's whole transfer; default 30.
+    /// Seconds for each attempt's whole transfer, in whole milliseconds rounded up (at least 1); default 30.
     public var timeout: Double = 30
-    /// Seconds to connect; default 10.
+    /// Seconds to connect, in whole milliseconds rounded up (at least 1); default 10.
     public var connectTimeout: Double = 10
     /// Retries after the first attempt for connection failures, timeouts, 408, 429 and 5xx; default 2.
     public var retries = 2
@@ -34,6 +34,16 @@ public struct NetworkOptions: Sendable {
     public var cancellation: Cancellation?
 
     public init() {}
+
+    /// Seconds as the whole milliseconds libcurl takes (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS), rounded
+    /// up and at least 1: 0 would mean no limit at all, so a limit under a millisecond must not round down to it.
+    static func curlMilliseconds(_ seconds: Double) -> Int {
+        let milliseconds = seconds * 1000
+        let nearest = milliseconds.rounded()
+        // 0.3 s is 300.00000000000006 ms in binary: that is 300, not 301.
+        let whole = abs(milliseconds - nearest) < 1e-6 ? nearest : milliseconds.rounded(.up)
+        return max(1, Int(min(whole, Double(Int32.max))))
+    }
 
     /// The longest a fetch can take with every attempt and back-off: used to bound waits for other processes.
     public var worstCaseSeconds: Double {
