@@ -23,12 +23,7 @@ struct FetchSettings {
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
         template = ImageRequest(source: .standardInput)
         var network = NetworkOptions()
-        network.headers = try arguments.values("header").map { header throws(ImgError) in
-            guard let colon = header.firstIndex(of: ":"), colon != header.startIndex else {
-                throw .usage("bad --header '\(header)': expected 'Name: value'")
-            }
-            return header
-        }
+        network.headers = try arguments.values("header").map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
         if let agent = arguments.value("user-agent") { network.userAgent = agent }
         if let value = arguments.value("timeout") { network.timeout = try Self.seconds(value, option: "timeout") }
         if let value = arguments.value("connect-timeout") { network.connectTimeout = try Self.seconds(value, option: "connect-timeout") }

@@ -58,4 +58,26 @@ struct OptionCheckTests: EndToEndSuite {
         }
         #expect(try fetch([server.url("/img/sample.jpg"), "--timeout", "86400", "--idle", "0.5", "-o", work.file("a.jpg")]).status == 0)
     }
+
+    @Test func anEmptyHeaderIsSent() throws {
+        let url = server.url("/echo-header/X-Empty/sample.jpg")
+        #expect(try fetch([url, "--no-cache", "-o", work.file("a.jpg")]).status == 4)
+        let colon = try fetch([url, "--no-cache", "-H", "X-Empty:", "-o", work.file("b.jpg")])
+        #expect(colon.status == 0, "\(colon.stderr)")
+        let spaces = try fetch([url, "--no-cache", "-H", "X-Empty:   ", "-o", work.file("c.jpg")])
+        #expect(spaces.status == 0, "\(spaces.stderr)")
+        let semicolon = try fetch([url, "--no-cache", "-H", "X-Empty;", "-o", work.file("d.jpg")])
+        #expect(semicolon.status == 0, "\(semicolon.stderr)")
+        #expect(try RequestHeader.curlLine(parsing: "X-Empty:") == "X-Empty;")
+        #expect(try RequestHeader.curlLine(parsing: "X-Token:  a b ") == "X-Token: a b")
+    }
+
+    @Test func headersWithLineBreaksOrNULAreRefused() throws {
+        let url = server.url("/img/sample.jpg")
+        for header in ["X-Inj: a\r\nX-Evil: 1", "X-Inj: a\nX-Evil: 1", "X-Inj: a\r", "X-\nInj: a", ": no name", "X-Inj;x"] {
+            expectUsageError(try fetch([url, "-H", header, "-o", work.file("a.jpg")]), naming: ["--header"])
+        }
+        #expect(throws: ImgError.self) { try RequestHeader.curlLine(parsing: "X-Nul: a\0b") }
+        #expect(try server.requests("/img/sample.jpg") == 0)
+    }
 }

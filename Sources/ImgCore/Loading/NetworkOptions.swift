@@ -2,7 +2,7 @@ import Foundation
 
 /// How transfers are made; the defaults are those of the man page.
 public struct NetworkOptions: Sendable {
-    /// Extra request headers, each `Name: value`; default none.
+    /// Extra request headers as libcurl takes them, each `Name: value` or `Name;` (empty value); default none.
     public var headers: [String] = []
     /// Default `imgfetch/VERSION`.
     public var userAgent = "imgfetch/\(Version.current)"
