@@ -38,7 +38,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     /// Whether this process has loaded libcurl (`-v` reports it: a cache hit must not).
     public static var wasLoaded: Bool { wasLoadedFlag.load(ordering: .relaxed) }
 
-    /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`.
+    /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`; without,
+    /// a 304 is `ImgError.http` (it answers no question that was asked).
     public func fetch(_ url: URL, validators: Validators? = nil) throws(ImgError) -> HTTPResponse {
         var backoff = options.initialBackoff
         var attempt = 0
@@ -90,13 +91,17 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         }
         let retryAfter = transfer.headers["retry-after"].flatMap(parseRetryAfter)
         switch status {
-        case 200..<300, 304:
+        case 200..<300, 304 where validators.map({ !$0.isEmpty }) == true:
             let contentType = imgf_info_string(handle, CURLINFO_CONTENT_TYPE).map { String(cString: $0) }
             guard let body = transfer.body.finish() else {
                 return .failure(Failure(error: .io(transfer.body.failure ?? "cannot spool the body"), retryable: false))
             }
             return .success(HTTPResponse(status: status, content: body, contentType: contentType,
                                          etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"]))
+        case 304:
+            // Only a conditional request can be answered "not modified": there is nothing to keep using.
+            return .failure(Failure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),
+                                    retryable: false))
         case 408, 429, 500..<600:
             return .failure(Failure(error: .http(status: status, message: "HTTP \(status) \(reason(status))"),
                                     retryable: true, retryAfter: retryAfter))

@@ -4,7 +4,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     case usage(String)
     /// Resolve, connect, TLS, timeout, redirects, size limit or a transfer cut short (exit 3).
     case network(String)
-    /// An HTTP status of 400 or more after retries (exit 4).
+    /// An HTTP status of 400 or more after retries, or a 304 to a request that was not conditional (exit 4).
     case http(status: Int, message: String)
     /// Empty body, not an image, corrupt, truncated, unsupported, too many pixels, processing failed (exit 5).
     case image(String)
