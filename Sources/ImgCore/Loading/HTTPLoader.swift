@@ -44,7 +44,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         var backoff = options.initialBackoff
         var attempt = 0
         while true {
-            let outcome = attemptFetch(url, validators: validators)
+            // A retry opens a new connection: the one that failed may hold the rest of an earlier reply.
+            let outcome = attemptFetch(url, validators: validators, freshConnection: attempt > 0)
             attempt += 1
             switch outcome {
             case .success(let response):
@@ -66,7 +67,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         var retryAfter: Double?
     }
 
-    private func attemptFetch(_ url: URL, validators: Validators?) -> Result<HTTPResponse, Failure> {
+    private func attemptFetch(_ url: URL, validators: Validators?, freshConnection: Bool) -> Result<HTTPResponse, Failure> {
         let transfer = Transfer(options: options)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -80,6 +81,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
             imgf_curl_easy_reset(handle)
             configure(url: url, headerList: headerList, errorBuffer: errorPointer.baseAddress!, context: context)
+            _ = imgf_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
             return imgf_curl_easy_perform(handle)
         }
         withExtendedLifetime(transfer) {}
@@ -87,7 +89,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         let detail = String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 
         if code != CURLE_OK {
-            return .failure(classify(code, detail: detail, transfer: transfer))
+            return .failure(classify(code, detail: detail, status: status, transfer: transfer))
         }
         let retryAfter = transfer.headers["retry-after"].flatMap(parseRetryAfter)
         switch status {
@@ -173,7 +175,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         }
     }
 
-    private func classify(_ code: CURLcode, detail: String, transfer: Transfer) -> Failure {
+    /// `status` is that of the last response received (0 for none): a 3xx means a redirect was being followed.
+    private func classify(_ code: CURLcode, detail: String, status: Int, transfer: Transfer) -> Failure {
         let text = detail.isEmpty ? String(cString: imgf_curl_easy_strerror(code)) : detail
         if let failure = transfer.body.failure {
             return Failure(error: .io(failure), retryable: false)
@@ -194,8 +197,12 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text), retryable: true)
         case CURLE_TOO_MANY_REDIRECTS:
             return Failure(error: .network("too many redirects (--max-redirects \(options.maxRedirects))"), retryable: false)
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_UNSUPPORTED_PROTOCOL where (300..<400).contains(status):
             return Failure(error: .network("refusing a redirect to a scheme other than http or https: \(text)"), retryable: false)
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
+            // Not a redirect: the reply did not start with an HTTP status line (libcurl calls that HTTP/0.9, which it
+            // refuses), e.g. bytes an earlier response left on a kept-alive connection. Retried on a new connection.
+            return Failure(error: .network("malformed HTTP response (no valid status line)"), retryable: true)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
             return Failure(error: .network("TLS: \(text)"), retryable: false)
         default:

@@ -10,7 +10,8 @@ public struct NetworkOptions: Sendable {
     public var timeout: Double = 30
     /// Seconds to connect, in whole milliseconds rounded up (at least 1); default 10.
     public var connectTimeout: Double = 10
-    /// Retries after the first attempt for connection failures, timeouts, 408, 429 and 5xx; default 2.
+    /// Retries after the first attempt for connection failures, timeouts, malformed replies, 408, 429 and 5xx, each
+    /// on a new connection; default 2.
     public var retries = 2
     /// First back-off in seconds, doubled each retry; default 0.5.
     public var initialBackoff: Double = 0.5

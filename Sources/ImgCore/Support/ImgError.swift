@@ -2,7 +2,7 @@
 public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A bad option, value, chain or input (exit 2).
     case usage(String)
-    /// Resolve, connect, TLS, timeout, redirects, size limit or a transfer cut short (exit 3).
+    /// Resolve, connect, TLS, timeout, redirects, a reply that is not HTTP, size limit or a transfer cut short (exit 3).
     case network(String)
     /// An HTTP status of 400 or more after retries, or a 304 to a request that was not conditional (exit 4).
     case http(status: Int, message: String)

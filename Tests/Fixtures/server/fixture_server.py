@@ -40,6 +40,9 @@ HTML_PAGE = (
     b"<body><h1>Hello</h1><p>This is an HTML page, not an image.</p></body>"
     b"</html>\n"
 )
+# What a kept-alive connection holds after a response that sent more than its Content-Length; also the whole
+# reply of /garbage.
+GARBAGE = b"GARBAGE not http\r\n\r\n"
 JSON_BODY = json.dumps({"ok": True, "message": "this is JSON, not an image"}).encode() + b"\n"
 
 
@@ -134,6 +137,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ setup
     def setup(self):
         self._conn_epoch = None
+        self._leftover = b""
         ctx = self.server.ssl_context
         if ctx is not None:
             raw = self.request
@@ -286,6 +290,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._dispatch()
 
     def _dispatch(self):
+        if self._leftover:
+            # The bytes an earlier response on this connection sent beyond its Content-Length.
+            self.wfile.write(self._leftover)
+            self._leftover = b""
         raw = self.path
         if raw.startswith(("http://", "https://")):  # absolute-form
             raw = urllib.parse.urlsplit(raw)._replace(scheme="", netloc="").geturl() or "/"
@@ -541,6 +549,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.headers.get(name) is None:
             return self._text(403, "missing required header " + name)
         self._serve_file("/".join(rest[1:]))
+
+    def route_garbage(self, rest, count):
+        if rest:
+            return self._not_found()
+        self.wfile.write(GARBAGE)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def route_overrun(self, rest, count):
+        self._serve_file("/".join(rest), validators=False)
+        self._leftover = GARBAGE
 
 
 def write_port_file(path, port):
