@@ -49,4 +49,31 @@ struct ServerReplyTests: EndToEndSuite {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try server.stats().connections == 2)
     }
+
+    @Test func noStoreIsDeliveredButNeverWrittenToTheDiskCache() throws {
+        let path = "/cache-control/private,%20NO-STORE/sample.jpg"
+        let first = try fetch([server.url(path), "--resize", "20x", "-v", "-o", work.file("a.jpg")])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("no-store"), "\(first.stderr)")
+        #expect(try ImageRenderer.probe(Data(contentsOf: URL(fileURLWithPath: work.file("a.jpg")))).width == 20)
+        #expect(cachedEntries().isEmpty)
+        let prefetched = try fetch(["prefetch", server.url(path), "-v"])
+        #expect(prefetched.status == 0, "\(prefetched.stderr)")
+        #expect(cachedEntries().isEmpty)
+        let list = work.file("list.txt")
+        try Data((server.url(path) + "\n").utf8).write(to: URL(fileURLWithPath: list))
+        let batch = try fetch(["batch", list, "-O", work.file("out"), "--variant", "s=resize(10x)", "--variant", "m=resize(30x)"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(cachedEntries().isEmpty)
+        #expect(try server.requests(path) == 3)
+    }
+
+    @Test func maxAgeAndOtherDirectivesLeaveTheTTLInCharge() throws {
+        let path = "/cache-control/max-age=0,%20must-revalidate/sample.jpg"
+        #expect(try fetch([server.url(path), "-o", work.file("a.jpg")]).status == 0)
+        #expect(cachedEntries().count == 2)
+        let again = try fetch([server.url(path), "-v", "-o", work.file("b.jpg")])
+        #expect(again.stderr.contains(": disk,"), "\(again.stderr)")
+        #expect(try server.requests(path) == 1)
+    }
 }

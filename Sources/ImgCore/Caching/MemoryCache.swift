@@ -66,6 +66,9 @@ public struct CachedImage: Sendable {
     /// HTTP validators of an original, for revalidation.
     public var validators: Validators?
     public var contentType: String?
+    /// The server sent `Cache-Control: no-store`: neither this original nor a variant made from it is written to
+    /// the disk cache (the memory cache of this process may hold them); default false.
+    public var noStore = false
     /// Notes from rendering, for `-v`; not cached.
     public var notes: [String] = []
     /// The width and height of the image this was rendered from, when known.

@@ -99,7 +99,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 return .failure(Failure(error: .io(transfer.body.failure ?? "cannot spool the body"), retryable: false))
             }
             return .success(HTTPResponse(status: status, content: body, contentType: contentType,
-                                         etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"]))
+                                         etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"],
+                                         cacheControl: transfer.headers["cache-control"]))
         case 304:
             // Only a conditional request can be answered "not modified": there is nothing to keep using.
             return .failure(Failure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),

@@ -8,6 +8,16 @@ public struct HTTPResponse: Sendable {
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
+    /// The `Cache-Control` header (repeats joined with ", "); nil when there was none.
+    public var cacheControl: String? = nil
+    /// Whether `Cache-Control` says `no-store`: nothing of it may be written to the disk cache. Its other
+    /// directives (`max-age`, `no-cache`, …) and `Expires` are not used: `--ttl` decides, as in Kingfisher.
+    public var noStore: Bool {
+        guard let cacheControl else { return false }
+        return cacheControl.split(separator: ",").contains { directive in
+            directive.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased() == "no-store"
+        }
+    }
     /// The body in memory (a spooled one is read whole: for small bodies only).
     public var body: Data { content.data }
     /// True for a 304 answer to a conditional request.

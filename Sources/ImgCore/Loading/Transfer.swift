@@ -33,7 +33,8 @@ final class Transfer {
         return body.append(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
-    /// Records one header line; a status line starts a new response (after a redirect).
+    /// Records one header line; a status line starts a new response (after a redirect). A repeated header is joined
+    /// to the earlier one with ", " (`Cache-Control: private` then `Cache-Control: no-store`).
     func receiveHeader(_ line: String) {
         if line.hasPrefix("HTTP/") {
             headers = [:]
@@ -42,6 +43,10 @@ final class Transfer {
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        headers[name] = value
+        if let earlier = headers[name], !earlier.isEmpty {
+            headers[name] = value.isEmpty ? earlier : earlier + ", " + value
+        } else {
+            headers[name] = value
+        }
     }
 }

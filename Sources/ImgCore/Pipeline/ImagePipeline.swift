@@ -59,6 +59,7 @@ public final class ImagePipeline: Sendable {
         if image.width == nil, let size = loaded.rendered?.sourceSize { (image.width, image.height) = (size.width, size.height) }
         var response = ImageResponse(data: image, source: loaded.source, originalKey: originalKey, variantKey: nil)
         response.warnings = loaded.warnings
+        if image.noStore, disk != nil { response.notes.append(ImagePipeline.noStoreNote) }
         return response
     }
 
@@ -129,9 +130,10 @@ public final class ImagePipeline: Sendable {
         }
         response.data = rendered
         response.notes = rendered.notes
+        if original.image.noStore, disk != nil { response.notes.append(ImagePipeline.noStoreNote) }
         if let originalKey, let variantKey {
             if policy.usesMemory { memory.store(rendered, forKey: variantKey) }
-            if let disk {
+            if let disk, !original.image.noStore {
                 let metadata = CacheEntryMetadata(url: request.source.description, key: variantKey,
                                                   variant: request.variantIdentifier, kind: .variant,
                                                   body: rendered, ttl: configuration.ttl)
@@ -144,6 +146,9 @@ public final class ImagePipeline: Sendable {
         }
         return response
     }
+
+    /// What `-v` says when a response may not be kept.
+    static let noStoreNote = "not written to the disk cache: the server sent Cache-Control: no-store"
 
     /// Renders once per variant key while in flight: in `renderer` when given and the input is in memory (and
     /// not decoded together with other variants), else in this process, as also when the renderer fails.

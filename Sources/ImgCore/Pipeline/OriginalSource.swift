@@ -133,6 +133,7 @@ final class OriginalSource: Sendable {
         var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
+        image.noStore = response.noStore
         // The digest the cache entry records is computed beside the rendering (there are two cores), not after it.
         let bytes = image.bytes
         let digest = disk == nil ? nil : BackgroundValue { bytes.sha256 }
@@ -148,7 +149,10 @@ final class OriginalSource: Sendable {
         (image.width, image.height) = (rendered.sourceSize?.width, rendered.sourceSize?.height)
         if configuration.policy.usesMemory { memory.store(image, forKey: key) }
         var warnings: [String] = []
-        if let disk {
+        if let disk, image.noStore {
+            // What an earlier reply let us keep is stale now, and this one may not be kept.
+            _ = disk.removeAll(originalKey: key)
+        } else if let disk {
             disk.removeVariants(originalKey: key)
             let metadata = CacheEntryMetadata(url: url.absoluteString, key: key, variant: nil, kind: .original,
                                               body: image, ttl: configuration.ttl, sha256: digest?.value)

@@ -561,6 +561,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._serve_file("/".join(rest), validators=False)
         self._leftover = GARBAGE
 
+    def route_cache_control(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        value = urllib.parse.unquote(rest[0])
+        self._serve_file("/".join(rest[1:]), extra_headers=[("Cache-Control", value)])
+
 
 def write_port_file(path, port):
     d = os.path.dirname(os.path.abspath(path))
