@@ -162,19 +162,21 @@ final class BatchPrinter: Sendable {
     }
 
     private func print(_ output: BatchOutput, of item: BatchItem) {
-        let label = output.variant.map { "\(item.input) (\($0))" } ?? item.input
+        // Messages, -v and --json name the input with its password hidden.
+        let input = URLCredentials.maskingPassword(in: item.input)
+        let label = output.variant.map { "\(input) (\($0))" } ?? input
         switch output.result {
         case .success(let response):
             reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds)
             if reporter.json {
-                emit(Reporter.Record.ok(input: item.input, output: output.path, response: response,
-                                        milliseconds: output.milliseconds, url: item.input, variant: output.variant))
+                emit(Reporter.Record.ok(input: input, output: output.path, response: response,
+                                        milliseconds: output.milliseconds, url: input, variant: output.variant))
             }
         case .failure(let error):
             reporter.failure(input: label, error: error)
             if reporter.json {
-                emit(Reporter.Record.failed(input: item.input, error: error, milliseconds: output.milliseconds,
-                                            url: item.input, variant: output.variant))
+                emit(Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
+                                            url: input, variant: output.variant))
             }
         }
     }

@@ -43,10 +43,11 @@ enum CacheCommand {
             let settings = try settings(arguments, directory: directory, environment: environment)
             let inspection = CacheInspector.inspect(directory: directory, originalKey: key, limit: key == nil ? limit : nil,
                                                     sizeLimit: settings.sizeLimit)
+            let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
             if arguments.has("json") {
-                try CacheOutput.printJSON(inspection, url: rest.first, originalKey: key)
+                try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key)
             } else if !output.quiet {
-                try CacheOutput.printInspection(inspection, url: rest.first)
+                try CacheOutput.printInspection(inspection, url: shownURL)
             }
             return 0
 
@@ -125,7 +126,7 @@ enum CacheCommand {
     }
 
     private static func noArguments(_ rest: [String], _ subcommand: String) throws(ImgError) {
-        if let extra = rest.first { throw .usage("cache \(subcommand) takes no arguments, got '\(extra)'") }
+        if let extra = rest.first { throw .usage("cache \(subcommand) takes no arguments, got '\(URLCredentials.maskingPassword(in: extra))'") }
     }
 
     /// `14d`, `12h`, `30m`, `45s` or `never`.

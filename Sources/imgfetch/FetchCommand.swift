@@ -33,8 +33,10 @@ enum FetchCommand {
         var naming = OutputNaming()
         var worst: Int32 = 0
         var failures = 0
-        for (input, source) in zip(inputs, sources) where !cancellation.isCancelled {
+        for (given, source) in zip(inputs, sources) where !cancellation.isCancelled {
             let started = Date()
+            // Messages, -v and --json name the input with its password hidden.
+            let input = URLCredentials.maskingPassword(in: given)
             var request = settings.template
             request.source = source
             let record: Reporter.Record

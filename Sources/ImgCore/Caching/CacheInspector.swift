@@ -82,7 +82,7 @@ public enum CacheInspector {
         if let cacheKey { return cacheKey }
         switch try ImageSource(parsing: input) {
         case .remote(let url):
-            guard let key = CacheKey.original(for: url, keepingQuery: keepQuery) else { throw .usage("malformed URL '\(input)'") }
+            guard let key = CacheKey.original(for: url, keepingQuery: keepQuery) else { throw .usage("malformed URL '\(URLCredentials.maskingPassword(in: input))'") }
             return key
         case .file(let path):
             var info = stat()

@@ -13,27 +13,30 @@ public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
             self = .standardInput
             return
         }
-        guard !input.isEmpty, !input.contains("\0") else { throw .usage("empty or malformed input '\(input)'") }
+        let shown = URLCredentials.maskingPassword(in: input)
+        guard !input.isEmpty, !input.contains("\0") else { throw .usage("empty or malformed input '\(shown)'") }
         let lowered = input.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard let components = URLComponents(string: input), let host = components.host, !host.isEmpty,
                   let url = components.url, !input.contains(where: { $0 == " " || $0.isNewline }) else {
-                throw .usage("malformed URL '\(input)'")
+                throw .usage("malformed URL '\(shown)'")
             }
             self = .remote(url)
         } else if lowered.hasPrefix("file://") {
             guard let url = URL(string: input), url.isFileURL, !url.path.isEmpty else {
-                throw .usage("malformed file URL '\(input)'")
+                throw .usage("malformed file URL '\(shown)'")
             }
             self = .file(path: url.path)
         } else if let colon = input.range(of: "://") {
             let scheme = input[..<colon.lowerBound]
-            throw .usage("unsupported URL scheme '\(scheme)' in '\(input)' (only http, https and file)")
+            throw .usage("unsupported URL scheme '\(scheme)' in '\(shown)' (only http, https and file)")
         } else {
             self = .file(path: input)
         }
     }
 
+    /// The URL or path, a password in the URL included: for the request itself, never for display or storage
+    /// (`URLCredentials`).
     public var description: String {
         switch self {
         case .remote(let url): url.absoluteString

@@ -134,7 +134,7 @@ public final class ImagePipeline: Sendable {
         if let originalKey, let variantKey {
             if policy.usesMemory { memory.store(rendered, forKey: variantKey) }
             if let disk, !original.image.noStore {
-                let metadata = CacheEntryMetadata(url: request.source.description, key: variantKey,
+                let metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey,
                                                   variant: request.variantIdentifier, kind: .variant,
                                                   body: rendered, ttl: configuration.ttl)
                 do {

@@ -18,6 +18,14 @@ public struct ImageRequest: Sendable {
         self.source = source
     }
 
+    /// The URL its cache entries record (`cache inspect` shows it): a remote URL as its original key sees it, with
+    /// no user info (so no password), no fragment and no query unless `keepQuery` (so no signed-URL token either),
+    /// whatever `cacheKey` says; a local file's path; `-` for standard input.
+    public var storedURL: String {
+        guard case .remote(let url) = source else { return source.description }
+        return CacheKey.original(for: url, keepingQuery: keepQuery) ?? ""
+    }
+
     /// The variant identifier: chain and encoding, as the variant key and `-v` show it.
     public var variantIdentifier: String {
         "\(chain.isEmpty ? "original" : chain.identifier)@\(encoding.identifier(decoding: decoding))"

@@ -41,7 +41,7 @@ final class OriginalSource: Sendable {
         switch request.source {
         case .remote(let url):
             guard let key = CacheKey.original(for: url, keepingQuery: request.keepQuery) else {
-                throw .usage("malformed URL '\(url.absoluteString)'")
+                throw .usage("malformed URL '\(URLCredentials.maskingPassword(in: url.absoluteString))'")
             }
             return key
         case .file(let path):
@@ -154,7 +154,7 @@ final class OriginalSource: Sendable {
             _ = disk.removeAll(originalKey: key)
         } else if let disk {
             disk.removeVariants(originalKey: key)
-            let metadata = CacheEntryMetadata(url: url.absoluteString, key: key, variant: nil, kind: .original,
+            let metadata = CacheEntryMetadata(url: request.storedURL, key: key, variant: nil, kind: .original,
                                               body: image, ttl: configuration.ttl, sha256: digest?.value)
             do {
                 try disk.store(image.bytes, metadata: metadata, at: disk.originalPath(originalKey: key))

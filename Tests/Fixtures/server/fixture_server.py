@@ -13,6 +13,7 @@ if --port-file is given, written atomically to that file.
 """
 
 import argparse
+import base64
 import email.utils
 import gzip
 import hashlib
@@ -548,6 +549,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         name = urllib.parse.unquote(rest[0])
         if self.headers.get(name) is None:
             return self._text(403, "missing required header " + name)
+        self._serve_file("/".join(rest[1:]))
+
+    def route_basic_auth(self, rest, count):
+        if len(rest) < 2:
+            return self._not_found()
+        expected = "Basic " + rest[0]
+        if self.headers.get("Authorization") != expected:
+            return self._text(401, "unauthorized", headers=[("WWW-Authenticate", 'Basic realm="fixture"')])
         self._serve_file("/".join(rest[1:]))
 
     def route_garbage(self, rest, count):
