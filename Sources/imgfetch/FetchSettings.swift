@@ -154,8 +154,13 @@ struct FetchSettings {
 
     /// A number of seconds over 0 and at most 86400 (a day), fractions allowed; else a usage error naming the option.
     static func seconds(_ text: String, option: String) throws(ImgError) -> Double {
+        try seconds(text, shownAs: "--\(option)")
+    }
+
+    /// Seconds over 0 and at most a day; an error names the value as `name` (an option or a variable).
+    static func seconds(_ text: String, shownAs name: String) throws(ImgError) -> Double {
         guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
-            throw .usage("bad --\(option) '\(text)': expected seconds greater than 0 and at most 86400")
+            throw .usage("bad \(name) '\(text)': expected seconds greater than 0 and at most 86400")
         }
         return value
     }

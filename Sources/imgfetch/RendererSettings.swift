@@ -11,16 +11,24 @@ struct RendererSettings {
 
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
         address = RendererAddress.current(environment: environment)
-        if let mode = arguments.value("renderer") ?? environment["IMGFETCH_RENDERER"] {
+        // An error names where the bad value came from: the option, else the variable.
+        if let (mode, name) = Self.pick(arguments.value("renderer"), "--renderer", environment, "IMGFETCH_RENDERER") {
             switch mode {
             case "auto": enabled = true
             case "off": enabled = false
-            default: throw .usage("bad --renderer '\(mode)': expected auto or off")
+            default: throw .usage("bad \(name) '\(mode)': expected auto or off")
             }
         }
-        if let value = arguments.value("idle") ?? environment["IMGFETCH_RENDERER_IDLE"] {
-            idleLimit = try FetchSettings.seconds(value, option: "idle")
+        if let (value, name) = Self.pick(arguments.value("idle"), "--idle", environment, "IMGFETCH_RENDERER_IDLE") {
+            idleLimit = try FetchSettings.seconds(value, shownAs: name)
         }
+    }
+
+    /// The option's value and name, else the variable's, else nil.
+    private static func pick(_ option: String?, _ optionName: String, _ environment: [String: String],
+                             _ variable: String) -> (String, String)? {
+        if let option { return (option, optionName) }
+        return environment[variable].map { ($0, variable) }
     }
 
     /// The client the pipeline hands renderings to; nil when off.

@@ -59,6 +59,18 @@ struct OptionCheckTests: EndToEndSuite {
         #expect(try fetch([server.url("/img/sample.jpg"), "--timeout", "86400", "--idle", "0.5", "-o", work.file("a.jpg")]).status == 0)
     }
 
+    /// A bad value from the environment is named as the variable it came from, not as an option never given.
+    @Test func aBadVariableIsNamedAsTheVariable() throws {
+        let sample = Paths.images + "/sample.jpg"
+        for (variable, value) in [("IMGFETCH_RENDERER", "bogus"), ("IMGFETCH_RENDERER_IDLE", "abc")] {
+            let result = try Imgfetch.run([sample, "-o", work.file("v.png"), "--no-cache"], environment: [variable: value])
+            #expect(result.status == 2 && result.stderr.hasPrefix("imgfetch: bad \(variable) '\(value)'"), "\(result.stderr)")
+        }
+        let option = try Imgfetch.run([sample, "-o", work.file("v.png"), "--no-cache", "--idle", "0"],
+                                      environment: ["IMGFETCH_RENDERER_IDLE": "abc"])
+        #expect(option.status == 2 && option.stderr.contains("bad --idle '0'"), "\(option.stderr)")
+    }
+
     @Test func anEmptyHeaderIsSent() throws {
         let url = server.url("/echo-header/X-Empty/sample.jpg")
         #expect(try fetch([url, "--no-cache", "-o", work.file("a.jpg")]).status == 4)
