@@ -82,6 +82,10 @@ struct OutputPathTests: EndToEndSuite {
         var status = stat()
         #expect(stat(target, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).allSatisfy { !$0.hasSuffix(".part") })
+        // A name near the 255-byte limit: the temporary beside it must fit too.
+        let long = work.file(String(repeating: "x", count: 251) + ".png")
+        #expect(try fetch([sample, "-o", long]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: long))
         #expect(symlink(work.file("nothing"), work.file("dangling.png")) == 0)
         #expect(try fetch([sample, "-o", work.file("dangling.png")]).status == 7)
     }

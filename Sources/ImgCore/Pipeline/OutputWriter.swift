@@ -23,8 +23,8 @@ public enum OutputWriter {
         case .stream:
             try writeInPlace(data, to: path, cancellation: cancellation)
         case .file(let resolved, let existing):
-            let (directory, name) = split(resolved)
-            let temporary = "\(directory)/.\(name).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).part"
+            // A short temporary name, so that an output name near the 255-byte limit still has room.
+            let temporary = "\(split(resolved).directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
             try FileWriting.createNew(temporary, mode: 0o644, data: data, shownAs: path) { descriptor in
                 guard let existing else { return }
                 _ = fchown(descriptor, existing.st_uid, existing.st_gid)
