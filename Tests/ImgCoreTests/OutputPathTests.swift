@@ -115,8 +115,10 @@ struct OutputPathTests: EndToEndSuite {
         #expect(full.status == 7, "\(full.stderr)")
         #expect(full.stderr.contains("cannot write to standard output: No space left on device"), "\(full.stderr)")
         // stderr to a reader that goes away: no trap, and no staged file left behind.
-        let closed = try shell("\"$IMGFETCH\" batch '\(list)' -O '\(work.file("out2"))' -v --cache-dir '\(cache)' 2>&1 | head -c 1")
-        #expect(closed.status == 0)
+        let status = work.file("status")
+        _ = try shell("{ \"$IMGFETCH\" batch '\(list)' -O '\(work.file("out2"))' -v --cache-dir '\(cache)'; echo $? > '\(status)'; } 2>&1 | head -c 1")
+        let code = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(code == "0", "a batch whose stderr closed ended with \(code)")
         let names = try FileManager.default.contentsOfDirectory(atPath: work.file("out2"))
         #expect(!names.contains { $0.hasSuffix(".part") }, "\(names)")
     }
