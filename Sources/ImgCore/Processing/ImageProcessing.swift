@@ -3,6 +3,11 @@ public protocol ImageProcessing: Sendable {
     /// The canonical spelling of this step, e.g. `resize(200x200,fill)`; equal steps have equal identifiers.
     var identifier: String { get }
 
+    /// Whether the step reads its input out of order (turning it, or scanning it whole before cutting): such a
+    /// step can't follow libvips' thumbnail, which reads the encoded input top to bottom once, so the decoder
+    /// then keeps the thumbnail in memory first. False for steps that read rows in order (most of them).
+    var needsRandomAccess: Bool { get }
+
     /// Applies the step to a decoded image (every frame of an animation).
     func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage
 }

@@ -82,6 +82,8 @@ enum ImageDecoder {
 
     /// Decodes with the first resize step folded into libvips' thumbnail (shrink-on-load) where it can be,
     /// applies orientation and converts to 8-bit sRGB. Returns the image and the steps still to apply.
+    /// The thumbnail reads the input once, top to bottom (streaming: the input is never held decoded); when a
+    /// later step reads out of order (`needsRandomAccess`), the thumbnail is kept in memory for it.
     static func decode(_ input: VipsInput, header: Header, chain: ProcessingChain, options: DecodeOptions)
         throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
         let optionString = loadOptions(header, options: options)
@@ -97,6 +99,10 @@ enum ImageDecoder {
             }
             image = DecodedImage(taking: output, source: input.owner)
             remaining = remaining.dropFirst()
+            if remaining.contains(where: \.needsRandomAccess) {
+                let upright = try toStandardRGB(image)
+                return (try upright.derive("keep the thumbnail in memory") { imgf_copy_memory($0, $1) }, remaining)
+            }
         } else {
             guard let opened = input.open(options: optionString) else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")

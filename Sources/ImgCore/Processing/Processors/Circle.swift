@@ -6,6 +6,9 @@ extension ImageProcessors {
         public init() {}
         public var identifier: String { "circle" }
 
+        /// Never: a centred cut and a mask read rows in order.
+        public var needsRandomAccess: Bool { false }
+
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             try image.mapFrames { frame throws(ImgError) in
                 let side = min(frame.width, frame.height)

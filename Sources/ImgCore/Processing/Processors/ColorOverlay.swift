@@ -18,6 +18,9 @@ extension ImageProcessors {
 
         public var identifier: String { "overlay(\(color),\(opacity.canonicalText))" }
 
+        /// Never: a pixel-wise blend.
+        public var needsRandomAccess: Bool { false }
+
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             let colour = image.bands < 3 ? try image.derive("to sRGB") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) } : image
             let keep = 1 - opacity

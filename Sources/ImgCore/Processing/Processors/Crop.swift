@@ -20,6 +20,9 @@ extension ImageProcessors {
 
         public var identifier: String { "crop(\(width)x\(height),\(anchor.rawValue))" }
 
+        /// `attention` and `entropy` scan the whole image before cutting; `centre` only cuts.
+        public var needsRandomAccess: Bool { anchor != .centre }
+
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             let interesting: VipsInteresting = switch anchor {
             case .centre: VIPS_INTERESTING_CENTRE

@@ -14,6 +14,9 @@ extension ImageProcessors {
 
         public var identifier: String { "blur(\(sigma.canonicalText))" }
 
+        /// Never: the convolution reads a window of rows that moves down the image.
+        public var needsRandomAccess: Bool { false }
+
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             try image.mapFrames { frame throws(ImgError) in
                 let blurred = try frame.derive("blur") { imgf_gaussblur($0, $1, sigma) }

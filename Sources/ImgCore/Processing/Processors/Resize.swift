@@ -63,6 +63,9 @@ extension ImageProcessors {
         /// `fill` crops, which `vips_thumbnail` can't do on an all-frames image: such images go frame by frame.
         var needsFrameByFrame: Bool { mode == .fill }
 
+        /// Never: libvips reduces rows in order.
+        public var needsRandomAccess: Bool { false }
+
         /// Orientation was settled when the image was decoded (turned upright, or left alone with
         /// `--no-autorotate`): a later resize never turns the image by a tag that is still there.
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {

@@ -12,6 +12,9 @@ extension ImageProcessors {
 
         public var identifier: String { "rotate(\(degrees))" }
 
+        /// Always: a turned image reads its input by columns, or from the bottom up.
+        public var needsRandomAccess: Bool { true }
+
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             let angle: VipsAngle = switch degrees {
             case 90: VIPS_ANGLE_D90

@@ -36,6 +36,9 @@ extension ImageProcessors {
             }
         }
 
+        /// Never: a mask reads rows in order.
+        public var needsRandomAccess: Bool { false }
+
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             try image.mapFrames { frame throws(ImgError) in
                 let shorter = Double(min(frame.width, frame.height))
