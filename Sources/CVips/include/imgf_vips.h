@@ -39,6 +39,7 @@
     X(vips_image_copy_memory) \
     X(vips_image_get_array_int) \
     X(vips_image_get_bands) \
+    X(vips_image_get_fields) \
     X(vips_image_get_format) \
     X(vips_image_get_height) \
     X(vips_image_get_int) \
@@ -49,6 +50,7 @@
     X(vips_image_hasalpha) \
     X(vips_image_new_from_buffer) \
     X(vips_image_new_from_source) \
+    X(vips_image_remove) \
     X(vips_image_set_int) \
     X(vips_image_write_to_buffer) \
     X(vips_init) \
@@ -204,6 +206,17 @@ static inline int imgf_get_int_array(VipsImage *image, const char *name, int *ou
     if (!V->vips_image_get_typeof(image, name) || V->vips_image_get_array_int(image, name, &values, &n)) return -1;
     for (int i = 0; i < n && i < max; i++) out[i] = values[i];
     return n;
+}
+/* The names of the image's metadata fields, NULL-terminated; free with g_strfreev. */
+static inline gchar **imgf_field_names(VipsImage *image) { return V->vips_image_get_fields(image); }
+/* A new image sharing in's pixels, with every metadata field whose name `drop` accepts removed. */
+static inline int imgf_copy_without_fields(VipsImage *in, VipsImage **out, int (*drop)(const char *name)) {
+    if (V->vips_copy(in, out, NULL)) return -1;
+    gchar **names = V->vips_image_get_fields(*out);
+    for (int i = 0; names && names[i]; i++)
+        if (drop(names[i])) V->vips_image_remove(*out, names[i]);
+    g_strfreev(names);
+    return 0;
 }
 static inline int imgf_has_field(VipsImage *image, const char *name) { return V->vips_image_get_typeof(image, name) != 0; }
 static inline int imgf_avg(VipsImage *in, double *out) { return V->vips_avg(in, out, NULL); }

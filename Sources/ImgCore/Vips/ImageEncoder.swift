@@ -31,6 +31,11 @@ enum ImageEncoder {
             result = try result.derive("flatten") { imgf_flatten($0, $1, Double(colour.red), Double(colour.green), Double(colour.blue)) }
             result = try result.derive("flatten to 8 bits") { imgf_cast_uchar($0, $1) }
         }
+        if !encoding.keepMetadata {
+            result = try result.derive("strip metadata") { imgf_copy_without_fields($0, $1) { name in
+                name.map { ImageEncoder.isStrippedMetadata(String(cString: $0)) } == true ? 1 : 0
+            } }
+        }
         var options: [String] = []
         if encoding.lossless, format == .webp || format == .jxl {
             options.append("lossless")
@@ -45,10 +50,20 @@ enum ImageEncoder {
         guard imgf_write_to_buffer(result.pointer, suffix, &buffer, &length) == 0, let buffer else {
             throw .image("corrupt image or failed encoding: \(VipsRuntime.takeError())")
         }
-        let data = Data(bytes: buffer, count: length)
+        var data = Data(bytes: buffer, count: length)
         g_free(buffer)
+        if format == .webp, !encoding.keepMetadata { data = WebPMetadata.stripped(data) }
         return EncodedImage(data: data, format: format, width: result.width, height: result.pageHeight,
                             frames: result.frameCount, notes: notes)
+    }
+
+    /// The metadata fields removed unless `--keep-metadata`: EXIF (its blob, the `exif-*` fields libvips would
+    /// write back into it, its thumbnail and the orientation), XMP, IPTC, Photoshop, the ICC profile (the pixels
+    /// are sRGB by now) and comments. They are removed from the image itself, since not every saver honours
+    /// `strip` (libvips 8.14.1's webpsave writes them all); frame delays, loop count and page height stay.
+    static func isStrippedMetadata(_ name: String) -> Bool {
+        ["exif-data", "xmp-data", "iptc-data", "photoshop-data", "icc-profile-data", "orientation", "jpeg-thumbnail-data"]
+            .contains(name) || name.hasPrefix("exif-") || name.contains("comment")
     }
 
     /// The source format when libvips can write it, else PNG (for SVG, PDF and unknown sources).

@@ -73,6 +73,21 @@ public enum ImageInspection {
         return try delta.derive("absolute") { imgf_abs($0, $1) }.mean()
     }
 
+    /// The names of the first frame's metadata fields, as `vipsheader -a` lists them after the basic ones.
+    public static func fieldNames(_ data: Data) throws(ImgError) -> [String] {
+        if let format = ImageFormat.sniff(data), ImageDecoder.moduleFormats.contains(format) { try VipsRuntime.loadModules() }
+        let image = try open(data)
+        guard let names = imgf_field_names(image.pointer) else { return [] }
+        defer { g_strfreev(names) }
+        var result: [String] = []
+        var index = 0
+        while let name = names[index] {
+            result.append(String(cString: name))
+            index += 1
+        }
+        return result
+    }
+
     /// Number of bands, and whether the last is alpha.
     public static func bands(_ data: Data) throws(ImgError) -> (count: Int, hasAlpha: Bool) {
         let image = try open(data)

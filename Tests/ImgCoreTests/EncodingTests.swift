@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// What the encoder writes besides the pixels: metadata, quality, background; checked on the binary's output.
+@Suite("Encoding: metadata, quality and background")
+struct EncodingTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    /// Runs imgfetch on a bundled image without any cache and returns the output bytes and the result.
+    func render(_ image: String, _ arguments: [String]) throws -> (Data, CommandResult) {
+        let output = work.file(UUID().uuidString)
+        let result = try Imgfetch.run([Paths.images + "/" + image, "--no-cache", "-o", output] + arguments)
+        #expect(result.status == 0, "\(image) \(arguments): \(result.stderr)")
+        return (FileManager.default.contents(atPath: output) ?? Data(), result)
+    }
+
+    /// The metadata fields of `data` that carry the source's EXIF, XMP, IPTC or ICC data, and an orientation
+    /// other than upright.
+    func metadata(_ data: Data, format: ImageFormat) throws -> [String] {
+        let fields = try ImageInspection.fieldNames(data)
+        var found = fields.filter { ["exif-data", "xmp-data", "iptc-data", "photoshop-data"].contains($0) }
+        // libvips' JPEG XL loader makes a profile from the codestream's colour encoding: not stored metadata.
+        if format != .jxl, fields.contains("icc-profile-data") { found.append("icc-profile-data") }
+        let orientation = try ImageInspection.orientation(data)
+        if orientation != 1 { found.append("orientation \(orientation)") }
+        return found
+    }
+
+    /// sample.jpg has EXIF, XMP and an ICC profile; rotation/6.jpg has orientation 6 (kept with --no-autorotate).
+    @Test(arguments: ImageFormat.writable)
+    func metadataIsStrippedInEveryFormat(format: ImageFormat) throws {
+        let source = try #require(FileManager.default.contents(atPath: Paths.images + "/sample.jpg"))
+        #expect(try metadata(source, format: .jpeg).count == 3)
+        let (plain, _) = try render("sample.jpg", ["--format", format.rawValue])
+        #expect(try metadata(plain, format: format) == [], "\(format)")
+        let (turned, _) = try render("rotation/6.jpg", ["--no-autorotate", "--resize", "100x", "--format", format.rawValue])
+        #expect(try metadata(turned, format: format) == [], "\(format) --no-autorotate")
+        let (round, _) = try render("sample.jpg", ["--resize", "60x", "--round", "8", "--format", format.rawValue])
+        #expect(try metadata(round, format: format) == [], "\(format) with alpha")
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func keepMetadataKeepsIt(format: ImageFormat) throws {
+        let (kept, _) = try render("sample.jpg", ["--keep-metadata", "--format", format.rawValue])
+        let fields = try ImageInspection.fieldNames(kept)
+        #expect(fields.contains("exif-data") && fields.contains("xmp-data"), "\(fields)")
+    }
+
+    @Test func animatedWebPLosesItsMetadataButNotItsFrames() throws {
+        let (webp, _) = try render("cogs.gif", ["--format", "webp"])
+        #expect(try ImageInspection.animation(webp).frames == 5)
+        #expect(try metadata(webp, format: .webp) == [])
+    }
+}
