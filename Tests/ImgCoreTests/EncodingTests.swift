@@ -56,4 +56,27 @@ struct EncodingTests {
         #expect(try ImageInspection.animation(webp).frames == 5)
         #expect(try metadata(webp, format: .webp) == [])
     }
+
+    /// `--quality` applies to the formats that have one; the others ignore it, and say so with -v (GIF failed with
+    /// "no property named 'Q'" and exit 5).
+    @Test(arguments: [ImageFormat.gif, .png, .tiff])
+    func qualityIsIgnoredWhereTheFormatHasNone(format: ImageFormat) throws {
+        let (data, result) = try render("sample.jpg", ["--quality", "10", "--format", format.rawValue, "-v"])
+        #expect(ImageFormat.sniff(data) == format)
+        #expect(result.stderr.contains("--quality ignored"), "\(result.stderr)")
+        let (plain, _) = try render("sample.jpg", ["--format", format.rawValue])
+        #expect(data == plain)
+        #expect(OutputEncoding(format: format, quality: 10).identifier() == OutputEncoding(format: format).identifier())
+    }
+
+    @Test func qualityStillCountsWhereTheFormatHasOne() throws {
+        let (animated, _) = try render("cogs.gif", ["--quality", "10"])
+        #expect(ImageFormat.sniff(animated) == .gif)
+        for format in [ImageFormat.jpeg, .webp] {
+            let (low, _) = try render("sample.jpg", ["--quality", "10", "--format", format.rawValue])
+            let (high, _) = try render("sample.jpg", ["--quality", "95", "--format", format.rawValue])
+            #expect(low.count * 2 < high.count, "\(format)")
+            #expect(OutputEncoding(format: format, quality: 10).identifier() != OutputEncoding(format: format).identifier())
+        }
+    }
 }

@@ -2,7 +2,8 @@
 public struct OutputEncoding: Sendable, Hashable {
     /// The output format; nil keeps the source format (the default).
     public var format: ImageFormat?
-    /// 1...100; nil uses the format's default (JPEG 85, WebP 80, AVIF and HEIC 50, JPEG XL 75).
+    /// 1...100; nil uses the format's default (JPEG 85, WebP 80, AVIF and HEIC 50, JPEG XL 75). Formats without
+    /// a quality setting (PNG, GIF, TIFF) ignore it.
     public var quality: Int?
     /// Lossless WebP or JPEG XL; default false.
     public var lossless = false
@@ -34,8 +35,8 @@ public struct OutputEncoding: Sendable, Hashable {
         if let format {
             if lossless, format == .webp || format == .jxl {
                 parts.append("lossless")
-            } else if let value = quality ?? OutputEncoding.defaultQuality(of: format) {
-                parts.append("q=\(value)")
+            } else if let defaultQuality = OutputEncoding.defaultQuality(of: format) {
+                parts.append("q=\(quality ?? defaultQuality)")
             }
             if !format.supportsAlpha { parts.append("bg=\(background)") }
         } else {

@@ -39,8 +39,10 @@ enum ImageEncoder {
         var options: [String] = []
         if encoding.lossless, format == .webp || format == .jxl {
             options.append("lossless")
-        } else if let quality = encoding.quality ?? OutputEncoding.defaultQuality(of: format) {
-            options.append("Q=\(quality)")
+        } else if let defaultQuality = OutputEncoding.defaultQuality(of: format) {
+            options.append("Q=\(encoding.quality ?? defaultQuality)")
+        } else if encoding.quality != nil {
+            notes.append("\(format.rawValue) has no quality setting: --quality ignored")
         }
         if format == .avif || format == .heic { options.append("effort=0") }
         if !encoding.keepMetadata { options.append("strip") }
