@@ -57,6 +57,7 @@
     X(vips_leak_set) \
     X(vips_linear) \
     X(vips_multiply) \
+    X(vips_premultiply) \
     X(vips_rot) \
     X(vips_smartcrop) \
     X(vips_source_custom_new) \
@@ -65,6 +66,7 @@
     X(vips_thumbnail_buffer) \
     X(vips_thumbnail_image) \
     X(vips_thumbnail_source) \
+    X(vips_unpremultiply) \
     X(vips_version) \
 
 #define IMGF_VIPS_FIELD(name) __typeof__(name) *name;
@@ -147,6 +149,9 @@ static inline int imgf_copy_memory(VipsImage *in, VipsImage **out) {
 static inline int imgf_autorot(VipsImage *in, VipsImage **out) { return V->vips_autorot(in, out, NULL); }
 static inline int imgf_rot(VipsImage *in, VipsImage **out, VipsAngle angle) { return V->vips_rot(in, out, angle, NULL); }
 static inline int imgf_gaussblur(VipsImage *in, VipsImage **out, double sigma) { return V->vips_gaussblur(in, out, sigma, NULL); }
+/* Colour bands times alpha / 255 (float out), and back: what filters that mix neighbours need with alpha. */
+static inline int imgf_premultiply(VipsImage *in, VipsImage **out) { return V->vips_premultiply(in, out, NULL); }
+static inline int imgf_unpremultiply(VipsImage *in, VipsImage **out) { return V->vips_unpremultiply(in, out, NULL); }
 static inline int imgf_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
     return V->vips_colourspace(in, out, space, NULL);
 }

@@ -17,10 +17,21 @@ extension ImageProcessors {
         /// Never: the convolution reads a window of rows that moves down the image.
         public var needsRandomAccess: Bool { false }
 
+        /// An image with alpha is blurred premultiplied (as libvips' thumbnail resizes it), so that transparent
+        /// pixels, whatever colour they hold, don't bleed into the visible ones as a dark halo.
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             try image.mapFrames { frame throws(ImgError) in
-                let blurred = try frame.derive("blur") { imgf_gaussblur($0, $1, sigma) }
-                return try blurred.derive("blur to 8 bits") { imgf_cast_uchar($0, $1) }
+                guard frame.hasAlpha else {
+                    let blurred = try frame.derive("blur") { imgf_gaussblur($0, $1, sigma) }
+                    return try blurred.derive("blur to 8 bits") { imgf_cast_uchar($0, $1) }
+                }
+                let premultiplied = try frame.derive("premultiply") { imgf_premultiply($0, $1) }
+                let blurred = try premultiplied.derive("blur") { imgf_gaussblur($0, $1, sigma) }
+                let straight = try blurred.derive("unpremultiply") { imgf_unpremultiply($0, $1) }
+                // Round rather than truncate: 254.9999 is 255.
+                let one: [Double] = [1], offset: [Double] = [0.5]
+                let rounded = try straight.derive("round") { imgf_linear($0, $1, one, offset, 1) }
+                return try rounded.derive("blur to 8 bits") { imgf_cast_uchar($0, $1) }
             }
         }
     }

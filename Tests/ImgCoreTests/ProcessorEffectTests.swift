@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// The visible effect of processors on transparency, grey images and animations, checked on the binary's output.
+@Suite("Processor effects on alpha, grey and animation")
+struct ProcessorEffectTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    /// Runs imgfetch on `input` (a path) without any cache and returns the output bytes.
+    func render(_ input: String, _ arguments: [String]) throws -> Data {
+        let output = work.file(UUID().uuidString)
+        let result = try Imgfetch.run([input, "--no-cache", "-o", output] + arguments)
+        #expect(result.status == 0, "\(input) \(arguments): \(result.stderr)")
+        return FileManager.default.contents(atPath: output) ?? Data()
+    }
+
+    /// Writes an SVG of `width`×`height` holding `shapes`, and returns its path.
+    func svg(_ shapes: String, width: Int, height: Int) throws -> String {
+        let path = work.file(UUID().uuidString + ".svg")
+        let text = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\">\(shapes)</svg>"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Left half opaque white, right half transparent (black with alpha 0): the blurred edge stays white and only
+    /// fades (it turned grey: the transparent black bled in).
+    @Test func blurKeepsTheColourOfHalfTransparentEdges() throws {
+        let half = try svg("<rect x=\"0\" y=\"0\" width=\"50\" height=\"60\" fill=\"#fff\"/>", width: 100, height: 60)
+        for format in ["png", "webp"] {
+            let blurred = try render(half, ["--blur", "3", "--format", format, "--lossless"])
+            for x in [48, 50, 52] {
+                let pixel = try ImageInspection.pixel(blurred, x: x, y: 30)
+                #expect(pixel.count == 4 && pixel[3] > 10 && pixel[3] < 245, "\(format) x=\(x): \(pixel)")
+                #expect(pixel.prefix(3).allSatisfy { $0 >= 250 }, "\(format) x=\(x): \(pixel)")
+            }
+        }
+        let grey = try render(half, ["--grayscale", "--blur", "3", "--format", "png"])
+        let pixel = try ImageInspection.pixel(grey, x: 52, y: 30)
+        #expect(pixel.count == 2 && pixel[0] >= 250 && pixel[1] > 10, "grey: \(pixel)")
+    }
+}
