@@ -43,4 +43,19 @@ struct ProcessorEffectTests {
         let pixel = try ImageInspection.pixel(grey, x: 52, y: 30)
         #expect(pixel.count == 2 && pixel[0] >= 250 && pixel[1] > 10, "grey: \(pixel)")
     }
+
+    /// A grey image with alpha flattened for JPEG gets the background colour itself (corners came out white for
+    /// red and black for #00ff00: three values were given to a one-band flatten); on a grey colour it stays grey.
+    @Test func backgroundColourIsKeptForGreyImages() throws {
+        let sample = Paths.images + "/sample.jpg"
+        for (colour, expected) in [("red", [255.0, 0, 0]), ("#00ff00", [0, 255, 0]), ("#2040e0", [32, 64, 224]),
+                                   ("#808080", [128]), ("black", [0])] {
+            for chain in [["--grayscale", "--circle"], ["--circle", "--grayscale"], ["--grayscale", "--round", "40"]] {
+                let jpeg = try render(sample, chain + ["--background", colour, "--format", "jpeg"])
+                let corner = try ImageInspection.pixel(jpeg, x: 1, y: 1)
+                #expect(corner.count == expected.count, "\(colour) \(chain): \(corner)")
+                #expect(zip(corner, expected).allSatisfy { abs($0 - $1) <= 6 }, "\(colour) \(chain): \(corner)")
+            }
+        }
+    }
 }

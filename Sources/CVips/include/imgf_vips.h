@@ -170,9 +170,9 @@ static inline int imgf_extract_bands(VipsImage *in, VipsImage **out, int band, i
 }
 static inline int imgf_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out) { return V->vips_bandjoin2(a, b, out, NULL); }
 static inline int imgf_addalpha(VipsImage *in, VipsImage **out) { return V->vips_addalpha(in, out, NULL); }
-static inline int imgf_flatten(VipsImage *in, VipsImage **out, double r, double g, double b) {
-    double bg[3] = { r, g, b };
-    VipsArrayDouble *array = V->vips_array_double_new(bg, 3);
+/* Flattens alpha away onto `background`: one value per colour band (1 for grey, 3 for sRGB). */
+static inline int imgf_flatten(VipsImage *in, VipsImage **out, const double *background, int n) {
+    VipsArrayDouble *array = V->vips_array_double_new(background, n);
     int result = V->vips_flatten(in, out, "background", array, NULL);
     V->vips_area_unref(VIPS_AREA(array));
     return result;

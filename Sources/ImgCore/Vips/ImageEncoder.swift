@@ -27,9 +27,7 @@ enum ImageEncoder {
             notes.append("\(format.rawValue) does not animate here: wrote the first of \(image.frameCount) frames")
         }
         if result.hasAlpha, !format.supportsAlpha {
-            let colour = encoding.background
-            result = try result.derive("flatten") { imgf_flatten($0, $1, Double(colour.red), Double(colour.green), Double(colour.blue)) }
-            result = try result.derive("flatten to 8 bits") { imgf_cast_uchar($0, $1) }
+            result = try flatten(result, onto: encoding.background)
         }
         if !encoding.keepMetadata {
             result = try result.derive("strip metadata") { imgf_copy_without_fields($0, $1) { name in
@@ -57,6 +55,23 @@ enum ImageEncoder {
         if format == .webp, !encoding.keepMetadata { data = WebPMetadata.stripped(data) }
         return EncodedImage(data: data, format: format, width: result.width, height: result.pageHeight,
                             frames: result.frameCount, notes: notes)
+    }
+
+    /// Flattens alpha away onto `colour`. A grey image stays grey on a grey colour, and becomes sRGB on any
+    /// other, so that the background is the colour asked for.
+    static func flatten(_ image: DecodedImage, onto colour: Color) throws(ImgError) -> DecodedImage {
+        var image = image
+        var background = [Double(colour.red), Double(colour.green), Double(colour.blue)]
+        if image.bands < 3 {
+            if colour.red == colour.green, colour.green == colour.blue {
+                background = [Double(colour.red)]
+            } else {
+                image = try image.derive("grey to sRGB") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
+            }
+        }
+        let count = Int32(background.count)
+        let flat = try image.derive("flatten") { imgf_flatten($0, $1, background, count) }
+        return try flat.derive("flatten to 8 bits") { imgf_cast_uchar($0, $1) }
     }
 
     /// The metadata fields removed unless `--keep-metadata`: EXIF (its blob, the `exif-*` fields libvips would
