@@ -153,3 +153,26 @@ extension FormatTests {
         #expect(result.status == 5 && result.stderr.contains("subsampled"))
     }
 }
+
+extension FormatTests {
+    /// A multi-page file whose pages differ in size is read, first page only, and -v says so (it was refused:
+    /// "tiff2vips: page 1 differs from page 0", exit 5, unless --first-frame).
+    @Test(arguments: [ImageFormat.png, .jpeg, .webp, .gif])
+    func pagesOfDifferentSizesGiveTheFirstPage(format: ImageFormat) throws {
+        let (data, result) = try render("generated/multi-size-pages.tif", ["--format", format.rawValue], verbose: true)
+        let probe = try ImageRenderer.probe(data)
+        #expect(probe.width == 48 && probe.height == 73 && probe.frames == 1)
+        #expect(result.stderr.contains("first of 2 pages"), "\(result.stderr)")
+        let (resized, _) = try render("generated/multi-size-pages.tif", ["--resize", "24x", "--rotate", "90", "--format", format.rawValue])
+        let resizedProbe = try ImageRenderer.probe(resized)
+        #expect((36...37).contains(resizedProbe.width) && resizedProbe.height == 24)
+        let (first, quiet) = try render("generated/multi-size-pages.tif", ["--first-frame", "--format", format.rawValue], verbose: true)
+        #expect(try ImageRenderer.probe(first).width == 48 && !quiet.stderr.contains("differ in size"))
+    }
+
+    @Test func onlyPagesOfDifferentSizesFallBackToTheFirstPage() {
+        #expect(ImageDecoder.pagesDifferInSize("tiff2vips: page 1 differs from page 0"))
+        #expect(ImageDecoder.pagesDifferInSize("heifload: not all pages are the same size"))
+        #expect(!ImageDecoder.pagesDifferInSize("TIFFReadDirectory: Failed to read directory at offset 8"))
+    }
+}

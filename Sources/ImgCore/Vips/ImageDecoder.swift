@@ -19,6 +19,9 @@ enum ImageDecoder {
         var frames: Int
         /// The EXIF orientation, 1 when there is none.
         var orientation = 1
+        /// The pages of a multi-page file (TIFF, HEIF) differ in size, so only the first is read; 0 otherwise,
+        /// else the number of pages in the file.
+        var pagesInFileWhenTheyDiffer = 0
 
         /// Width and height once the orientation is applied (when `autorotate`).
         func orientedSize(autorotate: Bool) -> (width: Int, height: Int) {
@@ -64,12 +67,22 @@ enum ImageDecoder {
             }
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
-        guard let opened = input.open(options: allFrames ? "n=-1" : "") else {
+        var opened = input.open(options: allFrames ? "n=-1" : "")
+        var pagesDiffer = false
+        if opened == nil, allFrames {
+            // libvips reads all pages only when they are the same size; a still output gets the first page anyway.
+            let message = VipsRuntime.takeError()
+            guard pagesDifferInSize(message) else { throw .image("corrupt or unsupported image: \(message)") }
+            pagesDiffer = true
+            opened = input.open(options: "")
+        }
+        guard let opened else {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
         }
         let image = DecodedImage(taking: opened, source: input.owner)
-        let header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
+        var header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
                             orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
+        if pagesDiffer { header.pagesInFileWhenTheyDiffer = Int(imgf_get_int(image.pointer, "n-pages", 2)) }
         if header.frames > options.maxFrames {
             throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
         }
@@ -113,10 +126,17 @@ enum ImageDecoder {
         return (try toStandardRGB(image), remaining)
     }
 
-    /// The loader's options for a decode: `fail_on=error`, and `n=-1` (all frames) where the loader takes it
-    /// and `options` don't ask for the first frame only.
+    /// The loader's options for a decode: `fail_on=error`, and `n=-1` (all frames) where the loader takes it,
+    /// `options` don't ask for the first frame only and the pages are all the same size.
     static func loadOptions(_ header: Header, options: DecodeOptions) -> String {
-        multiFrameLoaders.contains(header.loader) && !options.firstFrame ? "fail_on=error,n=-1" : "fail_on=error"
+        multiFrameLoaders.contains(header.loader) && !options.firstFrame && header.pagesInFileWhenTheyDiffer == 0
+            ? "fail_on=error,n=-1" : "fail_on=error"
+    }
+
+    /// Whether libvips refused to read all pages because they differ in size (TIFF: "page 1 differs from page 0";
+    /// HEIF: "not all pages are the same size").
+    static func pagesDifferInSize(_ message: String) -> Bool {
+        message.contains("differs from page") || message.contains("not all pages are the same size")
     }
 
     /// Converts to 8-bit sRGB (or 8-bit grey), through the embedded ICC profile where there is one.

@@ -23,6 +23,9 @@ public enum ImageRenderer {
         }
         var encoded = try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
         encoded.sourceSize = (header.width, header.frameHeight)
+        if header.pagesInFileWhenTheyDiffer > 0 {
+            encoded.notes.append("the pages differ in size: read the first of \(header.pagesInFileWhenTheyDiffer) pages")
+        }
         return encoded
     }
 
