@@ -58,4 +58,25 @@ struct ProcessorEffectTests {
             }
         }
     }
+
+    /// generated/moving-square.gif: a red square that moves left to right over three frames. A smart crop cuts
+    /// every frame at the window chosen on the first (it followed the square, so the animation jumped).
+    @Test(arguments: ["attention", "entropy"])
+    func smartCropKeepsOneWindowForAnAnimation(anchor: String) throws {
+        let source = Paths.images + "/generated/moving-square.gif"
+        for format in ["gif", "webp"] {
+            let cropped = try render(source, ["--crop", "20x20:\(anchor)", "--format", format, "--lossless"])
+            // Frames 1 and 2 come out the same (all grey): a saver may merge them into one longer frame.
+            let frames = try ImageInspection.animation(cropped).frames
+            #expect(frames >= 2, "\(format)")
+            let first = try ImageInspection.pixel(cropped, x: 10, y: 10)
+            #expect(first[0] > 200 && first[1] < 50, "\(format) frame 0: \(first)")
+            for frame in 1..<max(frames, 2) {
+                let later = try ImageInspection.pixel(cropped, x: 10, y: 10, frame: frame)
+                #expect(abs(later[0] - 128) < 10 && abs(later[1] - 128) < 10, "\(format) frame \(frame): \(later)")
+            }
+        }
+        let still = try render(source, ["--first-frame", "--crop", "20x20:\(anchor)", "--format", "png"])
+        #expect(try ImageInspection.pixel(still, x: 10, y: 10)[0] > 200)
+    }
 }

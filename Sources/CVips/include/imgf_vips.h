@@ -47,6 +47,8 @@
     X(vips_image_get_page_height) \
     X(vips_image_get_typeof) \
     X(vips_image_get_width) \
+    X(vips_image_get_xoffset) \
+    X(vips_image_get_yoffset) \
     X(vips_image_hasalpha) \
     X(vips_image_new_from_buffer) \
     X(vips_image_new_from_source) \
@@ -162,6 +164,9 @@ static inline int imgf_cast_uchar(VipsImage *in, VipsImage **out) { return V->vi
 static inline int imgf_smartcrop(VipsImage *in, VipsImage **out, int width, int height, VipsInteresting interesting) {
     return V->vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
 }
+/* Where a cut (vips_extract_area, vips_smartcrop) took its output from: left and top are minus these. */
+static inline int imgf_xoffset(VipsImage *image) { return V->vips_image_get_xoffset(image); }
+static inline int imgf_yoffset(VipsImage *image) { return V->vips_image_get_yoffset(image); }
 static inline int imgf_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
     return V->vips_extract_area(in, out, left, top, width, height, NULL);
 }

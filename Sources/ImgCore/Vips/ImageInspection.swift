@@ -15,12 +15,13 @@ public enum ImageInspection {
         return DecodedImage(taking: image, source: bytes)
     }
 
-    /// The values of every band at (x, y).
-    public static func pixel(_ data: Data, x: Int, y: Int) throws(ImgError) -> [Double] {
-        let image = try open(data)
+    /// The values of every band at (x, y), in the first frame or in `frame` of an animation.
+    public static func pixel(_ data: Data, x: Int, y: Int, frame: Int = 0) throws(ImgError) -> [Double] {
+        let image = try open(data, allFrames: frame > 0)
+        let row = Int32(y + frame * image.pageHeight)
         var vector: UnsafeMutablePointer<Double>?
         var count: Int32 = 0
-        guard imgf_getpoint(image.pointer, &vector, &count, Int32(x), Int32(y)) == 0, let vector else {
+        guard imgf_getpoint(image.pointer, &vector, &count, Int32(x), row) == 0, let vector else {
             throw .image("getpoint failed: \(VipsRuntime.takeError())")
         }
         defer { g_free(vector) }

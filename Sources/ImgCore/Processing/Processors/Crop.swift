@@ -23,15 +23,26 @@ extension ImageProcessors {
         /// `attention` and `entropy` scan the whole image before cutting; `centre` only cuts.
         public var needsRandomAccess: Bool { anchor != .centre }
 
+        /// An animation is cut at one window for every frame, so that it doesn't jump: `attention` and `entropy`
+        /// choose it on the first frame.
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             let interesting: VipsInteresting = switch anchor {
             case .centre: VIPS_INTERESTING_CENTRE
             case .attention: VIPS_INTERESTING_ATTENTION
             case .entropy: VIPS_INTERESTING_ENTROPY
             }
+            let w = Int32(min(width, image.width)), h = Int32(min(height, image.pageHeight))
+            guard anchor != .centre, image.frameCount > 1 else {
+                return try image.mapFrames { frame throws(ImgError) in
+                    try frame.derive("crop") { imgf_smartcrop($0, $1, w, h, interesting) }
+                }
+            }
+            let page = Int32(image.pageHeight), fullWidth = Int32(image.width)
+            let firstFrame = try image.derive("first frame") { imgf_extract_area($0, $1, 0, 0, fullWidth, page) }
+            let chosen = try firstFrame.derive("crop") { imgf_smartcrop($0, $1, w, h, interesting) }
+            let left = -imgf_xoffset(chosen.pointer), top = -imgf_yoffset(chosen.pointer)
             return try image.mapFrames { frame throws(ImgError) in
-                let w = Int32(min(width, frame.width)), h = Int32(min(height, frame.height))
-                return try frame.derive("crop") { imgf_smartcrop($0, $1, w, h, interesting) }
+                try frame.derive("crop") { imgf_extract_area($0, $1, left, top, w, h) }
             }
         }
     }
