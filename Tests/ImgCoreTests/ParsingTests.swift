@@ -35,6 +35,10 @@ struct ParsingTests {
         #expect(try ProcessingChain.parse("crop(10x10,center)").identifier == "crop(10x10,centre)")
         #expect(try ProcessingChain.parse("resize(200x,fit,upscale)").identifier == "resize(200x,fit,upscale)")
         #expect(try ProcessingChain.parse("resize(200x200,fill,upscale)").identifier == "resize(200x200,fill)")
+        // Step names, anchors and resize modes all ignore case.
+        #expect(try ProcessingChain.parse("Resize(100X100,FILL)").identifier == "resize(100x100,fill)")
+        #expect(try ProcessingChain.parse("RESIZE(100x,Fit,UpScale)").identifier == "resize(100x,fit,upscale)")
+        #expect(try ProcessingChain.parse("crop(10x10,CENTER)").identifier == "crop(10x10,centre)")
     }
 
     @Test(arguments: [

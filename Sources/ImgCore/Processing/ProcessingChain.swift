@@ -38,7 +38,7 @@ public struct ProcessingChain: Sendable {
             try argumentCount(1...3)
             let (width, height) = try ImageProcessors.Resize.parseBox(arguments[0])
             var mode = ImageProcessors.Resize.Mode.fit, upscale = false
-            for option in arguments.dropFirst() {
+            for option in arguments.dropFirst().map({ $0.lowercased() }) {
                 if option == "upscale" { upscale = true } else if let parsed = ImageProcessors.Resize.Mode(rawValue: option) {
                     mode = parsed
                 } else {
