@@ -287,6 +287,20 @@ struct BatchTests {
         #expect(try fixture.server.stats().total == 3)
     }
 
+    /// Windows editors and Excel save lists with a UTF-8 byte order mark: it is not part of the first URL.
+    @Test func aByteOrderMarkBeforeTheFirstLineIsIgnored() throws {
+        let fixture = try BatchFixture(count: 2)
+        let urls = (1...2).map { fixture.server.url("/img/img\($0).jpg") }
+        let list = fixture.root.file("bom.txt")
+        try Data([0xEF, 0xBB, 0xBF] + Array((urls.joined(separator: "\r\n") + "\r\n").utf8)).write(to: URL(fileURLWithPath: list))
+        let result = try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let items = try BatchFixture.records(result).filter { $0["summary"] == nil }
+        #expect(items.map { $0["url"] as? String } == urls)
+        #expect(items.allSatisfy { $0["status"] as? String == "ok" })
+        #expect(fixture.outputs() == ["img1.jpg", "img2.jpg"])
+    }
+
     @Test func usageErrors() throws {
         let fixture = try BatchFixture(count: 1)
         let list = try fixture.list([fixture.server.url("/img/img1.jpg")])
@@ -352,6 +366,18 @@ struct BatchPartsTests {
             last = line.first
         }
         #expect(count == 20_001 && last == "http://a/last.jpg")
+    }
+
+    @Test func aByteOrderMarkIsDroppedOnlyAtTheStartOfEachInput() throws {
+        let directory = try TemporaryDirectory()
+        let mark = "\u{FEFF}"
+        try "\(mark)http://a/1.jpg one\n\(mark)http://a/2.jpg\n".write(toFile: directory.file("a"), atomically: true, encoding: .utf8)
+        try "\(mark)# comment\nhttp://b/1.jpg\n".write(toFile: directory.file("b"), atomically: true, encoding: .utf8)
+        let reader = BatchListReader([.file(directory.file("a")), .file(directory.file("b"))])
+        var lines: [String] = []
+        while let line = reader.nextLine() { lines.append(line.first) }
+        // Inside a list it is no byte order mark but part of the line, and left for the URL parser to refuse.
+        #expect(lines == ["http://a/1.jpg", "\(mark)http://a/2.jpg", "http://b/1.jpg"])
     }
 
     @Test func variantsParse() throws {

@@ -26,6 +26,8 @@ public enum BatchInput: Sendable {
 
 /// Streams batch lines in fixed-size reads, so a list of any length is read in constant memory.
 /// Blank lines and lines starting with `#` are skipped; a line is `URL [NAME]`, columns separated by spaces or tabs.
+/// A UTF-8 byte order mark at the start of a file or of standard input (Windows editors and Excel write one) is
+/// ignored.
 public final class BatchListReader {
     private let inputs: [BatchInput]
     private var inputIndex = 0
@@ -36,6 +38,8 @@ public final class BatchListReader {
     private var atEnd = true
     private var words: ArraySlice<String> = []
     private var lineNumber = 0
+    /// True until the first line of the current file or standard input is taken: where a byte order mark may be.
+    private var atStartOfInput = false
 
     /// Reads `inputs` one after the other.
     public init(_ inputs: [BatchInput]) {
@@ -70,7 +74,7 @@ public final class BatchListReader {
                 return words.popFirst()
             }
             if let newline = buffer[bufferStart...].firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[bufferStart..<newline], as: UTF8.self)
+                let line = text(of: buffer[bufferStart..<newline])
                 bufferStart = newline + 1
                 lineNumber += 1
                 return line
@@ -78,7 +82,7 @@ public final class BatchListReader {
             if atEnd {
                 closeCurrent()
                 if bufferStart < buffer.count {
-                    let line = String(decoding: buffer[bufferStart...], as: UTF8.self)
+                    let line = text(of: buffer[bufferStart...])
                     buffer.removeAll(keepingCapacity: true)
                     bufferStart = 0
                     lineNumber += 1
@@ -91,6 +95,16 @@ public final class BatchListReader {
             fill()
         }
     }
+
+    /// A raw line as text; the first of an input loses its byte order mark (EF BB BF), if any.
+    private func text(of bytes: ArraySlice<UInt8>) -> String {
+        var bytes = bytes
+        if atStartOfInput, bytes.starts(with: Self.byteOrderMark) { bytes = bytes.dropFirst(Self.byteOrderMark.count) }
+        atStartOfInput = false
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Reads up to 64 KiB more, dropping what was consumed.
     private func fill() {
@@ -127,6 +141,7 @@ public final class BatchListReader {
                 guard descriptor >= 0 else { continue }
             }
             atEnd = false
+            atStartOfInput = true
             return true
         }
         return false
