@@ -50,12 +50,15 @@ enum BatchCommand {
         let summary = runner.run(inputs)
         watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }
+        // A list that could not be read to its end: the items before the failure were run; say so before the summary.
+        if let failure = summary.listFailure { Reporter.error(failure.message) }
         printer.finish(summary)
         if let failure = printer.outputFailure {
             Reporter.error(failure.message)
             return failure.exitCode
         }
         if summary.signal != 0 { return 128 + summary.signal }
+        if let failure = summary.listFailure { return failure.exitCode }
         return summary.progress.failed > 0 || summary.stoppedEarly ? 1 : 0
     }
 
@@ -191,7 +194,8 @@ final class BatchPrinter: Sendable {
     func finish(_ summary: BatchSummary) {
         if progressLine { Reporter.clearProgress() }
         let progress = summary.progress
-        let status = summary.signal != 0 ? "interrupted" : (progress.failed > 0 || summary.stoppedEarly ? "error" : "ok")
+        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil
+        let status = summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok")
         if reporter.json {
             emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
                                         failed: progress.failed, skipped: progress.skipped, written: summary.written,

@@ -301,6 +301,40 @@ struct BatchTests {
         #expect(fixture.outputs() == ["img1.jpg", "img2.jpg"])
     }
 
+    /// A directory is no list: refused up front like a missing file (it used to read as an empty list, exit 0).
+    @Test func aDirectoryAsTheListIsAUsageError() throws {
+        let fixture = try BatchFixture(count: 1)
+        let directory = fixture.root.path + "/www"
+        for arguments in [["batch", directory, "-O", fixture.output], ["prefetch", "--from", directory]] {
+            let result = try Imgfetch.run(arguments + ["--cache-dir", fixture.cache])
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("cannot read list '\(directory)': it is a directory"), "\(result.stderr)")
+        }
+        #expect(try fixture.server.stats().total == 0)
+        #expect(fixture.outputs().isEmpty)
+    }
+
+    /// A list that fails while it is read (here standard input is a directory: read() fails with EISDIR) is no
+    /// shorter list: the items read before it run, one line says why the rest was not, and the exit status is 7.
+    @Test func aReadErrorInTheListIsReportedNotTakenForItsEnd() throws {
+        let fixture = try BatchFixture(count: 1)
+        let url = fixture.server.url("/img/img1.jpg")
+        let script = #"exec "$0" prefetch "$1" --from - --cache-dir "$2" --json < "$3""#
+        let result = try Imgfetch.run(["-c", script, Paths.binary, url, fixture.cache, fixture.root.path + "/www"],
+                                      program: "/bin/sh")
+        #expect(result.status == 7, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("cannot read list '-' (standard input): Is a directory"), "\(result.stderr)")
+        let records = try BatchFixture.records(result)
+        #expect(records.first?["url"] as? String == url && records.first?["status"] as? String == "ok")
+        #expect(records.last?["summary"] as? Bool == true && records.last?["status"] as? String == "error")
+        #expect(try fixture.server.stats().total == 1)
+
+        let batch = try Imgfetch.run(["-c", #"exec "$0" batch - -O "$1" < "$2""#, Paths.binary, fixture.output,
+                                      fixture.root.path + "/www"], program: "/bin/sh")
+        #expect(batch.status == 7 && batch.stderr.contains("cannot read list '-'"), "\(batch.stderr)")
+    }
+
     @Test func usageErrors() throws {
         let fixture = try BatchFixture(count: 1)
         let list = try fixture.list([fixture.server.url("/img/img1.jpg")])

@@ -48,10 +48,19 @@ public final class BatchListReader {
 
     deinit { closeCurrent() }
 
-    /// Checks up front that every listed file can be opened (a usage error otherwise).
+    /// Why the lists could not be read to their end (a file that can't be opened, a read error): the lines before it
+    /// were returned, none after it. Nil while all is well.
+    public private(set) var failure: ImgError?
+
+    /// Checks up front that every listed file can be opened and is not a directory (a usage error otherwise).
     public static func checkReadable(_ inputs: [BatchInput]) throws(ImgError) {
-        for case .file(let path) in inputs where !FileManager.default.isReadableFile(atPath: path) {
-            throw .usage("cannot read list '\(path)': no such readable file")
+        for case .file(let path) in inputs {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+                  FileManager.default.isReadableFile(atPath: path) else {
+                throw .usage("cannot read list '\(path)': no such readable file")
+            }
+            if isDirectory.boolValue { throw .usage("cannot read list '\(path)': it is a directory") }
         }
     }
 
@@ -114,8 +123,13 @@ public final class BatchListReader {
         }
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count <= 0 {
-            if count < 0, errno == EINTR { return }
+        if count < 0 {
+            let code = errno
+            if code == EINTR { return }
+            stop(because: "\(String(cString: strerror(code)))")
+            return
+        }
+        if count == 0 {
             atEnd = true
             return
         }
@@ -138,13 +152,30 @@ public final class BatchListReader {
             case .file(let path):
                 descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 ownsDescriptor = true
-                guard descriptor >= 0 else { continue }
+                guard descriptor >= 0 else {
+                    stop(because: "\(String(cString: strerror(errno)))")
+                    return false
+                }
             }
             atEnd = false
             atStartOfInput = true
             return true
         }
         return false
+    }
+
+    /// Ends the reading at a failure of the current input: what was read before it stands, nothing more is read.
+    private func stop(because reason: String) {
+        let name: String = switch inputs[inputIndex - 1] {
+        case .file(let path): "'\(path)'"
+        case .standardInput: "'-' (standard input)"
+        case .words: "arguments"
+        }
+        failure = .io("cannot read list \(name): \(reason)")
+        closeCurrent()
+        buffer.removeAll()
+        bufferStart = 0
+        inputIndex = inputs.count
     }
 
     private func closeCurrent() {

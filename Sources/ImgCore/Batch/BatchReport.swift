@@ -52,6 +52,9 @@ public struct BatchSummary: Sendable {
     public var signal: Int32 = 0
     /// Whether `--fail-fast` stopped it.
     public var stoppedEarly = false
+    /// Why the list could not be read to its end (`ImgError.io`): the items before the failure were run, none after
+    /// it; nil when the list was read whole (or the batch was stopped before its end).
+    public var listFailure: ImgError?
 }
 
 /// What a running batch tells its caller, always from one thread at a time.

@@ -15,6 +15,7 @@ public final class BatchRunner: Sendable {
         var names = OutputNameRegistry()
         var progress = BatchProgress()
         var written = 0
+        var listFailure: ImgError?
     }
 
     private let pipeline: ImagePipeline
@@ -63,7 +64,7 @@ public final class BatchRunner: Sendable {
             var progress = order.progress
             progress.elapsed = Date().timeIntervalSince(started)
             return BatchSummary(progress: progress, written: order.written, signal: cancellation?.signal ?? 0,
-                                stoppedEarly: stoppedByFailure.load(ordering: .relaxed))
+                                stoppedEarly: stoppedByFailure.load(ordering: .relaxed), listFailure: order.listFailure)
         }
     }
 
@@ -99,6 +100,7 @@ public final class BatchRunner: Sendable {
         let complete = !stopping.load(ordering: .relaxed)
         order.withLock { order in
             if complete { order.progress.total = total }
+            order.listFailure = reader.failure
         }
         queue.close()
     }
