@@ -238,6 +238,61 @@ struct BatchTests {
         #expect(outputs == ["img1.jpg", "img1-1.jpg", "img1-2.jpg", "img1-3.jpg"])
     }
 
+    /// A failed line still claims its name: once it works, a re-run gives it that name, and every other file keeps
+    /// the name (and the content) it had. (It used to claim none, so `pic.jpg` went from a's image to c's.)
+    @Test func aFailedLineKeepsItsNameSoARerunGivesNoNameToAnotherURL() throws {
+        let fixture = try BatchFixture(count: 1)
+        let www = fixture.root.path + "/www"
+        for folder in ["a", "c"] { try FileManager.default.createDirectory(atPath: "\(www)/\(folder)", withIntermediateDirectories: true) }
+        try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: www + "/a/pic.jpg")
+        let lines = [fixture.server.url("/img/c/pic.jpg"), fixture.server.url("/img/a/pic.jpg"), "htp://bad/pic.jpg",
+                     fixture.server.url("/img/img1.jpg") + " pic"]
+        let arguments = ["--format", "png", "--retry", "0", "--no-cache", "--json"]
+        let first = try fixture.batch(lines, arguments)
+        #expect(first.status == 1)
+        #expect(fixture.outputs() == ["pic-1.png", "pic-3.png"])
+        let a = try #require(FileManager.default.contents(atPath: fixture.output + "/pic-1.png"))
+
+        try FileManager.default.copyItem(atPath: Paths.images + "/sample.png", toPath: www + "/c/pic.jpg")
+        let second = try fixture.batch(lines, arguments)
+        #expect(second.status == 1, "only the bad line fails: \(second.stderr)")
+        #expect(fixture.outputs() == ["pic-1.png", "pic-3.png", "pic.png"])
+        #expect(FileManager.default.contents(atPath: fixture.output + "/pic-1.png") == a)
+        #expect(FileManager.default.contents(atPath: fixture.output + "/pic.png") != a)
+    }
+
+    /// Each shard claims the names of every line, its own or not: the names are those of the whole list in one run.
+    @Test func shardsNameEveryLineAsTheWholeListDoes() throws {
+        let fixture = try BatchFixture(count: 1)
+        let www = fixture.root.path + "/www"
+        var lines: [String] = []
+        for folder in 1...12 {
+            try FileManager.default.createDirectory(atPath: "\(www)/d\(folder)", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: "\(www)/d\(folder)/pic.jpg")
+            lines.append(fixture.server.url("/img/d\(folder)/pic.jpg"))
+        }
+        let list = try fixture.list(lines)
+        func names(_ extra: [String], into directory: String) throws -> [String: String] {
+            let result = try Imgfetch.run(["batch", list, "-O", directory, "--json", "--no-cache", "--resize", "20x20"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            var names: [String: String] = [:]
+            for record in try BatchFixture.records(result) {
+                if let url = record["url"] as? String, let output = record["output"] as? String {
+                    names[url] = (output as NSString).lastPathComponent
+                }
+            }
+            return names
+        }
+        let whole = try names([], into: fixture.output + "-whole")
+        #expect(whole.count == 12 && Set(whole.values).count == 12)
+        var sharded: [String: String] = [:]
+        for shard in 0..<3 {
+            sharded.merge(try names(["--shard", "\(shard)/3"], into: fixture.output)) { first, _ in first }
+        }
+        #expect(sharded == whole)
+        #expect(fixture.outputs().count == 12)
+    }
+
     @Test func namesCannotLeaveTheOutputDirectory() throws {
         let fixture = try BatchFixture()
         let url = fixture.server.url("/img/img1.jpg")
@@ -370,6 +425,18 @@ struct BatchPartsTests {
         #expect(registry.claim("a.jpg") == "a-2.jpg")
         #expect(registry.claim("noext") == "noext")
         #expect(registry.claim("noext") == "noext-1")
+    }
+
+    @Test func namesAreClaimedBeforeTheFormatIsKnown() {
+        var namer = BatchOutputNamer(template: .plain)
+        let first = namer.claim(stem: "pic", variants: ["original"], index: 1) { _ in "" }
+        let second = namer.claim(stem: "pic", variants: ["original"], index: 2) { _ in "" }
+        #expect(first[0].name(ext: "jpg") == "pic.jpg" && second[0].name(ext: "png") == "pic-1.png")
+        var variants = BatchOutputNamer(template: .withVariants)
+        #expect(variants.claim(stem: "a", variants: ["s", "l"], index: 1) { _ in "" }.map { $0.name(ext: "webp") } == ["a-s.webp", "a-l.webp"])
+        #expect(BatchOutputNamer.stem(input: "htp://x/a%20b.jpg?q=1#f", column: nil, source: nil) == "a_b")
+        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "../bad", source: nil) == "a")
+        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "good.png", source: nil) == "good")
     }
 
     @Test func shardsPartitionKeys() throws {

@@ -15,6 +15,8 @@ public struct BatchItem: Sendable {
     public var source: Result<ImageSource, ImgError>
     /// The second column reduced to a safe stem; nil when there is none.
     public var stem: String?
+    /// The names claimed for its outputs (one per variant, in order) under `-O`; empty without an output directory.
+    var outputNames: [ClaimedOutputName] = []
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.

@@ -5,14 +5,13 @@ import Synchronization
 /// Runs a batch: a reader thread streams the list into a bounded queue, `jobs` worker threads take items from it and
 /// ask the shared `ImagePipeline` for every variant (equal originals in flight share one transfer, equal variants one
 /// rendering; transfers per host and renderings at once are bounded by the pipeline's configuration), and each
-/// finished item is retired strictly in input order: its outputs get their names (clashes `-1`, `-2`, … in input
-/// order) and are renamed into place, and the caller hears about it. Workers are threads, not Swift tasks, because
+/// finished item is retired strictly in input order: its outputs are renamed into place under the names its line
+/// claimed when it was read (`BatchOutputNamer`: from the list alone), and the caller hears about it. Workers are threads, not Swift tasks, because
 /// libcurl and libvips calls block.
 public final class BatchRunner: Sendable {
     private struct Order {
         var pending: [Int: BatchItemReport] = [:]
         var next = 0
-        var names = OutputNameRegistry()
         var progress = BatchProgress()
         var written = 0
         var listFailure: ImgError?
@@ -80,6 +79,7 @@ public final class BatchRunner: Sendable {
 
     private func readList(_ inputs: [BatchInput]) {
         let reader = BatchListReader(inputs)
+        var namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextLine() {
             var stem: String?
@@ -91,7 +91,9 @@ public final class BatchRunner: Sendable {
                 if let column = line.second { stem = try NameTemplate.stem(fromColumn: column) }
                 return source
             }
-            let item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source, stem: stem)
+            var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source, stem: stem)
+            // Every line claims its names, whether it is this shard's or not and whether it will succeed or not.
+            if namer != nil { item.outputNames = claimNames(for: item, column: line.second, namer: &namer!) }
             if let shard = options.shard, !shard.contains(key: shardKey(item)) { continue }
             guard queue.push(item) else { break }
             sequence += 1
@@ -103,6 +105,36 @@ public final class BatchRunner: Sendable {
             order.listFailure = reader.failure
         }
         queue.close()
+    }
+
+    /// Claims the names of the item's outputs; `{hash}` is a short hash of each output's variant key (of the line's
+    /// text when it has no key).
+    private func claimNames(for item: BatchItem, column: String?, namer: inout BatchOutputNamer) -> [ClaimedOutputName] {
+        let parsed = try? ImageSource(parsing: item.input)
+        let variants: [BatchVariant?] = options.variants.isEmpty ? [nil] : options.variants
+        return namer.claim(stem: BatchOutputNamer.stem(input: item.input, column: column, source: parsed),
+                           variants: variants.map { $0?.name ?? "original" }, index: item.line) { position in
+            var key: String?
+            if let parsed {
+                let request = request(for: parsed, variant: variants[position])
+                key = ((try? pipeline.originalKey(for: request)) ?? nil).map {
+                    CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier)
+                }
+            }
+            return String(Digest.sha256(key ?? item.input).prefix(12))
+        }
+    }
+
+    /// The request for one output: the shared options with the item's source and, for a variant, its chain after them.
+    private func request(for source: ImageSource, variant: BatchVariant?) -> ImageRequest {
+        var request = template
+        request.source = source
+        if let variant {
+            request.chain = template.chain |> variant.chain
+            // Variants of this input that load it alike load it once (with the bytes each gets alone).
+            request.decodedTogetherWith = options.variants.map { template.chain |> $0.chain }
+        }
+        return request
     }
 
     /// The original key (or, for an unusable line, its text): what `--shard` hashes.
@@ -158,13 +190,7 @@ public final class BatchRunner: Sendable {
             output.result = .failure(sharedFailure)
             return output
         }
-        var request = template
-        request.source = source
-        if let variant {
-            request.chain = template.chain |> variant.chain
-            // Variants of this input that load it alike load it once (with the bytes each gets alone).
-            request.decodedTogetherWith = options.variants.map { template.chain |> $0.chain }
-        }
+        let request = request(for: source, variant: variant)
         do throws(ImgError) {
             let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
             if let directory = options.outputDirectory {
@@ -208,21 +234,17 @@ public final class BatchRunner: Sendable {
     private func retire(_ report: BatchItemReport, order: inout Order) -> BatchItemReport {
         var report = report
         if let directory = options.outputDirectory {
-            let template = options.effectiveTemplate
             for index in report.outputs.indices {
-                guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result,
-                      case .success(let source) = report.item.source else { continue }
+                guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result
+                else { continue }
                 report.outputs[index].staged = nil
                 let format = response.data.format ?? ImageFormat.sniff(response.data.bytes.prefix(64))
-                let name = template.render(name: report.item.stem ?? OutputNaming.baseName(for: source),
-                                           variant: report.outputs[index].variant ?? "original", index: report.item.line,
-                                           hash: String(Digest.sha256(response.variantKey ?? report.item.input).prefix(12)),
-                                           ext: format?.fileExtension ?? "bin")
+                let name = report.item.outputNames[index].name(ext: format?.fileExtension ?? "bin")
                 do throws(ImgError) {
                     guard NameTemplate.isSafeFileName(name) else {
                         throw .usage("output name '\(name)' is not a plain file name inside the output directory")
                     }
-                    let path = "\(directory)/\(order.names.claim(name))"
+                    let path = "\(directory)/\(name)"
                     try OutputWriter.commit(staged, to: path)
                     report.outputs[index].path = path
                     order.written += 1

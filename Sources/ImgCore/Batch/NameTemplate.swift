@@ -52,6 +52,9 @@ public struct NameTemplate: Sendable, Equatable {
         self.parts = parts
     }
 
+    /// Whether the template uses `{hash}`.
+    public var usesHash: Bool { parts.contains(.hash) }
+
     /// Expands the template. `name` must already be a safe stem (`OutputNaming.safeStem`).
     public func render(name: String, variant: String, index: Int, hash: String, ext: String) -> String {
         parts.map { part in
