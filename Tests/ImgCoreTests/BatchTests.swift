@@ -293,6 +293,49 @@ struct BatchTests {
         #expect(fixture.outputs().count == 12)
     }
 
+    /// A long file name in the URL and a long variant name: the name from the URL is shortened so that, with the
+    /// variant, the clash suffix and the extension, it fits 255 bytes (it used to be refused as 'not a plain file name').
+    @Test func longNamesFromURLsAreShortenedToFit() throws {
+        let fixture = try BatchFixture(count: 1)
+        let long = String(repeating: "x", count: 249)
+        for last in ["a", "b"] {
+            try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: fixture.root.path + "/www/\(long)\(last).jpg")
+        }
+        let variant = String(repeating: "v", count: 64)
+        let lines = ["a", "b"].map { fixture.server.url("/img/\(long)\($0).jpg") }
+        let result = try fixture.batch(lines, ["--variant", "\(variant)=resize(20x20)", "--variant", "s=resize(10x10)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = fixture.outputs()
+        #expect(names.count == 4)
+        #expect(names.allSatisfy { $0.utf8.count <= 255 && $0.hasPrefix("xxxxxxxx") }, "\(names)")
+        // The shortened names of a and b are equal: b's take the suffix, which still fits.
+        #expect(names.filter { $0.hasSuffix("-\(variant).jpg") }.count == 1 && names.filter { $0.hasSuffix("-\(variant)-1.jpg") }.count == 1)
+        #expect(names.filter { $0.hasSuffix("-s.jpg") }.count == 1 && names.filter { $0.hasSuffix("-s-1.jpg") }.count == 1)
+        #expect(names.contains { $0.utf8.count >= 250 }, "shortened no more than needed")
+    }
+
+    /// A name too long because of the template or the list's name is the user's to fix: a clear 'too long' error for
+    /// that output (it used to be 'not a plain file name' or, after a clash suffix, 'File name too long', exit 7).
+    @Test func namesTooLongBecauseOfTheTemplateOrTheListAreRefusedAsTooLong() throws {
+        let fixture = try BatchFixture(count: 2)
+        let url = fixture.server.url("/img/img1.jpg")
+        let template = String(repeating: "t", count: 251) + ".{ext}"
+        let result = try fixture.batch([url, url], ["--name", template, "--json"])
+        #expect(result.status == 1)
+        #expect(fixture.outputs() == [String(repeating: "t", count: 251) + ".jpg"])
+        let failure = try #require(try BatchFixture.records(result).first { $0["status"] as? String == "error" })
+        let error = try #require(failure["error"] as? [String: Any])
+        #expect((error["message"] as? String)?.contains("is too long: 257 bytes") == true, "\(error)")
+        #expect(error["exit"] as? Int == 2)
+        #expect(result.stderr.contains("too long") && !result.stderr.contains("File name too long"), "\(result.stderr)")
+
+        let column = String(repeating: "c", count: 252)
+        let listed = try fixture.batch(["\(url) \(column)", "\(fixture.server.url("/img/img2.jpg")) \(String(column.prefix(200)))"])
+        #expect(listed.status == 1)
+        #expect(listed.stderr.contains("too long") && !listed.stderr.contains("not a plain file name"), "\(listed.stderr)")
+        #expect(fixture.outputs().contains(String(column.prefix(200)) + ".jpg"))
+    }
+
     @Test func namesCannotLeaveTheOutputDirectory() throws {
         let fixture = try BatchFixture()
         let url = fixture.server.url("/img/img1.jpg")
@@ -427,16 +470,28 @@ struct BatchPartsTests {
         #expect(registry.claim("noext") == "noext-1")
     }
 
-    @Test func namesAreClaimedBeforeTheFormatIsKnown() {
+    @Test func namesAreClaimedBeforeTheFormatIsKnown() throws {
         var namer = BatchOutputNamer(template: .plain)
-        let first = namer.claim(stem: "pic", variants: ["original"], index: 1) { _ in "" }
-        let second = namer.claim(stem: "pic", variants: ["original"], index: 2) { _ in "" }
-        #expect(first[0].name(ext: "jpg") == "pic.jpg" && second[0].name(ext: "png") == "pic-1.png")
+        let first = namer.claim(stem: "pic", shortenable: true, variants: ["original"], index: 1) { _ in "" }
+        let second = namer.claim(stem: "pic", shortenable: true, variants: ["original"], index: 2) { _ in "" }
+        #expect(try first[0].name(ext: "jpg") == "pic.jpg" && second[0].name(ext: "png") == "pic-1.png")
         var variants = BatchOutputNamer(template: .withVariants)
-        #expect(variants.claim(stem: "a", variants: ["s", "l"], index: 1) { _ in "" }.map { $0.name(ext: "webp") } == ["a-s.webp", "a-l.webp"])
-        #expect(BatchOutputNamer.stem(input: "htp://x/a%20b.jpg?q=1#f", column: nil, source: nil) == "a_b")
-        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "../bad", source: nil) == "a")
-        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "good.png", source: nil) == "good")
+        let pair = variants.claim(stem: "a", shortenable: true, variants: ["s", "l"], index: 1) { _ in "" }
+        #expect(try pair.map { try $0.name(ext: "webp") } == ["a-s.webp", "a-l.webp"])
+        #expect(BatchOutputNamer.stem(input: "htp://x/a%20b.jpg?q=1#f", column: nil, source: nil) == ("a_b", false))
+        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "../bad", source: nil) == ("a", false))
+        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "good.png", source: nil) == ("good", true))
+    }
+
+    @Test func stemsAreShortenedBetweenCharacters() {
+        #expect(BatchOutputNamer.shortened("abcdef", by: 2) == "abcd")
+        #expect(BatchOutputNamer.shortened("aé€x", by: 2) == "aé")
+        #expect(BatchOutputNamer.shortened("€€", by: 5) == "€")
+        var namer = BatchOutputNamer(template: try! NameTemplate("{name}_{name}.{ext}"))
+        let stem = String(repeating: "s", count: 200)
+        let names = (0..<2).map { _ in namer.claim(stem: stem, shortenable: true, variants: ["original"], index: 1) { _ in "" }[0] }
+        #expect(names.allSatisfy { $0.pattern.utf8.count - 1 + BatchOutputNamer.longestExtensionBytes <= 255 })
+        #expect(names[1].pattern.hasSuffix("-1.\u{0}"))
     }
 
     @Test func shardsPartitionKeys() throws {

@@ -112,8 +112,9 @@ public final class BatchRunner: Sendable {
     private func claimNames(for item: BatchItem, column: String?, namer: inout BatchOutputNamer) -> [ClaimedOutputName] {
         let parsed = try? ImageSource(parsing: item.input)
         let variants: [BatchVariant?] = options.variants.isEmpty ? [nil] : options.variants
-        return namer.claim(stem: BatchOutputNamer.stem(input: item.input, column: column, source: parsed),
-                           variants: variants.map { $0?.name ?? "original" }, index: item.line) { position in
+        let stem = BatchOutputNamer.stem(input: item.input, column: column, source: parsed)
+        return namer.claim(stem: stem.text, shortenable: !stem.fromList, variants: variants.map { $0?.name ?? "original" },
+                           index: item.line) { position in
             var key: String?
             if let parsed {
                 let request = request(for: parsed, variant: variants[position])
@@ -239,8 +240,8 @@ public final class BatchRunner: Sendable {
                 else { continue }
                 report.outputs[index].staged = nil
                 let format = response.data.format ?? ImageFormat.sniff(response.data.bytes.prefix(64))
-                let name = report.item.outputNames[index].name(ext: format?.fileExtension ?? "bin")
                 do throws(ImgError) {
+                    let name = try report.item.outputNames[index].name(ext: format?.fileExtension ?? "bin")
                     guard NameTemplate.isSafeFileName(name) else {
                         throw .usage("output name '\(name)' is not a plain file name inside the output directory")
                     }

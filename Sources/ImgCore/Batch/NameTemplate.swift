@@ -55,6 +55,12 @@ public struct NameTemplate: Sendable, Equatable {
     /// Whether the template uses `{hash}`.
     public var usesHash: Bool { parts.contains(.hash) }
 
+    /// How many times the template uses `{name}`.
+    public var nameCount: Int { parts.filter { $0 == .name }.count }
+
+    /// How many times the template uses `{ext}`.
+    public var extensionCount: Int { parts.filter { $0 == .ext }.count }
+
     /// Expands the template. `name` must already be a safe stem (`OutputNaming.safeStem`).
     public func render(name: String, variant: String, index: Int, hash: String, ext: String) -> String {
         parts.map { part in
@@ -69,10 +75,13 @@ public struct NameTemplate: Sendable, Equatable {
         }.joined()
     }
 
-    /// Whether `name` is a plain file name that stays inside its directory: not empty, at most 255 bytes,
-    /// no `/` or NUL, not starting with a dot (which also rules out `.` and `..`).
+    /// The longest file name Linux file systems take, in bytes (`NAME_MAX`).
+    public static let maximumFileNameBytes = 255
+
+    /// Whether `name` is a plain file name that stays inside its directory: not empty, no `/` or NUL, not starting
+    /// with a dot (which also rules out `.` and `..`). Its length is checked apart (`maximumFileNameBytes`).
     public static func isSafeFileName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 255 && !name.contains("/") && !name.contains("\0") && !name.hasPrefix(".")
+        !name.isEmpty && !name.contains("/") && !name.contains("\0") && !name.hasPrefix(".")
     }
 
     /// Validates a list's second column and reduces it to a safe stem (its extension is dropped: the output

@@ -9,18 +9,28 @@ public struct OutputNameRegistry: Sendable {
 
     /// Claims `name`, or the first free of `stem-1.ext`, `stem-2.ext`, … (`name-1`, … when it has no extension).
     public mutating func claim(_ name: String) -> String {
-        var stem = Substring(name), ext = ""
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
-            stem = name[..<dot]
-            ext = String(name[dot...])
-        }
-        var candidate = name
+        claim { counter in Self.numbered(name, counter) }
+    }
+
+    /// Claims the first free of `candidate(0)`, `candidate(1)`, …: for names that must change with their number
+    /// beyond the suffix (shortened to make room for it).
+    public mutating func claim(_ candidate: (Int) -> String) -> String {
         var counter = 0
-        while !taken.insert(Self.hash(candidate)).inserted {
+        var name = candidate(counter)
+        while !taken.insert(Self.hash(name)).inserted {
             counter += 1
-            candidate = "\(stem)-\(counter)\(ext)"
+            name = candidate(counter)
         }
-        return candidate
+        return name
+    }
+
+    /// `name` itself for 0, else `stem-N.ext` (`name-N` when it has no extension).
+    public static func numbered(_ name: String, _ counter: Int) -> String {
+        guard counter > 0 else { return name }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            return "\(name[..<dot])-\(counter)\(name[dot...])"
+        }
+        return "\(name)-\(counter)"
     }
 
     private static func hash(_ text: String) -> UInt64 {

@@ -7,8 +7,14 @@ public struct OutputNaming: Sendable {
     public init() {}
 
     /// The last path segment of a URL or path, percent-decoded, reduced to `[A-Za-z0-9._-]` (others become `_`),
-    /// without its extension; `image` when nothing usable is left. At most 200 characters.
+    /// without its extension; `image` when nothing usable is left. At most 200 characters (so that a suffix and an
+    /// extension still fit a file name; a batch fits its names itself, `BatchOutputNamer`).
     public static func baseName(for source: ImageSource) -> String {
+        String(fullBaseName(for: source).prefix(200))
+    }
+
+    /// `baseName(for:)` at its full length.
+    public static func fullBaseName(for source: ImageSource) -> String {
         let segment: String
         switch source {
         case .remote(let url):
@@ -23,14 +29,14 @@ public struct OutputNaming: Sendable {
         return safeStem(segment)
     }
 
-    /// Reduces any text to a safe stem: allowed characters only, extension dropped, never empty or only dots.
+    /// Reduces any text to a safe stem: allowed characters only, extension dropped, never empty or only dots; not
+    /// shortened.
     public static func safeStem(_ text: String) -> String {
         var safe = String(text.unicodeScalars.map { scalar -> Character in
             let allowed = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
             return allowed ? Character(scalar) : "_"
         })
         if let dot = safe.lastIndex(of: "."), dot != safe.startIndex { safe = String(safe[..<dot]) }
-        safe = String(safe.prefix(200))
         if safe.allSatisfy({ $0 == "." }) { return "image" }
         if safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
         return safe
