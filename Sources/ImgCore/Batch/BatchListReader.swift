@@ -17,6 +17,8 @@ public struct BatchItem: Sendable {
     public var stem: String?
     /// The names claimed for its outputs (one per variant, in order) under `-O`; empty without an output directory.
     var outputNames: [ClaimedOutputName] = []
+    /// The original key of its source; nil for an unusable line (or one with no key).
+    var originalKey: String?
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.

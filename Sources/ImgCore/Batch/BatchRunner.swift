@@ -41,7 +41,12 @@ public final class BatchRunner: Sendable {
         self.events = events
         queue = BoundedQueue(capacity: options.window)
         originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
+        // Lines are announced as they are read: memory keeps an original only until its last announced use.
+        pipeline.keepOnlyWhatIsAnnounced()
     }
+
+    /// Outputs per item: one per variant, or one.
+    private var outputsPerItem: Int { max(1, options.variants.count) }
 
     /// Runs the batch to its end (or until stopped) and returns the summary. Blocks the calling thread.
     public func run(_ inputs: [BatchInput]) -> BatchSummary {
@@ -94,8 +99,13 @@ public final class BatchRunner: Sendable {
             var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source, stem: stem)
             // Every line claims its names, whether it is this shard's or not and whether it will succeed or not.
             if namer != nil { item.outputNames = claimNames(for: item, column: line.second, namer: &namer!) }
-            if let shard = options.shard, !shard.contains(key: shardKey(item)) { continue }
-            guard queue.push(item) else { break }
+            item.originalKey = originalKey(of: item)
+            if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { continue }
+            if let key = item.originalKey { pipeline.expectUses(ofOriginal: key, count: outputsPerItem) }
+            guard queue.push(item) else {
+                if let key = item.originalKey { pipeline.finishUses(ofOriginal: key, count: outputsPerItem) }
+                break
+            }
             sequence += 1
         }
         let total = sequence
@@ -138,23 +148,20 @@ public final class BatchRunner: Sendable {
         return request
     }
 
-    /// The original key (or, for an unusable line, its text): what `--shard` hashes.
-    private func shardKey(_ item: BatchItem) -> String {
-        guard case .success(let source) = item.source else { return item.input }
-        var request = template
-        request.source = source
-        return ((try? pipeline.originalKey(for: request)) ?? nil) ?? item.input
+    /// The original key of a usable line: what `--shard` hashes (the line's text when there is none), and what
+    /// the memory cache keeps the original under.
+    private func originalKey(of item: BatchItem) -> String? {
+        guard case .success(let source) = item.source else { return nil }
+        return (try? pipeline.originalKey(for: request(for: source, variant: nil))) ?? nil
     }
 
     // MARK: working
 
     private func work() {
         while let item = queue.pop() {
-            if stopping.load(ordering: .relaxed) {
-                finish(BatchItemReport(item: item, outputs: [], skipped: true))
-            } else {
-                finish(process(item))
-            }
+            let report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
+            if let key = item.originalKey { pipeline.finishUses(ofOriginal: key, count: outputsPerItem) }
+            finish(report)
         }
     }
 

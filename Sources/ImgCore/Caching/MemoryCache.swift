@@ -42,6 +42,14 @@ public final class MemoryCache: Sendable {
         }
     }
 
+    /// Drops the value under `key`, if any.
+    public func remove(forKey key: String) {
+        state.withLock { state in
+            guard let old = state.items.removeValue(forKey: key) else { return }
+            state.totalBytes -= old.value.bytes.count
+        }
+    }
+
     /// The bytes held now.
     public var totalBytes: Int { state.withLock { $0.totalBytes } }
 

@@ -12,6 +12,8 @@ public final class ImagePipeline: Sendable {
     private let renderings = InFlightTasks<CachedImage>()
     /// Inputs decoded once for several variants (`ImageRequest.decodedTogetherWith`), until their last use.
     let decodedImages = DecodedImageCache()
+    /// The uses of originals a batch announced (`BatchRunner`): which originals and variants memory keeps meanwhile.
+    let demand = OriginalDemand()
     /// Bounds renderings at once to `configuration.renderingSlots`; taken only by the thread doing the work.
     private let renderingSlots: DispatchSemaphore
 
@@ -34,7 +36,30 @@ public final class ImagePipeline: Sendable {
             disk = nil
         }
         self.warnings = warnings
-        originals = OriginalSource(configuration: configuration, memory: memory, disk: disk)
+        originals = OriginalSource(configuration: configuration, memory: memory, disk: disk, demand: demand)
+    }
+
+    /// Makes the memory cache keep only what a batch will use again, from now on: an original while uses of it that
+    /// the batch announced (`expectUses`) are pending, and a variant only when the disk cache won't hold it for a
+    /// later line (no disk cache, or `Cache-Control: no-store`). Called once by a batch before it starts.
+    func keepOnlyWhatIsAnnounced() {
+        demand.activate()
+    }
+
+    /// Announces `count` more uses (outputs of a line read ahead) of the original under `key`.
+    func expectUses(ofOriginal key: String, count: Int) {
+        demand.expect(key, count: count)
+    }
+
+    /// Ends `count` announced uses of the original under `key`; after the last, it leaves the memory cache.
+    func finishUses(ofOriginal key: String, count: Int) {
+        if demand.finish(key, count: count) { memory.remove(forKey: key) }
+    }
+
+    /// Whether a variant just made or read goes into the memory cache: when the policy uses memory and, in a batch,
+    /// when no disk cache entry will serve a later line naming it.
+    private func keepsVariantInMemory(diskWillServe: Bool) -> Bool {
+        configuration.policy.usesMemory && !(demand.isActive && diskWillServe)
     }
 
     /// The original key of a request (what `--shard` hashes), or nil for standard input.
@@ -85,7 +110,7 @@ public final class ImagePipeline: Sendable {
                     disk.touch(path, ttl: metadata.ttl)
                     response.data = CachedImage(entry: metadata, body: body)
                     response.source = .disk
-                    if policy.usesMemory { memory.store(response.data, forKey: variantKey) }
+                    if keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
                     return response
                 case .expired:
                     expiredVariantPath = path
@@ -118,7 +143,7 @@ public final class ImagePipeline: Sendable {
             // The original is unchanged: so is the variant made from it.
             disk.touch(expiredVariantPath, ttl: metadata.ttl)
             response.data = CachedImage(entry: metadata, body: body)
-            if let variantKey, policy.usesMemory { memory.store(response.data, forKey: variantKey) }
+            if let variantKey, keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
             return response
         }
         let rendered: CachedImage
@@ -132,7 +157,9 @@ public final class ImagePipeline: Sendable {
         response.notes = rendered.notes
         if original.image.noStore, disk != nil { response.notes.append(ImagePipeline.noStoreNote) }
         if let originalKey, let variantKey {
-            if policy.usesMemory { memory.store(rendered, forKey: variantKey) }
+            if keepsVariantInMemory(diskWillServe: disk != nil && !original.image.noStore) {
+                memory.store(rendered, forKey: variantKey)
+            }
             if let disk, !original.image.noStore {
                 let metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey,
                                                   variant: request.variantIdentifier, kind: .variant,

@@ -14,6 +14,8 @@ final class OriginalSource: Sendable {
     private let configuration: PipelineConfiguration
     private let memory: MemoryCache
     private let disk: DiskCache?
+    /// Which originals the memory cache keeps during a batch.
+    private let demand: OriginalDemand
     private let downloads = InFlightTasks<Loaded>()
     /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
     private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
@@ -22,10 +24,11 @@ final class OriginalSource: Sendable {
     /// arrive when there is a disk cache.
     private let network: NetworkOptions
 
-    init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?) {
+    init(configuration: PipelineConfiguration, memory: MemoryCache, disk: DiskCache?, demand: OriginalDemand) {
         self.configuration = configuration
         self.memory = memory
         self.disk = disk
+        self.demand = demand
         hosts = HostLimiter(limit: configuration.connectionsPerHost)
         var network = configuration.network
         if let disk {
@@ -105,7 +108,7 @@ final class OriginalSource: Sendable {
         guard case .fresh(let metadata, let body) = disk.lookup(at: path, inPlace: true) else { return nil }
         disk.touch(path, ttl: metadata.ttl)
         let image = CachedImage(entry: metadata, body: body)
-        if configuration.policy.usesMemory { memory.store(image, forKey: key) }
+        keepInMemory(image, key: key)
         return Loaded(image: image, source: .diskOriginal)
     }
 
@@ -127,7 +130,7 @@ final class OriginalSource: Sendable {
         if response.notModified, let expired, let disk {
             disk.touch(expired.path, ttl: expired.metadata.ttl)
             let image = CachedImage(entry: expired.metadata, body: expired.body)
-            if configuration.policy.usesMemory { memory.store(image, forKey: key) }
+            keepInMemory(image, key: key)
             return Loaded(image: image, source: .revalidated)
         }
         var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
@@ -147,7 +150,7 @@ final class OriginalSource: Sendable {
             throw error
         }
         (image.width, image.height) = (rendered.sourceSize?.width, rendered.sourceSize?.height)
-        if configuration.policy.usesMemory { memory.store(image, forKey: key) }
+        keepInMemory(image, key: key)
         var warnings: [String] = []
         if let disk, image.noStore {
             // What an earlier reply let us keep is stale now, and this one may not be kept.
@@ -163,6 +166,11 @@ final class OriginalSource: Sendable {
             }
         }
         return Loaded(image: image, source: .network, rendered: rendered, warnings: warnings)
+    }
+
+    /// Stores an original in the memory cache when the policy uses it and, in a batch, a later use is pending.
+    private func keepInMemory(_ image: CachedImage, key: String) {
+        if configuration.policy.usesMemory, demand.keepsOriginal(key) { memory.store(image, forKey: key) }
     }
 
     /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.
