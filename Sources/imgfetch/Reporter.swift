@@ -55,34 +55,17 @@ struct Reporter: Sendable {
 
     /// One line on stderr, `imgfetch: TEXT`, with line breaks and other control characters in `text` escaped.
     static func error(_ text: String) {
-        StandardStream.error.writeIgnoringFailure("imgfetch: \(oneLine(text))\n")
+        StandardStream.error.writeIgnoringFailure("imgfetch: \(text.escapingControlCharacters)\n")
     }
 
     func warning(_ text: String) {
         guard !quiet else { return }
-        StandardStream.error.writeIgnoringFailure("imgfetch: warning: \(Reporter.oneLine(text))\n")
+        StandardStream.error.writeIgnoringFailure("imgfetch: warning: \(text.escapingControlCharacters)\n")
     }
 
     func info(_ text: String) {
         guard verbose else { return }
-        StandardStream.error.writeIgnoringFailure("\(Reporter.oneLine(text))\n")
-    }
-
-    /// `text` on one line: a line break or other control character (a file name may hold one) is shown as `\n`,
-    /// `\r`, `\t` or `\xNN`.
-    static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += String(format: "\\x%02X", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        StandardStream.error.writeIgnoringFailure("\(text.escapingControlCharacters)\n")
     }
 
     /// Warnings, and with `-v` the details, of one success on stderr.

@@ -10,7 +10,7 @@ public enum RequestHeader {
     public static func curlLine(parsing text: String) throws(ImgError) -> String {
         let scalars = text.unicodeScalars
         if scalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-            throw .usage("bad --header '\(shown(text))': CR, LF and NUL are not allowed in a header")
+            throw .usage("bad --header '\(text.escapingControlCharacters)': CR, LF and NUL are not allowed in a header")
         }
         let name: Substring.UnicodeScalarView
         let value: String
@@ -29,20 +29,6 @@ public enum RequestHeader {
         }
         let nameText = String(String.UnicodeScalarView(name))
         return value.isEmpty ? "\(nameText);" : "\(nameText): \(value)"
-    }
-
-    /// The text with CR, LF and NUL written `\r`, `\n` and `\0`, so that a message about it stays one line.
-    private static func shown(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\r": result += "\\r"
-            case "\n": result += "\\n"
-            case "\0": result += "\\0"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 
     private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ImgCore
+
+@Suite("Batch parts: templates, names, shards, list reading")
+struct BatchPartsTests {
+    @Test func templatesExpand() throws {
+        let template = try NameTemplate("{name}_{variant}-{index}.{hash}.{ext}")
+        #expect(template.render(name: "cat", variant: "t", index: 7, hash: "abc", ext: "webp") == "cat_t-7.abc.webp")
+        #expect(NameTemplate.plain.render(name: "a", variant: "x", index: 1, hash: "h", ext: "jpg") == "a.jpg")
+        #expect(throws: ImgError.self) { try NameTemplate("{nope}") }
+        #expect(throws: ImgError.self) { try NameTemplate("x/{name}") }
+        #expect(throws: ImgError.self) { try NameTemplate("..{name}") }
+        #expect(throws: ImgError.self) { try NameTemplate("a\u{0}b.{ext}") }
+        #expect(try NameTemplate.stem(fromColumn: "cat photo.jpg") == "cat_photo")
+        #expect(throws: ImgError.self) { try NameTemplate.stem(fromColumn: "../x") }
+        #expect(throws: ImgError.self) { try NameTemplate.stem(fromColumn: ".x") }
+        #expect(!NameTemplate.isSafeFileName("..") && !NameTemplate.isSafeFileName("a/b") && NameTemplate.isSafeFileName("a..b.jpg"))
+    }
+
+    @Test func clashesGetNumberedInClaimOrder() {
+        var registry = OutputNameRegistry()
+        #expect(registry.claim("a.jpg") == "a.jpg")
+        #expect(registry.claim("a.jpg") == "a-1.jpg")
+        #expect(registry.claim("a-1.jpg") == "a-1-1.jpg")
+        #expect(registry.claim("a.jpg") == "a-2.jpg")
+        #expect(registry.claim("noext") == "noext")
+        #expect(registry.claim("noext") == "noext-1")
+    }
+
+    @Test func namesAreClaimedBeforeTheFormatIsKnown() throws {
+        var namer = BatchOutputNamer(template: .plain)
+        let first = namer.claim(stem: "pic", shortenable: true, variants: ["original"], index: 1) { _ in "" }
+        let second = namer.claim(stem: "pic", shortenable: true, variants: ["original"], index: 2) { _ in "" }
+        #expect(try first[0].name(ext: "jpg") == "pic.jpg" && second[0].name(ext: "png") == "pic-1.png")
+        var variants = BatchOutputNamer(template: .withVariants)
+        let pair = variants.claim(stem: "a", shortenable: true, variants: ["s", "l"], index: 1) { _ in "" }
+        #expect(try pair.map { try $0.name(ext: "webp") } == ["a-s.webp", "a-l.webp"])
+        #expect(BatchOutputNamer.stem(input: "htp://x/a%20b.jpg?q=1#f", column: nil, source: nil) == ("a_b", false))
+        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "../bad", source: nil) == ("a", false))
+        #expect(BatchOutputNamer.stem(input: "htp://x/a.jpg", column: "good.png", source: nil) == ("good", true))
+    }
+
+    @Test func stemsAreShortenedBetweenCharacters() {
+        #expect(BatchOutputNamer.shortened("abcdef", by: 2) == "abcd")
+        #expect(BatchOutputNamer.shortened("aé€x", by: 2) == "aé")
+        #expect(BatchOutputNamer.shortened("€€", by: 5) == "€")
+        var namer = BatchOutputNamer(template: try! NameTemplate("{name}_{name}.{ext}"))
+        let stem = String(repeating: "s", count: 200)
+        let names = (0..<2).map { _ in namer.claim(stem: stem, shortenable: true, variants: ["original"], index: 1) { _ in "" }[0] }
+        #expect(names.allSatisfy { $0.pattern.utf8.count - 1 + BatchOutputNamer.longestExtensionBytes <= 255 })
+        #expect(names[1].pattern.hasSuffix("-1.\u{0}"))
+    }
+
+    @Test func shardsPartitionKeys() throws {
+        let keys = (0..<300).map { "http://host/img\($0).jpg" }
+        let shards = try (0..<3).map { try Shard(parsing: "\($0)/3") }
+        for key in keys { #expect(shards.filter { $0.contains(key: key) }.count == 1) }
+        #expect(shards.allSatisfy { shard in keys.filter { shard.contains(key: $0) }.count > 50 })
+        for bad in ["3/3", "1", "-1/3", "0/0", "a/b"] { #expect(throws: ImgError.self) { try Shard(parsing: bad) } }
+    }
+
+    @Test func listsAreReadLineByLine() throws {
+        let directory = try TemporaryDirectory()
+        var text = "# header\n\n  http://a/1.jpg  \nhttp://a/2.jpg\tname2\r\n"
+        for index in 0..<20_000 { text += "http://a/x\(index).jpg\n" }
+        text += "http://a/last.jpg" // no final newline
+        try text.write(toFile: directory.file("list"), atomically: true, encoding: .utf8)
+        let reader = BatchListReader([.words(["http://w/1.jpg"]), .file(directory.file("list"))])
+        let first = try #require(reader.nextLine())
+        #expect(first.first == "http://w/1.jpg" && first.line == 1)
+        let second = try #require(reader.nextLine())
+        #expect(second.first == "http://a/1.jpg" && second.line == 3 && second.second == nil)
+        let third = try #require(reader.nextLine())
+        #expect(third.first == "http://a/2.jpg" && third.second == "name2")
+        var count = 0
+        var last = ""
+        while let line = reader.nextLine() {
+            count += 1
+            last = line.first
+        }
+        #expect(count == 20_001 && last == "http://a/last.jpg")
+    }
+
+    @Test func aByteOrderMarkIsDroppedOnlyAtTheStartOfEachInput() throws {
+        let directory = try TemporaryDirectory()
+        let mark = "\u{FEFF}"
+        try "\(mark)http://a/1.jpg one\n\(mark)http://a/2.jpg\n".write(toFile: directory.file("a"), atomically: true, encoding: .utf8)
+        try "\(mark)# comment\nhttp://b/1.jpg\n".write(toFile: directory.file("b"), atomically: true, encoding: .utf8)
+        let reader = BatchListReader([.file(directory.file("a")), .file(directory.file("b"))])
+        var lines: [String] = []
+        while let line = reader.nextLine() { lines.append(line.first) }
+        // Inside a list it is no byte order mark but part of the line, and left for the URL parser to refuse.
+        #expect(lines == ["http://a/1.jpg", "\(mark)http://a/2.jpg", "http://b/1.jpg"])
+    }
+
+    @Test func variantsParse() throws {
+        let variant = try BatchVariant(parsing: "thumb=resize(200x200,fill)|>round(8)")
+        #expect(variant.name == "thumb" && variant.chain.identifier == "resize(200x200,fill)|>round(8)")
+        for bad in ["thumb", "=resize(1x1)", "../x=resize(1x1)", "t=resize(", ".t=blur(1)"] {
+            #expect(throws: ImgError.self) { try BatchVariant(parsing: bad) }
+        }
+    }
+}
