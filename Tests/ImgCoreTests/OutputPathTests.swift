@@ -70,6 +70,43 @@ struct OutputPathTests: EndToEndSuite {
         #expect(viaStdout.status == 0 && piped.width == 290)
     }
 
+    /// `/dev/stdout` and `/proc/self/fd/N` are the descriptor itself: appended to when the shell appends, and a
+    /// socket (a service's stdout) works; a regular file is replaced whole wherever it is, under /dev/shm too.
+    @Test func descriptorNamesAreTheDescriptorsAndRegularFilesAreReplacedAnywhere() throws {
+        let appended = work.file("appended")
+        let result = try shell("echo hello > '\(appended)' && \"$IMGFETCH\" '\(sample)' --no-cache --format png -o /dev/stdout >> '\(appended)'")
+        #expect(result.status == 0, "\(result.stderr)")
+        let bytes = try #require(FileManager.default.contents(atPath: appended))
+        let image = try ImageRenderer.probe(Data(bytes.dropFirst(6)))
+        #expect(bytes.prefix(6) == Data("hello\n".utf8) && image.width == 290)
+
+        let script = """
+            import os, socket, subprocess, sys
+            a, b = socket.socketpair()
+            p = subprocess.Popen([sys.argv[1], sys.argv[2], "--no-cache", "--format", "png", "-o", "/proc/self/fd/1"], stdout=b)
+            b.close()
+            data = b""
+            while True:
+                chunk = a.recv(65536)
+                if not chunk: break
+                data += chunk
+            print(p.wait(timeout=30), len(data))
+            """
+        let socket = try Imgfetch.run(["-c", script, Paths.binary, sample], program: "/usr/bin/env", prefix: ["python3"])
+        let fields = socket.stdoutText.split(separator: " ").map { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 }
+        #expect(fields.count == 2 && fields[0] == 0 && fields[1] > 1000, "\(socket.stdoutText) \(socket.stderr)")
+
+        var shm = stat()
+        guard stat("/dev/shm", &shm) == 0, access("/dev/shm", W_OK) == 0 else { return }
+        let file = "/dev/shm/imgfetch-test-\(UUID().uuidString).png", link = file + ".link"
+        defer { unlink(file); unlink(link) }
+        try Data("old".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(Glibc.link(file, link) == 0)
+        #expect(try fetch([sample, "-o", file]).status == 0)
+        #expect(FileManager.default.contents(atPath: link) == Data("old".utf8), "the file was written in place")
+        #expect(try ImageRenderer.probe(try #require(FileManager.default.contents(atPath: file))).width == 290)
+    }
+
     @Test func aLinkIsFollowedAndAFileKeepsItsPermissions() throws {
         let target = work.file("target.png"), link = work.file("link.png")
         try Data("old".utf8).write(to: URL(fileURLWithPath: target))
@@ -132,7 +169,7 @@ struct OutputPathTests: EndToEndSuite {
         #expect(word.status == 7 && word.stderr.contains("cannot read cache"), "\(word.stderr)")
         let unknown = try Imgfetch.run(["help", "bogus"])
         #expect(unknown.status == 2 && unknown.stderr.contains("no help on 'bogus'"), "\(unknown.stderr)")
-        for (typo, meant) in [("--no-progres", "--no-progress"), ("--no-cahce", "--no-cache"), ("--max-byte", "--max-bytes")] {
+        for (typo, meant) in [("--no-progres", "--no-progress"), ("--no-cahce", "--no-cache"), ("--max-byte", "--max-bytes"), ("--jsno", "--json")] {
             let result = try Imgfetch.run([sample, typo])
             #expect(result.status == 2 && result.stderr.contains("did you mean \(meant)?"), "\(result.stderr)")
         }

@@ -8,8 +8,10 @@ public enum OutputWriter {
     /// Writes `data` to `path` (`-` for stdout).
     /// - A regular file (or a new one) is replaced whole: a temporary beside it, renamed over it. An existing file
     ///   keeps its permissions (and, for root, its owner); a symbolic link is followed and its target replaced.
-    /// - Anything else (`/dev/null`, a FIFO, a terminal, `/dev/stdout`, `/proc/self/fd/N`) is opened and written;
-    ///   a FIFO is waited for until a reader opens it or `cancellation` (default none) is cancelled.
+    /// - `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are this process's descriptor N, written
+    ///   as it is (a file the shell opened for appending is appended to; a socket works).
+    /// - Anything else (`/dev/null`, a FIFO, a terminal) is opened and written; a FIFO is waited for until a reader
+    ///   opens it or `cancellation` (default none) is cancelled.
     public static func write(_ data: Data, to path: String, cancellation: Cancellation? = nil) throws(ImgError) {
         if path == "-" {
             do {
@@ -20,8 +22,12 @@ public enum OutputWriter {
             return
         }
         switch try target(of: path) {
-        case .stream:
-            try writeInPlace(data, to: path, cancellation: cancellation)
+        case .descriptor(let descriptor):
+            guard data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) else {
+                throw .io("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+        case .stream(let isFIFO):
+            try writeInPlace(data, to: path, waitingForAReader: isFIFO, cancellation: cancellation)
         case .file(let resolved, let existing):
             // A short temporary name, so that an output name near the 255-byte limit still has room.
             let temporary = "\(split(resolved).directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
@@ -38,8 +44,24 @@ public enum OutputWriter {
     enum Target {
         /// A regular file, existing (with its status) or not, at its real path (symbolic links followed).
         case file(path: String, existing: stat?)
-        /// A device, FIFO, socket or descriptor link: written where it is.
-        case stream
+        /// One of this process's open descriptors, named by `/dev/stdout`, `/dev/fd/N` or `/proc/self/fd/N`.
+        case descriptor(Int32)
+        /// A device or a FIFO: opened and written where it is.
+        case stream(isFIFO: Bool)
+    }
+
+    /// The descriptor `/dev/stdin|stdout|stderr`, `/dev/fd/N` or `/proc/self/fd/N` names, if it is open.
+    static func descriptor(namedBy path: String) -> Int32? {
+        let named: Int32?
+        switch path {
+        case "/dev/stdout": named = STDOUT_FILENO
+        case "/dev/stderr": named = STDERR_FILENO
+        default:
+            let number = ["/dev/fd/", "/proc/self/fd/"].first { path.hasPrefix($0) }.flatMap { Int32(path.dropFirst($0.count)) }
+            named = number.flatMap { $0 >= 0 ? $0 : nil }
+        }
+        guard let named, fcntl(named, F_GETFD) != -1 else { return nil }
+        return named
     }
 
     /// Sorts out `path` before anything is fetched: an empty name, a directory, a missing directory or a dangling
@@ -51,10 +73,13 @@ public enum OutputWriter {
 
     static func target(of path: String) throws(ImgError) -> Target {
         guard !path.isEmpty else { throw .usage("-o needs a file name") }
+        if let descriptor = descriptor(namedBy: path) { return .descriptor(descriptor) }
         var status = stat()
         if stat(path, &status) == 0 {
-            if (status.st_mode & S_IFMT) == S_IFDIR { throw .usage("-o \(path) is a directory; use -O DIR to write into it") }
-            if (status.st_mode & S_IFMT) != S_IFREG || path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .stream }
+            let type = status.st_mode & S_IFMT
+            if type == S_IFDIR { throw .usage("-o \(path) is a directory; use -O DIR to write into it") }
+            if type == S_IFSOCK { throw .io("cannot write \(path): a socket can't be opened by name") }
+            if type != S_IFREG { return .stream(isFIFO: type == S_IFIFO) }
             guard let resolved = realpath(path, nil) else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
             defer { free(resolved) }
             let real = String(cString: resolved)
@@ -90,9 +115,10 @@ public enum OutputWriter {
 
     /// Opens what is at `path` for writing (no temporary: a device or pipe can't be renamed over) and writes. The
     /// open doesn't block, so that a FIFO without a reader yet is polled (every 20 ms) and an interrupt ends the wait.
-    private static func writeInPlace(_ data: Data, to path: String, cancellation: Cancellation?) throws(ImgError) {
+    private static func writeInPlace(_ data: Data, to path: String, waitingForAReader: Bool,
+                                     cancellation: Cancellation?) throws(ImgError) {
         var descriptor = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
-        while descriptor < 0, errno == ENXIO || errno == EINTR, cancellation?.isCancelled != true {
+        while descriptor < 0, waitingForAReader, errno == ENXIO || errno == EINTR, cancellation?.isCancelled != true {
             usleep(20_000)
             descriptor = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
         }
@@ -132,10 +158,16 @@ public enum OutputWriter {
     /// Creates an output directory (and its parents) if missing, and checks that files can be made in it.
     public static func prepareDirectory(_ path: String) throws(ImgError) {
         guard !path.isEmpty else { throw .usage("-O needs a directory name") }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw .io("cannot create output directory \(path): \(error.localizedDescription)")
+        var made = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            made += "/\(component)"
+            if mkdir(made, 0o777) != 0, errno != EEXIST {
+                throw .io("cannot create output directory \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw .io("cannot create output directory \(path): \(String(cString: strerror(ENOTDIR)))")
         }
         guard access(path, W_OK | X_OK) == 0 else {
             throw .io("cannot write into output directory \(path): \(String(cString: strerror(errno)))")
