@@ -18,7 +18,7 @@ extension ImageProcessors {
         public var needsRandomAccess: Bool { false }
 
         /// From this sigma on, the blur uses libvips' approximate precision: 10 times faster at sigma 50 on a
-        /// 18-megapixel image (0.7 s instead of 7 s) and at most one level off the exact blur; below it, exact.
+        /// 18-megapixel image (0.7 s instead of 7 s) and at most two levels off the exact blur; below it, exact.
         static let approximateFrom = 10.0
 
         /// An image with alpha is blurred premultiplied (as libvips' thumbnail resizes it), so that transparent
