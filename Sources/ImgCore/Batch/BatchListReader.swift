@@ -13,8 +13,6 @@ public struct BatchItem: Sendable {
     public var input: String
     /// The parsed source, or the reason the line is unusable (reported as that item's failure).
     public var source: Result<ImageSource, ImgError>
-    /// The second column reduced to a safe stem; nil when there is none.
-    public var stem: String?
     /// The names claimed for its outputs (one per variant, in order) under `-O`; empty without an output directory.
     var outputNames: [ClaimedOutputName] = []
     /// The original key of its source; nil for an unusable line (or one with no key).

@@ -87,16 +87,16 @@ public final class BatchRunner: Sendable {
         var namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextLine() {
-            var stem: String?
             let source = Result { () throws(ImgError) -> ImageSource in
                 if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }
                 let source = try ImageSource(parsing: line.first)
                 if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
                 if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
-                if let column = line.second { stem = try NameTemplate.stem(fromColumn: column) }
+                // A bad second column fails the line (its name is claimed from the URL meanwhile).
+                if let column = line.second { _ = try NameTemplate.stem(fromColumn: column) }
                 return source
             }
-            var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source, stem: stem)
+            var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
             // Every line claims its names, whether it is this shard's or not and whether it will succeed or not.
             if namer != nil { item.outputNames = claimNames(for: item, column: line.second, namer: &namer!) }
             item.originalKey = originalKey(of: item)

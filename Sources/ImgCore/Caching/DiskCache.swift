@@ -18,14 +18,6 @@ public final class DiskCache: Sendable {
         /// Present and whole but past its expiry: never served as it is, but its validators may renew it.
         case expired(CacheEntryMetadata, EncodedBytes)
         case missing
-
-        /// The entry, fresh or expired.
-        var entry: (metadata: CacheEntryMetadata, body: EncodedBytes)? {
-            switch self {
-            case .fresh(let metadata, let body), .expired(let metadata, let body): (metadata, body)
-            case .missing: nil
-            }
-        }
     }
 
     /// Opens (creating if needed, mode 0700, with `CACHEDIR.TAG`) the directory, refusing one that others may write to.

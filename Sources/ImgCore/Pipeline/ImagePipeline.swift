@@ -96,7 +96,8 @@ public final class ImagePipeline: Sendable {
         var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
                                      originalKey: originalKey, variantKey: variantKey)
 
-        var expiredVariantPath: String?
+        // An expired variant, kept to be served as it is if its original turns out unchanged (a 304).
+        var expiredVariant: (path: String, metadata: CacheEntryMetadata, body: EncodedBytes)?
         if let originalKey, let variantKey, !policy.forceRefresh {
             if policy.usesMemory, let hit = memory.value(forKey: variantKey) {
                 response.data = hit
@@ -112,8 +113,8 @@ public final class ImagePipeline: Sendable {
                     response.source = .disk
                     if keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
                     return response
-                case .expired:
-                    expiredVariantPath = path
+                case .expired(let metadata, let body):
+                    expiredVariant = (path, metadata, body)
                 case .missing:
                     break
                 }
@@ -125,7 +126,7 @@ public final class ImagePipeline: Sendable {
         // downloading of the original (not with --only-from-cache, where a miss may end the run before anything is
         // decoded), nor when an expired variant is there (its original, revalidated, may well be unchanged).
         let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
-        if renderer == nil, !policy.onlyFromCache, expiredVariantPath == nil {
+        if renderer == nil, !policy.onlyFromCache, expiredVariant == nil {
             // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
             if request.source.isRemote { HTTPLoader.openLibrary() }
             VipsRuntime.startInBackground()
@@ -138,11 +139,10 @@ public final class ImagePipeline: Sendable {
         response.source = original.source
         response.warnings = original.warnings
 
-        if original.source == .revalidated, let expiredVariantPath, let disk,
-           let (metadata, body) = disk.lookup(at: expiredVariantPath).entry {
+        if original.source == .revalidated, let expiredVariant, let disk {
             // The original is unchanged: so is the variant made from it.
-            disk.touch(expiredVariantPath, ttl: metadata.ttl)
-            response.data = CachedImage(entry: metadata, body: body)
+            disk.touch(expiredVariant.path, ttl: expiredVariant.metadata.ttl)
+            response.data = CachedImage(entry: expiredVariant.metadata, body: expiredVariant.body)
             if let variantKey, keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
             return response
         }
