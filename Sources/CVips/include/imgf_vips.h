@@ -55,6 +55,7 @@
     X(vips_image_remove) \
     X(vips_image_set_int) \
     X(vips_image_write_to_buffer) \
+    X(vips_image_write_to_memory) \
     X(vips_init) \
     X(vips_leak_set) \
     X(vips_linear) \
@@ -202,6 +203,10 @@ static inline int imgf_arrayjoin_vertical(VipsImage **in, VipsImage **out, int n
 /* suffix is like ".webp[Q=80,strip]"; the buffer is freed with g_free. */
 static inline int imgf_write_to_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
     return V->vips_image_write_to_buffer(in, suffix, buf, len, NULL);
+}
+/* The pixels of an uncompressed image as one block (freed with g_free), or NULL with libvips' error set. */
+static inline void *imgf_write_to_memory(VipsImage *in, size_t *len) {
+    return V->vips_image_write_to_memory(in, len);
 }
 static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
     if (V->vips_copy(in, out, NULL)) return -1;

@@ -94,4 +94,15 @@ public enum ImageInspection {
         let image = try open(data)
         return (image.bands, image.hasAlpha)
     }
+
+    /// The `ImageFacts` of the first frame of encoded bytes, from the same small sample the pipeline uses.
+    public static func facts(_ data: Data, blurhashComponents: (x: Int, y: Int) = BlurHash.defaultComponents)
+        throws(ImgError) -> ImageFacts {
+        ImageFacts(pixels: try open(data).factPixels(), blurhashComponents: blurhashComponents)
+    }
+
+    /// The sample `ImageFacts` are computed from (for tests that check the facts against reference decoders).
+    public static func factPixels(_ data: Data) throws(ImgError) -> FactPixels {
+        try open(data).factPixels()
+    }
 }
