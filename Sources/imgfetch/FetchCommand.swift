@@ -22,7 +22,7 @@ enum FetchCommand {
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
-        settings.configuration.renderer = settings.renderer.client
+        if let client = settings.renderer.client { settings.configuration.renderer = WarmRendering(client: client) }
         let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
         defer { watchers.forEach { $0.cancel() } }
         let pipeline: ImagePipeline

@@ -33,9 +33,9 @@ public struct PipelineConfiguration: Sendable {
     /// Renderings (decode, process, encode) at once across all threads; default the number of active cores, so that
     /// threads waiting on the network and threads using the CPU overlap without oversubscribing it.
     public var renderingSlots = ProcessInfo.processInfo.activeProcessorCount
-    /// A warm renderer process to hand in-memory renderings to when one is running (a one-off command then skips
-    /// loading libvips); nil (the default) renders in this process always.
-    public var renderer: RendererClient?
+    /// What makes variants (decode, process, encode); default `VipsRenderer`, libvips in this process.
+    /// `WarmRendering` hands them to a warm renderer process when one is running.
+    public var renderer: any ImageRendering = VipsRenderer()
 
     public init() {}
 }

@@ -125,16 +125,15 @@ public final class ImagePipeline: Sendable {
         // that a long download holds no connection), else here, with libvips loading beside the reading or
         // downloading of the original (not with --only-from-cache, where a miss may end the run before anything is
         // decoded), nor when an expired variant is there (its original, revalidated, may well be unchanged).
-        let renderer = configuration.renderer.flatMap { $0.isListening() ? $0 : nil }
-        if renderer == nil, !policy.onlyFromCache, expiredVariant == nil {
+        if !policy.onlyFromCache, expiredVariant == nil {
             // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
             if request.source.isRemote { HTTPLoader.openLibrary() }
-            VipsRuntime.startInBackground()
+            configuration.renderer.prepare()
         }
         let original = try originals.load(request, key: originalKey) { original throws(ImgError) in
             // Runs while the download lock is held: render before the original is published,
             // so that nothing is cached for a request that fails.
-            try self.render(request, original: original, originalKey: originalKey, variantKey: variantKey, renderer: renderer)
+            try self.render(request, original: original, originalKey: originalKey, variantKey: variantKey)
         }
         response.source = original.source
         response.warnings = original.warnings
@@ -150,8 +149,7 @@ public final class ImagePipeline: Sendable {
         if let alreadyRendered = original.rendered {
             rendered = alreadyRendered
         } else {
-            rendered = try render(request, original: original.image, originalKey: originalKey, variantKey: variantKey,
-                                  renderer: renderer)
+            rendered = try render(request, original: original.image, originalKey: originalKey, variantKey: variantKey)
         }
         response.data = rendered
         response.notes = rendered.notes
@@ -177,27 +175,18 @@ public final class ImagePipeline: Sendable {
     /// What `-v` says when a response may not be kept.
     static let noStoreNote = "not written to the disk cache: the server sent Cache-Control: no-store"
 
-    /// Renders once per variant key while in flight: in `renderer` when given and the input is in memory (and
-    /// not decoded together with other variants), else in this process, as also when the renderer fails.
-    private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?, variantKey: String?,
-                        renderer: RendererClient? = nil) throws(ImgError) -> CachedImage {
-        var shared: SharedDecode?
+    /// Renders once per variant key while in flight, with the configuration's renderer.
+    private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?,
+                        variantKey: String?) throws(ImgError) -> CachedImage {
+        var context = RenderingContext(cancellation: configuration.network.cancellation)
         if request.decodedTogetherWith.count > 1, let originalKey {
             let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
-            shared = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)
+            context.sharedDecode = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)
         }
         let work = { () throws(ImgError) -> CachedImage in
             self.renderingSlots.wait()
             defer { self.renderingSlots.signal() }
-            let encoded: EncodedImage
-            let cancellation = self.configuration.network.cancellation
-            if let renderer, shared == nil, case .memory(let input) = original.bytes, let connection = renderer.connect(),
-               let remote = try connection.render(input, job: RenderJob(request), cancellation: cancellation) {
-                encoded = remote
-            } else {
-                encoded = try ImageRenderer.render(original.bytes, isRemote: request.source.isRemote, chain: request.chain,
-                                                   encoding: request.encoding, decoding: request.decoding, shared: shared)
-            }
+            let encoded = try self.configuration.renderer.render(request, from: original.bytes, context: context)
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
             image.notes = encoded.notes
             image.sourceSize = encoded.sourceSize

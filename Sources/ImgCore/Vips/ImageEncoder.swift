@@ -12,6 +12,12 @@ public struct EncodedImage: Sendable {
     public var notes: [String] = []
     /// The width and frame height of the input, from its header.
     public var sourceSize: (width: Int, height: Int)?
+
+    /// No notes and no source size by default.
+    public init(data: Data, format: ImageFormat, width: Int, height: Int, frames: Int, notes: [String] = []) {
+        (self.data, self.format, self.width, self.height, self.frames) = (data, format, width, height, frames)
+        self.notes = notes
+    }
 }
 
 /// Writes a decoded image in the requested format.

@@ -1,0 +1,21 @@
+/// Renders with libvips in this process (`ImageRenderer.render`): the default `ImageRendering`.
+public struct VipsRenderer: ImageRendering {
+    public init() {}
+
+    /// Starts loading libvips on another thread, so that it is ready when the original is.
+    public func prepare() {
+        VipsRuntime.startInBackground()
+    }
+
+    public func inspect(_ original: EncodedBytes, for request: ImageRequest) throws(ImgError) -> ImageHeader? {
+        var input = VipsInput(original)
+        let header = try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
+        return ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
+    }
+
+    public func render(_ request: ImageRequest, from original: EncodedBytes, context: RenderingContext) throws(ImgError)
+        -> EncodedImage {
+        try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
+                                 encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode)
+    }
+}
