@@ -15,6 +15,15 @@ enum BatchCommand {
             settings = try FetchSettings(arguments, environment: environment)
             inputs = try parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
             options = try parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
+            if let text = arguments.value("shard") {
+                if ShardEngine.isAuto(text) {
+                    let engine = try ShardEngine(parsing: text, environment: environment)
+                    options.shard = engine.shard
+                    Reporter(verbose: settings.verbose).info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
+                } else {
+                    options.shard = try Shard(parsing: text)
+                }
+            }
             settings.configuration.connectionsPerHost = 6
             if let value = arguments.value("per-host") {
                 settings.configuration.connectionsPerHost = try FetchSettings.integer(value, option: "per-host", range: 1...256)
@@ -59,7 +68,14 @@ enum BatchCommand {
         }
         if summary.signal != 0 { return 128 + summary.signal }
         if let failure = summary.listFailure { return failure.exitCode }
-        return summary.progress.failed > 0 || summary.stoppedEarly ? 1 : 0
+        return exitStatus(summary.progress)
+    }
+
+    /// 0 when every item succeeded; 75 (EX_TEMPFAIL) when items failed and every failure may succeed later (network,
+    /// timeout, HTTP 408, 429, 5xx), so that a job array's retry policy can tell; 1 when a failure is permanent.
+    static func exitStatus(_ progress: BatchProgress) -> Int32 {
+        if progress.failed == 0 { return 0 }
+        return progress.failedPermanently > 0 ? 1 : 75
     }
 
     private static func parseInputs(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool,
@@ -92,7 +108,6 @@ enum BatchCommand {
         }
         if let text = arguments.value("name") { options.nameTemplate = try NameTemplate(text) }
         options.failFast = arguments.has("fail-fast")
-        if let text = arguments.value("shard") { options.shard = try Shard(parsing: text) }
         options.denyLocal = settings.denyLocal
         options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
         return options

@@ -44,14 +44,15 @@ enum HelpText {
         batch LIST|-: one URL a line (optional second column: output name); blank lines and # comments skipped.
           -O DIR (required)  -j, --jobs N (8)  --per-host N (6)  --variant NAME=CHAIN (repeatable)
           --name TEMPLATE ({name} {variant} {index} {hash} {ext}; default {name}-{variant}.{ext}, or {name}.{ext}
-          without variants; clashes get -1, -2, ... in input order)  --fail-fast  --shard K/N  --json
-          and every fetch option (--no-cache keeps only this run's memory cache). Exit 0 all ok, 1 some failed, 2 usage, 7 output not writable, 130/143 interrupted, 141 stdout closed.
+          without variants; clashes get -1, -2, ... in input order)  --fail-fast  --shard K/N|auto|auto/N  --json
+          and every fetch option (--no-cache keeps only this run's memory cache). Exit 0 all ok, 1 a permanent failure,
+          75 every failure transient (network, 408, 429, 5xx: retry later), 2 usage, 7 output not writable, 130/143 interrupted, 141 stdout closed.
         prefetch [URL...] [--from FILE|-]: fills the cache only (originals, and variants when processing options
           or --variant are given), with the same options.
         Sharding one list over N machines (each runs the same list with its own K):
           GNU parallel:  parallel imgfetch batch list.txt -O out --shard {}/4 ::: 0 1 2 3
-          Slurm array:   imgfetch batch list.txt -O out --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
-          Kubernetes indexed Job: imgfetch batch list.txt -O out --shard $JOB_COMPLETION_INDEX/N
+          Slurm array:   imgfetch batch list.txt -O out --shard auto
+          Kubernetes indexed Job, AWS Batch array: imgfetch batch list.txt -O out --shard auto/N
         """
 
     static let renderer = """

@@ -24,6 +24,16 @@ public struct BatchItemReport: Sendable {
     public var failed: Bool {
         !skipped && outputs.contains { if case .failure = $0.result { true } else { false } }
     }
+
+    /// The failures of its outputs.
+    public var errors: [ImgError] {
+        skipped ? [] : outputs.compactMap { if case .failure(let error) = $0.result { error } else { nil } }
+    }
+
+    /// True when it failed and every failure may succeed later (`ImgError.isTransient`).
+    public var failedTransiently: Bool {
+        failed && errors.allSatisfy(\.isTransient)
+    }
 }
 
 /// Counts so far, for a live progress line.
@@ -31,6 +41,8 @@ public struct BatchProgress: Sendable {
     /// Items finished (ok or failed).
     public var done = 0
     public var failed = 0
+    /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
+    public var failedPermanently = 0
     public var skipped = 0
     /// Items in the list after sharding, once the whole list has been read.
     public var total: Int?

@@ -267,6 +267,7 @@ public final class BatchRunner: Sendable {
         } else {
             order.progress.done += 1
             if report.failed { order.progress.failed += 1 }
+            if report.failed, !report.failedTransiently { order.progress.failedPermanently += 1 }
         }
         return report
     }

@@ -15,6 +15,14 @@ public struct Shard: Sendable, Equatable {
         (self.index, self.count) = (index, count)
     }
 
+    /// Shard `index` of `count`; `index < count`.
+    public init(index: UInt64, count: UInt64) {
+        (self.index, self.count) = (index, count)
+    }
+
+    /// `K-of-N`, what `{shard}` in a `--manifest` name expands to.
+    public var fileLabel: String { "\(index)-of-\(count)" }
+
     /// Whether the item with this original key belongs to this shard: the first 8 bytes of the key's SHA-256,
     /// read as a big-endian integer, modulo `count`.
     public func contains(key: String) -> Bool {

@@ -60,4 +60,20 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// Whether trying again later may succeed: an HTTP 408, 429 or 5xx, and network failures (resolve, connect,
+    /// timeout, a transfer cut short, a malformed reply) other than those a retry cannot change (a body over
+    /// `--max-bytes`, an address refused by `--deny-private-networks`, redirects, TLS). A batch whose every failure
+    /// is transient exits 75 (EX_TEMPFAIL) so that a job array's retry policy can tell.
+    public var isTransient: Bool {
+        switch self {
+        case .http(let status, _): status == 408 || status == 429 || (500..<600).contains(status)
+        case .network(let text): !ImgError.permanentNetworkPrefixes.contains { text.hasPrefix($0) }
+        default: false
+        }
+    }
+
+    /// The beginnings of the network messages (HTTPLoader's) that a retry cannot change.
+    static let permanentNetworkPrefixes = ["body is over --max-bytes", "refusing to connect to private address",
+                                           "too many redirects", "refusing a redirect", "TLS:"]
 }

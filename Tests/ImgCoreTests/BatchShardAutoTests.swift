@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `--shard auto` from job array engines' variables, and the exit status that tells a transient failure from a
+/// permanent one.
+@Suite("Batch at scale: --shard auto, exit 75")
+struct BatchShardAutoTests {
+    @Test func slurmArraysNeedNotStartAtZero() throws {
+        for id in 5...8 {
+            let engine = try ShardEngine(parsing: "auto", environment: ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "5",
+                                                                        "SLURM_ARRAY_TASK_MAX": "8", "SLURM_ARRAY_TASK_COUNT": "4"])
+            #expect(engine.shard == Shard(index: UInt64(id - 5), count: 4))
+            #expect(engine.decidedBy.contains("SLURM_ARRAY_TASK_ID=\(id)"))
+        }
+        let stepped = try ShardEngine(parsing: "auto", environment: ["SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "0",
+                                                                     "SLURM_ARRAY_TASK_STEP": "4", "SLURM_ARRAY_TASK_COUNT": "4"])
+        #expect(stepped.shard == Shard(index: 3, count: 4))
+        // Slurm decides even with a count given, which must then agree.
+        #expect(try ShardEngine(parsing: "auto/4", environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"]).shard
+                == Shard(index: 1, count: 4))
+        for environment in [["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
+                            ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
+                            ["SLURM_ARRAY_TASK_ID": "1"], ["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"]] {
+            #expect(throws: ImgError.self) { try ShardEngine(parsing: "auto", environment: environment) }
+        }
+        #expect(throws: ImgError.self) {
+            try ShardEngine(parsing: "auto/3", environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"])
+        }
+    }
+
+    @Test func otherEnginesNeedTheCount() throws {
+        #expect(try ShardEngine(parsing: "auto/8", environment: ["JOB_COMPLETION_INDEX": "7"]).shard == Shard(index: 7, count: 8))
+        #expect(try ShardEngine(parsing: "auto/8", environment: ["AWS_BATCH_JOB_ARRAY_INDEX": "0"]).shard == Shard(index: 0, count: 8))
+        #expect(try ShardEngine(parsing: "auto/4", environment: ["PARALLEL_SEQ": "4"]).shard == Shard(index: 3, count: 4))
+        #expect(try ShardEngine(parsing: "auto/4", environment: ["PARALLEL_SEQ": "1"]).decidedBy == "PARALLEL_SEQ=1 (1-based)")
+        for (text, environment) in [("auto", ["JOB_COMPLETION_INDEX": "1"]), ("auto/8", ["JOB_COMPLETION_INDEX": "8"]),
+                                    ("auto/4", ["PARALLEL_SEQ": "0"]), ("auto/4", ["PARALLEL_SEQ": "5"]),
+                                    ("auto/4", [:]), ("auto", [:]), ("auto/0", ["PARALLEL_SEQ": "1"]), ("auto/x", [:])] {
+            #expect(throws: ImgError.self, "\(text) \(environment)") { try ShardEngine(parsing: text, environment: environment) }
+        }
+    }
+
+    /// Four Slurm tasks numbered 5 to 8 split the list as one run over the whole list would name it.
+    @Test func autoShardsFromTheEnvironmentSplitTheList() throws {
+        let fixture = try BatchFixture()
+        let lines = (1...20).map { fixture.server.url("/img/img\($0).jpg") }
+        let list = try fixture.list(lines)
+        let whole = try Imgfetch.run(["batch", list, "-O", fixture.output + "-whole", "--no-cache", "--resize", "16x16"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        var union: [String] = []
+        for id in 5...8 {
+            let environment = ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"]
+            let directory = fixture.output + "-\(id)"
+            let result = try Imgfetch.run(["batch", list, "-O", directory, "--no-cache", "--resize", "16x16", "--shard", "auto", "-v"],
+                                          environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("shard \(id - 5)/4 from SLURM_ARRAY_TASK_ID=\(id)"), "\(result.stderr)")
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                union.append(name)
+                #expect(FileManager.default.contents(atPath: directory + "/" + name)
+                        == FileManager.default.contents(atPath: fixture.output + "-whole/" + name), "\(name)")
+            }
+        }
+        #expect(union.sorted() == (try FileManager.default.contentsOfDirectory(atPath: fixture.output + "-whole")).sorted())
+        let missing = try Imgfetch.run(["batch", list, "-O", fixture.output, "--shard", "auto"])
+        #expect(missing.status == 2 && missing.stderr.contains("SLURM_ARRAY_TASK_ID"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.output))
+        let outOfRange = try Imgfetch.run(["batch", list, "-O", fixture.output, "--shard", "auto/4"], environment: ["PARALLEL_SEQ": "5"])
+        #expect(outOfRange.status == 2 && outOfRange.stderr.contains("PARALLEL_SEQ=5"), "\(outOfRange.stderr)")
+        let parallel = try Imgfetch.run(["batch", list, "-O", fixture.output, "--shard", "auto/4", "-v", "--no-cache"],
+                                        environment: ["PARALLEL_SEQ": "1"])
+        #expect(parallel.status == 0 && parallel.stderr.contains("shard 0/4 from PARALLEL_SEQ=1"), "\(parallel.stderr)")
+    }
+
+    /// 0 all ok; 75 when every failure may pass (a 503, a refused connection); 1 as soon as one is permanent (a 404).
+    @Test func exitStatusTellsTransientFromPermanentFailures() throws {
+        let fixture = try BatchFixture(count: 2)
+        let closed = try FixtureServer.closedPort()
+        let ok = fixture.server.url("/img/img1.jpg")
+        let options = ["--retry", "0", "--no-cache"]
+        #expect(try fixture.batch([ok], options).status == 0)
+        let transient = try fixture.batch([ok, fixture.server.url("/status/503"), "http://127.0.0.1:\(closed)/a.jpg",
+                                           fixture.server.url("/status/429"), fixture.server.url("/status/408")], options)
+        #expect(transient.status == 75, "\(transient.stderr)")
+        let permanent = try fixture.batch([ok, fixture.server.url("/status/503"), fixture.server.url("/status/404")], options)
+        #expect(permanent.status == 1, "\(permanent.stderr)")
+        for line in [fixture.server.url("/html"), fixture.server.url("/big?size=200000")] {
+            let result = try fixture.batch([line], options + ["--max-bytes", "100000"])
+            #expect(result.status == 1, "\(line): \(result.stderr)")
+        }
+        let refused = try fixture.batch(["http://127.0.0.1:\(closed)/a.jpg"], options)
+        #expect(refused.status == 75 && refused.stderr.contains("network"), "\(refused.stderr)")
+    }
+}
