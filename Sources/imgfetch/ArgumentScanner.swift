@@ -1,15 +1,10 @@
 import ImgCore
 
-/// One option the command line knows: its long name, optional short letter, and whether it takes a value.
-struct OptionSpec {
-    let long: String
-    let short: Character?
-    let takesValue: Bool
-}
-
 /// The scanned command line: options in the order given, and the other words.
 struct ScannedArguments {
     var options: [(name: String, value: String?)] = []
+    /// How each of `options` was spelled (`-j`, `--jobs`), for messages.
+    var spellings: [String] = []
     /// Every word that is not an option, those after `--` included.
     var positionals: [String] = []
     /// How many of `positionals` came before `--` (all of them without one): only these can name a command.
@@ -27,10 +22,10 @@ struct ScannedArguments {
 /// GNU-style scanning: `--opt=v`, `--opt v`, `-o v`, `-ov`, bundled flags `-qv`, `--` ends options,
 /// `-` alone is a word (stdin or stdout). Options may stand anywhere.
 enum ArgumentScanner {
-    static func scan(_ arguments: [String], specs: [OptionSpec]) throws(ImgError) -> ScannedArguments {
+    static func scan(_ arguments: [String], specs: [OptionDefinition] = OptionCatalog.all) throws(ImgError) -> ScannedArguments {
         var result = ScannedArguments()
         var index = 0
-        func takeValue(for spec: OptionSpec, shownAs shown: String) throws(ImgError) -> String {
+        func takeValue(for spec: OptionDefinition, shownAs shown: String) throws(ImgError) -> String {
             index += 1
             guard index < arguments.count else { throw .usage("option \(shown) needs a value") }
             return arguments[index]
@@ -56,6 +51,7 @@ enum ArgumentScanner {
                     guard inline == nil else { throw .usage("option --\(name) takes no value") }
                     result.options.append((name, nil))
                 }
+                result.spellings.append("--\(name)")
             } else if argument.hasPrefix("-"), argument.count > 1 {
                 var letters = Array(argument.dropFirst())
                 while !letters.isEmpty {
@@ -70,6 +66,7 @@ enum ArgumentScanner {
                     } else {
                         result.options.append((spec.long, nil))
                     }
+                    result.spellings.append("-\(letter)")
                 }
             } else {
                 result.positionals.append(argument)
@@ -82,8 +79,8 @@ enum ArgumentScanner {
 
     /// ` (did you mean --NAME?)` for the known option nearest to `name` (fewest single-letter edits, at most a
     /// third of its length), else nothing.
-    private static func suggestion(for name: String, specs: [OptionSpec]) -> String {
-        let scored = specs.map { ($0.long, editDistance(name, $0.long)) }
+    private static func suggestion(for name: String, specs: [OptionDefinition]) -> String {
+        let scored = specs.filter { !$0.isHidden }.map { ($0.long, editDistance(name, $0.long)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, name.count / 3) else { return "" }
         return " (did you mean --\(best.0)?)"
     }

@@ -21,14 +21,17 @@ enum CacheCommand {
             throw .usage("cache needs a command: \(subcommands.joined(separator: ", "))")
         }
         guard subcommands.contains(subcommand) else {
-            throw .usage("unknown cache command '\(subcommand)' (\(subcommands.joined(separator: ", ")))")
+            let meant = CommandName.nearest(to: subcommand, among: subcommands)
+            throw .usage("unknown cache command '\(subcommand)'"
+                         + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
         }
         let rest = Array(words.dropFirst())
         let directory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
         // An unsafe directory is refused before anything else (exit 7); a missing one is an empty cache.
         let exists = access(directory, F_OK) == 0
         if exists { try CacheDirectory.checkSafety(directory) }
-        let output = Output(quiet: arguments.has("quiet"), verbose: arguments.has("verbose") && !arguments.has("quiet"))
+        let output = CacheCommandOutput(quiet: arguments.has("quiet"), verbose: arguments.has("verbose") && !arguments.has("quiet"),
+                                        json: arguments.has("json"), command: "cache \(subcommand)")
         let dryRun = arguments.has("dry-run")
 
         switch subcommand {
@@ -72,7 +75,7 @@ enum CacheCommand {
                 throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
                              + "or store one with 'imgfetch cache config size-limit=500M'")
             }
-            guard exists else { return try output.nothing(dryRun) }
+            guard exists else { return try output.nothing(dryRun, limit: limit) }
             let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun)
             try output.report(report, dryRun: dryRun, limit: limit)
             return 0
@@ -95,15 +98,11 @@ enum CacheCommand {
             try noArguments(rest, subcommand)
             let repair = arguments.has("repair")
             let result = exists ? CacheVerifier.verify(directory: directory, repair: repair) : CacheVerifier.Result()
-            for damage in result.damaged {
-                try output.line("\(damage.removed ? "removed" : "damaged"): \(damage.path) (\(damage.reason))")
-            }
+            try output.verification(result, repair: repair)
             if !repair, !result.damaged.isEmpty {
-                throw .damaged("\(result.damaged.count) of \(result.checked) entries damaged; "
+                throw .damaged("\(result.damaged.count) of \(Counted.of(result.checked, "entry", "entries")) damaged; "
                                + "'imgfetch cache verify --repair' removes them")
             }
-            let removed = result.damaged.filter(\.removed).count
-            try output.line("checked \(result.checked) entries" + (repair ? ", removed \(removed) damaged" : ", all whole"))
             return 0
 
         default: // config
@@ -111,10 +110,7 @@ enum CacheCommand {
                 try CacheSettings.writeConfig(directory: directory, assignments: rest)
             }
             let settings = try settings(arguments, directory: directory, environment: environment)
-            let limit = settings.sizeLimit.map { ByteSize.format($0) } ?? "none"
-            try output.line("directory  \(directory)")
-            try output.line("size-limit \(limit) (\(describe(settings.sizeLimitOrigin)))")
-            try output.line("ttl        \(duration(settings.ttl)) (\(describe(settings.ttlOrigin)))")
+            try output.configuration(directory: directory, settings: settings)
             return 0
         }
     }
@@ -128,60 +124,10 @@ enum CacheCommand {
     private static func noArguments(_ rest: [String], _ subcommand: String) throws(ImgError) {
         if let extra = rest.first { throw .usage("cache \(subcommand) takes no arguments, got '\(URLCredentials.maskingPassword(in: extra))'") }
     }
-
-    /// `14d`, `12h`, `30m`, `45s` or `never`.
-    private static func duration(_ ttl: TimeToLive) -> String {
-        guard case .seconds(let seconds) = ttl else { return "never" }
-        for (unit, size) in [("d", Int64(86_400)), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
-            return "\(seconds / size)\(unit)"
-        }
-        return "\(seconds)s"
-    }
-
-    private static func describe(_ origin: CacheSettings.Origin) -> String {
-        switch origin {
-        case .option: "from the command line"
-        case .environment: "from the environment"
-        case .config: "from the directory's config"
-        case .builtIn: "default"
-        }
-    }
-
-    /// Plain-text lines on stdout, none with `-q`.
-    struct Output {
-        var quiet: Bool
-        var verbose: Bool
-
-        func line(_ text: String) throws(ImgError) {
-            guard !quiet else { return }
-            try Reporter.printLine(text)
-        }
-
-        func nothing(_ dryRun: Bool) throws(ImgError) -> Int32 {
-            try report(CacheMaintenance.Report(), dryRun: dryRun)
-            return 0
-        }
-
-        /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths.
-        func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) {
-            if verbose, !quiet { for path in report.paths { try Reporter.printLine(path) } }
-            var text = "\(dryRun ? "would remove" : "removed") \(report.entries) entries, \(CacheOutput.mebibytes(report.bytes))"
-            if report.temporaries > 0 {
-                text += "; \(report.temporaries) temporaries, \(CacheOutput.mebibytes(report.temporaryBytes))"
-            }
-            if report.locks > 0 { text += "; \(report.locks) stale lock files" }
-            if let limit, let remaining = report.remainingBytes {
-                text += " (total \(CacheOutput.mebibytes(remaining)), limit \(CacheOutput.mebibytes(limit)))"
-            }
-            try line(text)
-        }
-    }
 }
 
 /// How `cache inspect` prints: a text table, or one JSON document whose times are Unix seconds (UTC, fractional).
 enum CacheOutput {
-    static func mebibytes(_ bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
-
     static func date(_ seconds: Double?) -> String {
         guard let seconds else { return "never" }
         let formatter = ISO8601DateFormatter()
@@ -193,7 +139,8 @@ enum CacheOutput {
         let summary = inspection.summary
         var text = "directory      \(inspection.directory)\n"
         if let url { text += "url            \(url)\n" }
-        text += "entries        \(summary.entries) (\(summary.originals) originals, \(summary.variants) variants)\n"
+        text += "entries        \(summary.entries) (\(Counted.of(summary.originals, "original", "originals")), "
+            + "\(Counted.of(summary.variants, "variant", "variants")))\n"
         text += "total          \(ByteSize.format(summary.totalBytes)), size limit \(inspection.sizeLimit.map { ByteSize.format($0) } ?? "none")\n"
         text += "expired        \(summary.expired)\n"
         text += "oldest access  \(summary.oldestAccess.map { date($0) } ?? "-")\n"

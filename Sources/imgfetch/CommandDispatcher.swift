@@ -1,56 +1,99 @@
 import Foundation
 import ImgCore
 
-/// Picks the command from the first word: fetch (the default), batch, prefetch, cache, renderer, help.
+/// Picks the command from the first word: fetch (the default), batch, prefetch, cache, renderer, completions, help;
+/// refuses options that don't apply to it; runs it.
 enum CommandDispatcher {
-    static let commands = ["fetch", "batch", "prefetch", "cache", "renderer", "help"]
+    static var commands: [String] { CommandName.words }
 
     static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
         let scanned: ScannedArguments
         do {
-            scanned = try ArgumentScanner.scan(arguments, specs: OptionTable.all)
+            scanned = try ArgumentScanner.scan(arguments)
         } catch {
             Reporter.error(error.message)
             return error.exitCode
         }
         var words = scanned.positionals
         // A word after `--` is an input, even one spelled like a command.
-        let command = scanned.optionWords.first.flatMap { commands.contains($0) ? $0 : nil } ?? "fetch"
-        if scanned.optionWords.first == command { words.removeFirst() }
+        let word = scanned.optionWords.first.flatMap { commands.contains($0) ? $0 : nil } ?? "fetch"
+        if scanned.optionWords.first == word { words.removeFirst() }
         do throws(ImgError) {
+            if let kind = scanned.value("generate") {
+                try Reporter.printLine(try generated(kind), terminator: "")
+                return 0
+            }
             if scanned.has("version") {
                 try Reporter.printLine("imgfetch \(Version.current)")
                 return 0
             }
-            if scanned.has("help") || command == "help" {
-                try Reporter.printLine(HelpText.text(for: try topic(command == "help" ? words.first : command)))
+            if scanned.has("help") || word == "help" {
+                try Reporter.printLine(HelpFormatter.text(for: try topic(word == "help" ? words.first : word)))
                 return 0
+            }
+            if let first = scanned.optionWords.first, first != word { try checkNotMistyped(first) }
+            // cache and renderer name their subcommand next; an unknown one is refused by the command itself.
+            let subcommand = CommandName.subcommands(of: word).isEmpty ? nil : words.first
+            if let command = CommandName(word: word, subcommand: subcommand) {
+                try OptionCatalog.checkApplicable(scanned, to: command)
             }
         } catch {
             Reporter.error(error.message)
             return error.exitCode
         }
         if arguments.isEmpty {
-            StandardStream.error.writeIgnoringFailure(HelpText.usage + "\n")
+            StandardStream.error.writeIgnoringFailure(CommandCatalog.usage + "\n")
             return 2
         }
-        switch command {
+        switch word {
         case "cache":
             return CacheCommand.run(scanned, words: words, environment: environment)
         case "renderer":
             return RendererCommand.run(scanned, words: words, environment: environment)
         case "batch", "prefetch":
-            return BatchCommand.run(scanned, words: words, prefetchOnly: command == "prefetch", environment: environment)
+            return BatchCommand.run(scanned, words: words, prefetchOnly: word == "prefetch", environment: environment)
+        case "completions":
+            return completions(words)
         default:
             return FetchCommand.run(scanned, inputs: words, environment: environment)
         }
+    }
+
+    /// A first word that is no command, no existing file and no URL, but within two edits of a command (`bacth`),
+    /// is a typo: refused before anything is fetched or created, instead of being fetched as an input.
+    private static func checkNotMistyped(_ first: String) throws(ImgError) {
+        guard first.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "-") }), first != "-" else { return }
+        var status = stat()
+        guard lstat(first, &status) != 0, let meant = CommandName.nearest(to: first, among: commands) else { return }
+        throw .usage("'\(first)' is not a command, a file or a URL; did you mean '\(meant)'?")
+    }
+
+    /// `imgfetch completions bash|zsh|fish`.
+    private static func completions(_ words: [String]) -> Int32 {
+        do throws(ImgError) {
+            guard words.count == 1, let script = CompletionWriter.script(for: words[0]) else {
+                throw .usage("completions needs one shell: \(CompletionWriter.shells.joined(separator: ", "))")
+            }
+            try Reporter.printLine(script, terminator: "")
+            return 0
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+    }
+
+    /// What `--generate KIND` prints: `man-options` (the man page's OPTIONS section), `complete-SHELL`.
+    private static func generated(_ kind: String) throws(ImgError) -> String {
+        if kind == "man-options" { return ManPageWriter.optionsSection() }
+        if kind.hasPrefix("complete-"), let script = CompletionWriter.script(for: String(kind.dropFirst(9))) { return script }
+        throw .usage("bad --generate '\(kind)': expected man-options, complete-bash, complete-zsh or complete-fish")
     }
 
     /// The command `help WORD` is about; nil for the general help. An unknown word is a usage error.
     private static func topic(_ word: String?) throws(ImgError) -> String? {
         guard let word, word != "help" else { return nil }
         guard commands.contains(word) else {
-            throw .usage("no help on '\(word)': commands are \(commands.dropLast().joined(separator: ", "))")
+            throw .usage("no help on '\(word)': commands are \(commands.filter { $0 != "help" }.joined(separator: ", "))")
         }
         return word
     }

@@ -9,6 +9,10 @@ enum FetchCommand {
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment)
             guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
+            // One key for several inputs would give every output the first image.
+            if settings.template.cacheKey != nil, inputs.count > 1 {
+                throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
+            }
             sources = try inputs.map { input throws(ImgError) in
                 let source = try ImageSource(parsing: input)
                 if settings.denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }

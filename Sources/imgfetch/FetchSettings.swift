@@ -48,9 +48,20 @@ struct FetchSettings {
         var encoding = OutputEncoding()
         outputFile = arguments.value("output")
         outputDirectory = arguments.value("output-dir")
+        // curl's habit (`-O URL`): -O takes a directory, and a URL there would become a directory named after it.
+        if let directory = outputDirectory, Self.looksLikeURL(directory) {
+            throw .usage("-O takes a directory, not a URL ('\(URLCredentials.maskingPassword(in: directory))'): "
+                         + "give the URLs as inputs and -O DIR for where to write them")
+        }
         if let value = arguments.value("format") {
             guard let format = ImageFormat(name: value), ImageFormat.writable.contains(format) else {
                 throw .usage("unknown --format '\(value)' (jpeg, png, webp, avif, heic, gif, tiff, jxl)")
+            }
+            // An extension that names another format would put one format's bytes under another's name.
+            if let file = outputFile, file != "-", let named = ImageFormat(name: (file as NSString).pathExtension),
+               named != format {
+                throw .usage("-o \(file) names \(named.fileExtension.uppercased()) but --format is \(value): "
+                             + "give a matching extension or leave one of them out")
             }
             encoding.format = format
         } else if let file = outputFile, file != "-" {
@@ -124,7 +135,7 @@ struct FetchSettings {
     static func chain(from arguments: ScannedArguments) throws(ImgError) -> ProcessingChain {
         var chain = ProcessingChain()
         let upscale = arguments.has("upscale")
-        for (name, value) in arguments.options where OptionTable.processing.contains(name) {
+        for (name, value) in arguments.options where OptionCatalog.steps.contains(name) {
             let text = value ?? ""
             do {
                 switch name {
@@ -143,6 +154,13 @@ struct FetchSettings {
             }
         }
         return chain
+    }
+
+    /// `scheme://...`: what `-O` must not be given.
+    static func looksLikeURL(_ text: String) -> Bool {
+        guard let colon = text.range(of: "://"), colon.lowerBound > text.startIndex else { return false }
+        let scheme = text[..<colon.lowerBound]
+        return scheme.first!.isLetter && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
     }
 
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(ImgError) -> Int {

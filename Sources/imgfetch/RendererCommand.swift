@@ -8,6 +8,9 @@ enum RendererCommand {
     static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String]) -> Int32 {
         do throws(ImgError) {
             guard words.count == 1, let subcommand = words.first, subcommands.contains(subcommand) else {
+                if words.count == 1, let meant = CommandName.nearest(to: words[0], among: subcommands) {
+                    throw .usage("unknown renderer command '\(words[0])'; did you mean '\(meant)'?")
+                }
                 throw .usage("renderer needs one command: \(subcommands.joined(separator: ", "))")
             }
             let settings = try RendererSettings(arguments, environment: environment)

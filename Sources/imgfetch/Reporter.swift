@@ -45,9 +45,9 @@ struct Reporter: Sendable {
 
     /// Prints `text` and a newline on stdout; a failure to write it (a full disk, a closed stdout) is a local I/O
     /// error (exit 7).
-    static func printLine(_ text: String) throws(ImgError) {
+    static func printLine(_ text: String, terminator: String = "\n") throws(ImgError) {
         do {
-            try StandardStream.output.write(text + "\n")
+            try StandardStream.output.write(text + terminator)
         } catch {
             throw error.error
         }

@@ -125,7 +125,7 @@ struct CacheCommandTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.cache + "/entries/" + folder))
 
         let old = try fixture.run(["cache", "clean-expired", "--temp-age", "0"])
-        #expect(old.stdoutText.contains("1 temporaries"), "\(old.stdoutText)")
+        #expect(old.stdoutText.contains("; 1 temporary, 7 B;"), "\(old.stdoutText)")
         #expect(!FileManager.default.fileExists(atPath: temporary))
         #expect(fixture.entries().filter { !$0.value.isFolder }.count == 4)
     }

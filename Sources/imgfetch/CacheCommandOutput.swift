@@ -1,0 +1,125 @@
+import Foundation
+import ImgCore
+
+/// What the cache commands print on stdout: lines of text (none with `-q`), or with `--json` one JSON document
+/// (printed with `-q` too: `-q` silences the human text only). Fields are documented in the man page's JSON OUTPUT.
+struct CacheCommandOutput {
+    var quiet: Bool
+    var verbose: Bool
+    var json: Bool
+    /// `cache prune`, as the document's `command` field says.
+    var command: String
+
+    /// A line of text; nothing with `-q` or `--json`.
+    func line(_ text: String) throws(ImgError) {
+        guard !quiet, !json else { return }
+        try Reporter.printLine(text)
+    }
+
+    func nothing(_ dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
+        try report(CacheMaintenance.Report(), dryRun: dryRun, limit: limit)
+        return 0
+    }
+
+    /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths.
+    func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) {
+        if json {
+            var document: [String: Any] = [
+                "command": command, "dryRun": dryRun, "entries": report.entries, "bytes": report.bytes,
+                "temporaries": report.temporaries, "temporaryBytes": report.temporaryBytes, "locks": report.locks,
+                "paths": report.paths,
+            ]
+            if command == "cache prune" {
+                document["sizeLimit"] = limit.map { $0 as Any } ?? NSNull()
+                document["remainingBytes"] = report.remainingBytes.map { $0 as Any } ?? NSNull()
+            }
+            return try Self.print(document)
+        }
+        if verbose, !quiet { for path in report.paths { try Reporter.printLine(path) } }
+        var text = "\(dryRun ? "would remove" : "removed") \(Counted.of(report.entries, "entry", "entries")), "
+            + ByteSize.format(report.bytes)
+        if report.temporaries > 0 {
+            text += "; \(Counted.of(report.temporaries, "temporary", "temporaries")), \(ByteSize.format(report.temporaryBytes))"
+        }
+        if report.locks > 0 { text += "; \(Counted.of(report.locks, "stale lock file", "stale lock files"))" }
+        if let limit, let remaining = report.remainingBytes {
+            text += " (total \(ByteSize.format(remaining)), limit \(ByteSize.format(limit)))"
+        }
+        try line(text)
+    }
+
+    /// `cache verify`: each damaged entry, then `checked N entries, all whole`.
+    func verification(_ result: CacheVerifier.Result, repair: Bool) throws(ImgError) {
+        let removed = result.damaged.filter(\.removed).count
+        if json {
+            let damaged: [[String: Any]] = result.damaged.map { ["path": $0.path, "reason": $0.reason, "removed": $0.removed] }
+            return try Self.print(["command": command, "checked": result.checked, "damaged": damaged, "repair": repair,
+                                   "removed": removed])
+        }
+        for damage in result.damaged {
+            try line("\(damage.removed ? "removed" : "damaged"): \(damage.path) (\(damage.reason))")
+        }
+        guard repair || result.damaged.isEmpty else { return }
+        try line("checked \(Counted.of(result.checked, "entry", "entries"))" + (repair ? ", removed \(removed) damaged" : ", all whole"))
+    }
+
+    /// `cache config`: the directory and the settings in effect, with where each came from.
+    func configuration(directory: String, settings: CacheSettings) throws(ImgError) {
+        if json {
+            var ttl: Any = NSNull()
+            if case .seconds(let seconds) = settings.ttl { ttl = seconds }
+            return try Self.print([
+                "command": command, "directory": directory,
+                "sizeLimit": settings.sizeLimit.map { $0 as Any } ?? NSNull(), "sizeLimitOrigin": Self.word(settings.sizeLimitOrigin),
+                "ttl": ttl, "ttlOrigin": Self.word(settings.ttlOrigin),
+            ])
+        }
+        let limit = settings.sizeLimit.map { ByteSize.format($0) } ?? "none"
+        try line("directory  \(directory)")
+        try line("size-limit \(limit) (\(Self.describe(settings.sizeLimitOrigin)))")
+        try line("ttl        \(Self.duration(settings.ttl)) (\(Self.describe(settings.ttlOrigin)))")
+    }
+
+    /// One JSON document on stdout: keys sorted, slashes not escaped.
+    static func print(_ document: [String: Any]) throws(ImgError) {
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            throw .internalFailure("cannot encode the report as JSON")
+        }
+        try Reporter.printLine(String(decoding: data, as: UTF8.self))
+    }
+
+    /// `14d`, `12h`, `30m`, `45s` or `never`.
+    static func duration(_ ttl: TimeToLive) -> String {
+        guard case .seconds(let seconds) = ttl else { return "never" }
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
+            return "\(seconds / size)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+
+    private static func describe(_ origin: CacheSettings.Origin) -> String {
+        switch origin {
+        case .option: "from the command line"
+        case .environment: "from the environment"
+        case .config: "from the directory's config"
+        case .builtIn: "default"
+        }
+    }
+
+    /// `option`, `environment`, `config` or `default`, for JSON.
+    private static func word(_ origin: CacheSettings.Origin) -> String {
+        switch origin {
+        case .option: "option"
+        case .environment: "environment"
+        case .config: "config"
+        case .builtIn: "default"
+        }
+    }
+}
+
+/// `1 entry`, `2 entries`.
+enum Counted {
+    static func of(_ count: Int, _ singular: String, _ plural: String) -> String {
+        "\(count) \(count == 1 ? singular : plural)"
+    }
+}

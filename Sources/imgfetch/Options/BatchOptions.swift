@@ -1,0 +1,155 @@
+extension OptionCatalog {
+    static let batch = OptionGroup(title: "Batch and prefetch", options: [
+        OptionDefinition("jobs", short: "j", value: "N", default: "8", for: .batchLike, help: "transfers at once",
+                         man: #"""
+            Transfers at once.
+            Default: 8.
+            Decoding and processing run on a pool sized to the processor cores.
+            """#),
+        OptionDefinition("per-host", value: "N", default: "6", for: .batchLike, help: "connections at once to one host",
+                         man: #"""
+            Connections at once to one host.
+            Default: 6.
+            """#),
+        OptionDefinition("variant", value: "NAME=CHAIN", for: .batchLike, help: "also make output NAME (repeatable)",
+                         man: #"""
+            Make the output
+            .I NAME
+            with the steps of
+            .I CHAIN
+            (after any processing options); repeatable.
+            All variants of a URL come from one download.
+            Each variant's bytes are the bytes the same chain gives in a fetch of its own,
+            so what is cached under its key never depends on the other variants.
+            Variants that would load a still image alike (JPEG: the same shrink-on-load
+            factor; PNG and GIF always) share one load, kept in memory while they are made
+            from it, if it takes at most 32 MiB; the others, and the frames of animations,
+            are decoded for each variant.
+            """#),
+        OptionDefinition("name", value: "TEMPLATE", default: "{name}.{ext}", for: [.batch],
+                         help: "output names: {name} {variant} {index} {hash} {ext}",
+                         man: #"""
+            Output names; see
+            .BR "OUTPUT NAMES" .
+            Default:
+            .B {name}\-{variant}.{ext}
+            with variants,
+            .B {name}.{ext}
+            without.
+            """#),
+        OptionDefinition("fail-fast", for: .batchLike, help: "stop starting items after the first failure",
+                         man: #"""
+            Stop starting new items after the first failure.
+            """#),
+        OptionDefinition("shard", value: "K/N|auto|auto/N", for: .batchLike,
+                         help: "only the items whose key hashes to K mod N; auto: from the job array",
+                         man: #"""
+            Handle only the items whose original key hashes to
+            .I K
+            modulo
+            .I N
+            (0 \(<=
+            .I K
+            <
+            .IR N ),
+            so that
+            .I N
+            processes or machines split one list with no overlap and no gap.
+            See
+            .BR EXAMPLES .
+            .IP
+            .B auto
+            and
+            .BI auto/ N
+            take the shard from the job array engine's environment.
+            .B auto
+            reads a Slurm array:
+            .I K
+            is
+            .B SLURM_ARRAY_TASK_ID
+            minus
+            .B SLURM_ARRAY_TASK_MIN
+            (divided by
+            .B SLURM_ARRAY_TASK_STEP
+            when set), so an array need not start at 0, and
+            .I N
+            is
+            .BR SLURM_ARRAY_TASK_COUNT .
+            .BI auto/ N
+            gives the count for engines that do not tell it, and then also reads, in
+            this order, a Kubernetes indexed Job
+            .RB ( JOB_COMPLETION_INDEX ),
+            an AWS Batch array
+            .RB ( AWS_BATCH_JOB_ARRAY_INDEX )
+            and GNU parallel
+            .RB ( PARALLEL_SEQ ,
+            which counts from 1); the first one set decides (Slurm first, whose count
+            must then be
+            .IR N ).
+            No such variable, or an index out of range, is a usage error (exit 2) that
+            names what was looked for;
+            .B \-v
+            says which variable decided.
+            """#),
+        OptionDefinition("from", value: "FILE", for: [.prefetch], help: "read URLs from FILE (- for stdin) too",
+                         man: #"""
+            .RB ( prefetch )
+            Read URLs from
+            .I FILE
+            .RB ( \-
+            for standard input) as well as from the command line.
+            """#),
+    ])
+
+    static let cacheCommands = OptionGroup(title: "Cache commands", options: [
+        OptionDefinition("limit", value: "N", default: "20", for: [.cacheInspect], help: "entries listed",
+                         man: #"""
+            .RB ( "cache inspect" )
+            Entries listed.
+            Default: 20.
+            """#),
+        OptionDefinition("all", for: [.cacheInspect], help: "list every entry",
+                         man: #"""
+            .RB ( "cache inspect" )
+            List every entry.
+            """#),
+        OptionDefinition("temp-age", value: "DURATION", default: "1h", for: [.cacheCleanExpired],
+                         help: "remove temporary files older than this",
+                         man: #"""
+            .RB ( "cache clean\-expired" )
+            Remove temporary files older than this.
+            Default: 1h.
+            """#),
+        OptionDefinition("size-limit", value: "SIZE",
+                         for: Set.fetchLike.union([.cacheInspect, .cachePrune, .cacheConfig]),
+                         help: "the cache's size limit",
+                         man: #"""
+            .RB ( "cache prune" ,
+            .BR inspect ,
+            .BR config ,
+            and the automatic cleaning of
+            .BR fetch ,
+            .B batch
+            and
+            .BR prefetch )
+            The size limit.
+            Default: from
+            .B IMGFETCH_SIZE_LIMIT
+            or the directory's configuration; none built in.
+            """#),
+        OptionDefinition("dry-run", for: [.cacheCleanExpired, .cachePrune, .cacheClear, .cacheRemove],
+                         help: "say what would be removed; remove nothing",
+                         man: #"""
+            .RB ( "cache clean\-expired" ,
+            .BR prune ,
+            .BR clear ,
+            .BR remove )
+            Say what would be removed; remove nothing.
+            """#),
+        OptionDefinition("repair", for: [.cacheVerify], help: "remove the damaged entries found",
+                         man: #"""
+            .RB ( "cache verify" )
+            Remove the damaged entries found.
+            """#),
+    ])
+}

@@ -1,0 +1,87 @@
+extension OptionCatalog {
+    static let cache = OptionGroup(title: "Cache", options: [
+        OptionDefinition("cache-dir", value: "DIR", for: .every, help: "the disk cache directory",
+                         man: #"""
+            The disk cache directory.
+            Default:
+            .BR $IMGFETCH_CACHE_DIR ,
+            else
+            .BR $XDG_CACHE_HOME/imgfetch ,
+            else
+            .BR \(ti/.cache/imgfetch .
+            It is created with mode 0700 and a
+            .B CACHEDIR.TAG
+            file.
+            A directory that is group or world writable, or owned by another user, is
+            refused with exit 7 and a message saying why.
+            Accepted by every command, so that a wrapper can always pass it.
+            """#),
+        OptionDefinition("keep-query", for: Set.fetchLike.union([.cacheInspect, .cacheRemove]),
+                         help: "keep the URL's query in the cache key",
+                         man: #"""
+            Keep the URL's query (its parameters sorted) in the cache key, for sites
+            where the query names the image.
+            By default the query and fragment are dropped.
+            """#),
+        OptionDefinition("cache-key", value: "KEY", for: [.fetch, .cacheInspect, .cacheRemove],
+                         help: "use KEY as the original's key",
+                         man: #"""
+            Use
+            .I KEY
+            as the original key instead of one derived from the URL.
+            """#),
+        OptionDefinition("ttl", value: "DURATION", default: "7d", for: Set.fetchLike.union([.cacheConfig]),
+                         help: "time to live of entries written",
+                         man: #"""
+            Time to live of entries written: an entry expires that long after it is
+            stored, and each access extends it by its own time to live.
+            .B never
+            for no expiry.
+            Default: 7d (or
+            .BR IMGFETCH_TTL ,
+            or the directory's
+            .BR ttl ).
+            """#),
+        OptionDefinition("memory-limit", value: "SIZE", default: "256M", for: .fetchLike,
+                         help: "bound of the in-process memory cache",
+                         man: #"""
+            Bound of the in-process memory cache of encoded results.
+            Default: 256M.
+            A batch keeps less (see
+            .BR batch ).
+            """#),
+        OptionDefinition("force-refresh", for: .fetchLike, help: "download again and replace what is cached",
+                         man: #"""
+            Download again and replace what is cached.
+            """#),
+        OptionDefinition("only-from-cache", for: .fetchLike, help: "never use the network",
+                         man: #"""
+            Never use the network; an input that is not cached fails with exit 6.
+            Given with
+            .BR \-\-force\-refresh ,
+            .B \-\-no\-cache
+            or
+            .BR \-\-memory\-only ,
+            which leave no cache to read, it is a usage error (exit 2) before anything
+            is fetched.
+            """#),
+        OptionDefinition("memory-only", for: .fetchLike, help: "no disk cache reads or writes",
+                         man: #"""
+            Use the memory cache only: no disk cache reads or writes.
+            """#),
+        OptionDefinition("no-cache", for: .fetchLike, help: "use no cache at all",
+                         man: #"""
+            Use no cache at all.
+            """#),
+        OptionDefinition("no-auto-clean", for: .fetchLike, help: "do not clean the cache automatically",
+                         man: #"""
+            Do not clean the cache automatically.
+            By default
+            .B fetch
+            and
+            .B batch
+            remove expired entries, and prune when a size limit is set, at most once an
+            hour per cache directory.
+            """#),
+    ])
+}

@@ -1,0 +1,84 @@
+/// What `--help` and `help COMMAND` say about each command besides its options: the usage lines and a few lines
+/// of description (each at most 78 columns). The options come from `OptionCatalog`.
+enum CommandCatalog {
+    static let usage = """
+        usage: imgfetch [fetch] INPUT... [options]      fetch, process and write images
+               imgfetch batch LIST|- -O DIR [options]    many URLs in one process
+               imgfetch prefetch [URL...] [--from FILE]  warm the cache
+               imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config
+               imgfetch renderer serve|start|stop|status  the warm renderer
+               imgfetch completions bash|zsh|fish        shell completions
+               imgfetch help [COMMAND] | --version
+        """
+
+    /// The description `help WORD` prints above the options.
+    static func description(of word: String) -> String {
+        switch word {
+        case "batch": return batch
+        case "prefetch": return prefetch
+        case "cache": return cache
+        case "renderer": return renderer
+        case "completions": return completions
+        case "help": return "help [COMMAND]: the help of one command; man imgfetch is the reference."
+        default: return fetch
+        }
+    }
+
+    static let fetch = """
+        fetch INPUT... : INPUT is an http(s) URL, a local path, a file:// URL, or - for
+        stdin. Options may come anywhere; -- ends them. Without -o or -O the image
+        goes to stdout.
+        Exit codes: 0 ok, 1 some inputs failed, 2 usage, 3 network, 4 HTTP status,
+        5 image, 6 not cached, 7 local I/O, 8 damaged cache, 130/143 interrupted,
+        141 stdout closed. See man imgfetch.
+        """
+
+    static let batch = """
+        batch LIST|- -O DIR: one URL a line (optional second column: output name);
+        blank lines and # comments skipped. Every fetch option applies to every line
+        (--no-cache keeps only this run's memory cache). Names clash in list order:
+        the later ones get -1, -2, ...
+        Sharding one list over N machines (each runs the same list with its own K):
+          GNU parallel: parallel imgfetch batch l.txt -O out --shard {}/4 ::: 0 1 2 3
+          Slurm array:   imgfetch batch list.txt -O out --shard auto
+          Kubernetes indexed Job, AWS Batch array: ... --shard auto/N
+        Exit codes: 0 all ok, 1 a permanent failure, 75 every failure transient
+        (network, 408, 429, 5xx: retry later), 2 usage, 7 output not writable,
+        130/143 interrupted, 141 stdout closed.
+        """
+
+    static let prefetch = """
+        prefetch [URL...] [--from FILE|-]: fills the cache only, writing no files:
+        originals, and variants when processing options or --variant are given.
+        Exit codes: 0 all ok, 1 a permanent failure, 75 every failure transient,
+        2 usage, 130/143 interrupted.
+        """
+
+    static let cache = """
+        cache inspect [URL]            entries, sizes and expiry (--limit N, --all)
+        cache clean-expired            expired entries and old temporaries
+        cache prune                    down to 50% of the size limit, least recent first
+        cache clear | remove URL       everything, or one URL's entries
+        cache verify [--repair]        check every entry
+        cache config [size-limit=SIZE] [ttl=DURATION]
+        Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL, then the directory's
+        config, then defaults (no size limit, ttl 7d).
+        Exit codes: 0 ok, 2 usage (e.g. prune without a size limit), 7 unsafe or
+        unusable directory, 8 damaged entries found by verify (without --repair).
+        """
+
+    static let renderer = """
+        renderer serve     run the warm renderer in the foreground
+        renderer start     run it in the background (says so when one is running)
+        renderer stop | status
+        It keeps libvips loaded for later fetch commands of this user (they skip
+        ~20 ms of loading it). fetch starts one by itself unless --renderer off or
+        IMGFETCH_RENDERER=off. Exit codes: 0 ok, 1 start failed, 2 usage.
+        """
+
+    static let completions = """
+        completions bash|zsh|fish: print the shell's completions for imgfetch, e.g.
+          imgfetch completions fish > ~/.config/fish/completions/imgfetch.fish
+        make install installs all three.
+        """
+}

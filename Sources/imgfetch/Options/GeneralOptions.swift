@@ -1,0 +1,24 @@
+extension OptionCatalog {
+    static let general = OptionGroup(title: "General", options: [
+        OptionDefinition("help", short: "h", for: .every, help: "print help (help COMMAND: one command's) and exit",
+                         man: #"""
+            Print help and exit 0;
+            .B imgfetch help
+            .I COMMAND
+            prints the help of one command, and an unknown
+            .I COMMAND
+            is a usage error (exit 2).
+            An unknown option is a usage error that names the nearest known one, and an option given to a command it
+            does not apply to is a usage error that names both (exit 2, before anything is fetched or written).
+            """#),
+        OptionDefinition("version", for: .every, help: "print the version and exit",
+                         man: #"""
+            Print
+            .B imgfetch
+            and its version and exit 0.
+            """#),
+        // `imgfetch --generate man-options|complete-bash|complete-zsh|complete-fish` prints what the build
+        // generates from these declarations (ripgrep's --generate); `make man` uses it.
+        OptionDefinition("generate", value: "KIND", for: .every, hidden: true, help: "print generated text", man: ""),
+    ])
+}

@@ -1,0 +1,117 @@
+extension OptionCatalog {
+    static let network = OptionGroup(title: "Network", options: [
+        OptionDefinition("header", short: "H", value: "'NAME: VALUE'", for: .fetchLike,
+                         help: "send this request header (repeatable)",
+                         man: #"""
+            Send this request header; repeatable.
+            .B \(aqName:\(aq
+            (or curl's
+            .BR \(aqName;\(aq )
+            sends the header with an empty value.
+            The name must be an HTTP token (letters, digits and
+            .BR !#$%&\(aq*+\-.\(ha_\(ga|\(ti );
+            a carriage return, line feed or NUL anywhere is refused (exit 2), since it
+            would split one header into several.
+            """#),
+        OptionDefinition("user-agent", value: "STRING", default: "imgfetch/VERSION", for: .fetchLike,
+                         help: "the User-Agent header",
+                         man: #"""
+            Default:
+            .BI imgfetch/ VERSION\fR.
+            """#),
+        OptionDefinition("timeout", value: "SECONDS", default: "30", for: .fetchLike,
+                         help: "longest time for each attempt",
+                         man: #"""
+            Longest time for each attempt's whole transfer, over 0 and at most 86400
+            (see
+            .I SECONDS
+            in SIZES, DURATIONS AND COLOURS).
+            Default: 30.
+            """#),
+        OptionDefinition("connect-timeout", value: "SECONDS", default: "10", for: .fetchLike,
+                         help: "longest time to connect",
+                         man: #"""
+            Longest time to connect, over 0 and at most 86400.
+            Default: 10.
+            """#),
+        OptionDefinition("retry", value: "N", default: "2", for: .fetchLike, help: "retry a failed attempt N times",
+                         man: #"""
+            Retry a failed attempt up to
+            .I N
+            times.
+            Retried are connection failures, timeouts, replies that are not HTTP
+            ("malformed HTTP response") and the statuses 408, 429 and 5xx, never other
+            4xx.
+            Each retry opens a new connection.
+            The pause starts at 0.5 seconds and doubles; a
+            .B Retry\-After
+            header is honoured up to 30 seconds.
+            Default: 2.
+            """#),
+        OptionDefinition("max-redirects", value: "N", default: "5", for: .fetchLike,
+                         help: "follow at most N redirects",
+                         man: #"""
+            Follow at most
+            .I N
+            redirects (exit 3 beyond).
+            A redirect may only lead to
+            .B http
+            or
+            .BR https .
+            Default: 5.
+            """#),
+        OptionDefinition("max-bytes", value: "SIZE", default: "64M", for: .fetchLike,
+                         help: "refuse a larger body",
+                         man: #"""
+            Refuse a body larger than
+            .IR SIZE ,
+            counted on the received (decompressed) body as it arrives, with or without
+            a Content-Length (exit 3).
+            Default: 64M.
+            """#),
+        OptionDefinition("max-pixels", value: "N", default: "100000000", for: .fetchLike,
+                         help: "refuse a larger image before decoding",
+                         man: #"""
+            Refuse an image with more than
+            .I N
+            pixels, counted over all frames, from its header, before any pixel is
+            decoded (exit 5).
+            It guards decoding: a result already in the cache is served without
+            decoding, whatever the limit.
+            Default: 100000000.
+            """#),
+        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "also trust the CAs in this PEM bundle",
+                         man: #"""
+            Also trust the certificate authorities in the PEM bundle
+            .IR FILE .
+            Certificates are always verified; no option turns verification off.
+            """#),
+        OptionDefinition("deny-private-networks", for: .fetchLike, help: "refuse loopback and private addresses",
+                         man: #"""
+            Refuse to connect to loopback, private, link-local, unique-local, CGNAT,
+            unspecified and multicast addresses.
+            The check is made on the resolved address before each connection is
+            opened, on every redirect hop (exit 3).
+            For services that fetch URLs they did not choose.
+            """#),
+        OptionDefinition("deny-local", for: .fetchLike, help: "refuse local paths and file:// inputs",
+                         man: #"""
+            Refuse local paths and
+            .B file://
+            inputs (exit 2), for lists that come from elsewhere.
+            """#),
+        OptionDefinition("allow-untrusted-formats", for: .fetchLike, help: "let network input use SVG, PDF, ...",
+                         man: #"""
+            Let input from the network use SVG, PDF and the other loaders libvips marks
+            untrusted.
+            By default network input must be JPEG, PNG, GIF, WebP, HEIF/AVIF, TIFF or
+            JPEG XL, and anything else is refused (exit 5).
+            Local input may use any loader.
+            """#),
+    ], manOutro: #"""
+        Redirects are followed, compressed transfer encodings accepted and
+        connections reused.
+        Whether the bytes are an image is decided from the bytes, never from the
+        Content-Type.
+        """#)
+}

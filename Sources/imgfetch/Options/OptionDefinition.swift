@@ -1,0 +1,61 @@
+/// One option, declared once: what the scanner accepts, which commands it applies to, and what `--help`,
+/// `help COMMAND`, the shell completions and the man page's OPTIONS section say about it.
+///
+/// To add an option, add one `OptionDefinition(...)` to the group of its topic (`Options/*Options.swift`);
+/// then `make man` regenerates the man page's OPTIONS section from it.
+struct OptionDefinition: Sendable {
+    /// The long name, without `--`.
+    let long: String
+    /// The short letter, if any (`-o`).
+    let short: Character?
+    /// The value's syntax as help shows it (`FILE`, `WxH[:MODE]`, `auto|off`); nil for a flag that takes none.
+    /// Upper-case words are placeholders (italic in the man page), the rest is literal.
+    let value: String?
+    /// The default as help shows it (`30`, `7d`), or nil when there is none worth showing.
+    let defaultValue: String?
+    /// The commands it applies to; given to any other, it is a usage error (exit 2) before anything runs.
+    let commands: Set<CommandName>
+    /// One line for `--help` and `help COMMAND` (lower case, no final full stop, at most ~50 characters).
+    let help: String
+    /// The man page paragraph under the option's heading, in roff (`.B`, `.I`, `.BR` ...), without the heading.
+    let man: String
+    /// A processing step: its place among the other steps on the command line is the order they run in.
+    let isStep: Bool
+    /// Accepted but shown nowhere (internal commands such as `--generate`).
+    let isHidden: Bool
+
+    init(_ long: String, short: Character? = nil, value: String? = nil, default defaultValue: String? = nil,
+         for commands: Set<CommandName>, step: Bool = false, hidden: Bool = false, help: String, man: String) {
+        self.long = long
+        self.short = short
+        self.value = value
+        self.defaultValue = defaultValue
+        self.commands = commands
+        self.help = help
+        self.man = man
+        self.isStep = step
+        self.isHidden = hidden
+    }
+
+    var takesValue: Bool { value != nil }
+    /// Applies to every command (`-q`, `-v`, `--cache-dir`, `--help`, `--version`).
+    var isGlobal: Bool { commands == .every }
+
+    /// `-o, --output FILE` or `--format FORMAT`.
+    var synopsis: String {
+        var text = short.map { "-\($0), " } ?? ""
+        text += "--" + long
+        if let value { text += " " + value }
+        return text
+    }
+}
+
+/// The options of one topic, in the order help and the man page list them, with the man page's words before and
+/// after the list (roff).
+struct OptionGroup: Sendable {
+    /// The man page's subsection title (`.SS Network`) and help's heading.
+    let title: String
+    let options: [OptionDefinition]
+    var manIntro: String? = nil
+    var manOutro: String? = nil
+}

@@ -1,0 +1,48 @@
+extension OptionCatalog {
+    static let output = OptionGroup(title: "Output", options: [
+        OptionDefinition("output", short: "o", value: "FILE", for: [.fetch],
+                         help: "write the result to FILE (- for stdout)",
+                         man: #"""
+            Write the result to
+            .IR FILE ;
+            .B \-
+            is standard output.
+            A regular file appears whole or not at all: it is written to a temporary
+            file in the same directory and renamed into place, keeping the permissions
+            (and, for root, the owner) of the file it replaces; a hard link to the old
+            file keeps the old contents.
+            A symbolic link is followed: its target is replaced, the link stays.
+            Anything else that is there (a device such as
+            .BR /dev/null ,
+            a FIFO, a terminal,
+            .B /dev/stdout
+            or
+            .BR /proc/self/fd/ \fIN\fR)
+            is opened and written in place; a FIFO is waited for until a reader opens it.
+            An empty name, a directory, a missing directory, a dangling link or a
+            directory that can't be written to is refused before anything is fetched
+            (exit 2 for the first two, else 7).
+            For one input only, except that several inputs may all go to
+            .B \-
+            (one image after another).
+            """#),
+        OptionDefinition("output-dir", short: "O", value: "DIR", for: [.fetch, .batch],
+                         help: "write results into DIR, named from the inputs",
+                         man: #"""
+            Write results into
+            .IR DIR ,
+            created if missing and checked to be writable before anything is fetched,
+            with names derived from the inputs (see
+            .BR "OUTPUT NAMES" ).
+            Files left there by an earlier run are overwritten.
+            """#),
+    ], manOutro: #"""
+        Without
+        .B \-o
+        or
+        .BR \-O ,
+        the image goes to standard output, unless standard output is a terminal:
+        then imgfetch refuses with exit 2
+        .RB ( "refusing to write an image to a terminal; use \-o FILE or \-O DIR" ).
+        """#)
+}

@@ -1,0 +1,124 @@
+extension OptionCatalog {
+    static let processing = OptionGroup(title: "Processing", options: [
+        OptionDefinition("resize", value: "WxH[:MODE]", for: .fetchLike, step: true,
+                         help: "resize to the box WxH; MODE fit, fill or exact",
+                         man: #"""
+            Resize to the box
+            .IR W \(mu H
+            pixels.
+            .B fit
+            (the default) keeps the whole image inside the box and never enlarges it
+            unless
+            .BR \-\-upscale ;
+            .B fill
+            covers the box and crops the centre;
+            .B exact
+            ignores the aspect ratio.
+            .B fill
+            and
+            .B exact
+            always give exactly
+            .IR W \(mu H ,
+            even from a smaller source.
+            .IB W x
+            and
+            .BI x H
+            fix one side and scale the other
+            .RB ( fit ).
+            JPEG and WebP are shrunk while they are loaded.
+            """#),
+        OptionDefinition("upscale", for: .fetchLike, help: "let --resize fit enlarge small images",
+                         man: #"""
+            Let
+            .B \-\-resize
+            .B fit
+            enlarge images smaller than the box.
+            Default: off.
+            """#),
+        OptionDefinition("crop", value: "WxH[:ANCHOR]", for: .fetchLike, step: true,
+                         help: "crop to WxH; ANCHOR centre, attention or entropy",
+                         man: #"""
+            Crop to
+            .IR W \(mu H
+            (at most the image's size), keeping the
+            .B centre
+            (the default; also spelled
+            .BR center ),
+            the most
+            .B attention
+            grabbing area, or the area of highest
+            .BR entropy .
+            All frames of an animation are cut at the same place, chosen on the first
+            frame.
+            """#),
+        OptionDefinition("round", value: "RADIUS", for: .fetchLike, step: true,
+                         help: "round the corners (pixels, or N% of the short side)",
+                         man: #"""
+            Round the corners with a radius of
+            .I RADIUS
+            pixels, or
+            .IB N %
+            of the shorter side (0 to 50%).
+            The corners become transparent, or the
+            .B \-\-background
+            colour in formats without alpha.
+            """#),
+        OptionDefinition("circle", for: .fetchLike, step: true, help: "mask a circle in the centred square",
+                         man: #"""
+            Crop the centred square and mask a circle inside it; outside it the image is
+            transparent (or the background colour).
+            """#),
+        OptionDefinition("blur", value: "SIGMA", for: .fetchLike, step: true, help: "Gaussian blur of SIGMA pixels",
+                         man: #"""
+            Gaussian blur with standard deviation
+            .I SIGMA
+            pixels (greater than 0, at most 1000).
+            From a
+            .I SIGMA
+            of 10 the blur is libvips' approximate one: many times faster on large
+            images and at most two levels (of 255) off the exact blur.
+            """#),
+        OptionDefinition("overlay", value: "COLOR[:OPACITY]", for: .fetchLike, step: true,
+                         help: "blend a colour over the image (opacity 0.5)",
+                         man: #"""
+            Blend a solid colour over the image.
+            .I OPACITY
+            goes from 0 (no change) to 1 (solid colour); default 0.5.
+            An alpha component in
+            .I COLOR
+            multiplies it.
+            See
+            .B COLOURS
+            for
+            .IR COLOR .
+            """#),
+        OptionDefinition("grayscale", for: .fetchLike, step: true, help: "convert to shades of grey",
+                         man: #"""
+            Convert to shades of grey.
+            """#),
+        OptionDefinition("rotate", value: "90|180|270", for: .fetchLike, step: true, help: "rotate clockwise",
+                         man: #"""
+            Rotate clockwise by that many degrees.
+            """#),
+        OptionDefinition("process", short: "p", value: "CHAIN", for: .fetchLike, step: true,
+                         help: "apply a chain: 'resize(200x200,fill)|>round(12)'",
+                         man: #"""
+            Apply the steps of
+            .I CHAIN
+            (see
+            .BR "PROCESSING CHAINS" ),
+            for example
+            .BR "\(aqresize(200x200,fill)|>round(12)|>blur(2)\(aq" .
+            It may be combined with the options above; all steps run in command-line
+            order.
+            """#),
+    ], manIntro: #"""
+        Processing options run in the order they are given on the command line,
+        after the EXIF orientation has been applied.
+        Each has the same meaning as the step of the same name in a
+        .B \-p
+        chain (see
+        .BR "PROCESSING CHAINS" ).
+        By default no processing is done.
+        """#)
+}

@@ -1,0 +1,30 @@
+extension OptionCatalog {
+    static let renderer = OptionGroup(title: "Renderer", options: [
+        OptionDefinition("renderer", value: "auto|off", default: "auto", for: [.fetch],
+                         help: "use and start the warm renderer, or not",
+                         man: #"""
+            .B auto
+            (the default, or
+            .BR IMGFETCH_RENDERER ):
+            .B fetch
+            hands each rendering whose input is in memory (at most 8 MiB) to the warm
+            renderer when one is running, and starts one in the background when it had to
+            load libvips itself.
+            .BR off :
+            always render in this process and never start a renderer.
+            .B batch
+            and
+            .B prefetch
+            always render in their own process.
+            """#),
+        OptionDefinition("idle", value: "SECONDS", default: "300", for: [.fetch, .rendererServe, .rendererStart],
+                         help: "a started renderer exits after this idle time",
+                         man: #"""
+            How long a renderer started by this command (or by
+            .BR "renderer start" / serve )
+            waits without a rendering before it exits, over 0 and at most 86400;
+            default 300, or
+            .BR IMGFETCH_RENDERER_IDLE .
+            """#),
+    ])
+}

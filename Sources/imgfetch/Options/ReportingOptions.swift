@@ -1,0 +1,53 @@
+extension Set where Element == CommandName {
+    /// The commands that print a report `--json` can give as JSON.
+    static var reporting: Set<CommandName> { Set.fetchLike.union(Set.cache).union([.rendererStatus]) }
+}
+
+extension OptionCatalog {
+    static let reporting = OptionGroup(title: "Reporting", options: [
+        OptionDefinition("no-progress", for: .fetchLike, help: "no progress bar",
+                         man: #"""
+            No progress bar.
+            By default one is drawn on standard error while downloading, when standard
+            error is a terminal.
+            """#),
+        OptionDefinition("quiet", short: "q", for: .every, help: "print nothing but errors",
+                         man: #"""
+            Print nothing but errors.
+            """#),
+        OptionDefinition("verbose", short: "v", for: .every, help: "say where each result came from, and timings",
+                         man: #"""
+            Say where each result came from
+            .RB ( memory ,
+            .BR disk ,
+            .BR disk\-original ,
+            .BR revalidated ,
+            .BR network ,
+            .BR local ),
+            its keys (with the canonical chain identifier) and timings, when an
+            animation was reduced to its first frame (or a file whose pages differ in
+            size to its first page), whether the warm renderer made it,
+            and whether this process loaded libvips and libcurl (a cache hit loads
+            neither).
+            """#),
+        OptionDefinition("json", for: .reporting, help: "print the report as JSON on stdout",
+                         man: #"""
+            Print the report as JSON on standard output; see
+            .BR "JSON OUTPUT" .
+            .BR fetch ,
+            .B batch
+            and
+            .B prefetch
+            print one JSON object per input (per item and variant in a batch); the
+            image then needs
+            .B \-o
+            or
+            .BR \-O .
+            The
+            .B cache
+            commands and
+            .B renderer status
+            print one JSON document.
+            """#),
+    ])
+}

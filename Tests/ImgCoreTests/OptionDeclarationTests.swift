@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// Each option is declared once (Sources/imgfetch/Options): the scanner refuses it on a command it does not apply
+/// to, and help, completions and the man page's OPTIONS section are made from the same declarations.
+@Suite("One declaration per option", .serialized)
+struct OptionDeclarationTests: EndToEndSuite {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    /// The examples of the contract issue: each exits 2 with one line naming the option and the command, and
+    /// nothing is fetched, cached or written.
+    @Test func anOptionGivenToACommandItDoesNotApplyToIsAUsageError() throws {
+        let url = server.url("/img/sample.jpg")
+        let list = work.file("list.txt")
+        try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: list))
+        let cases: [([String], option: String, command: String)] = [
+            (["cache", "prune", "--resize", "10x10"], "--resize", "cache prune"),
+            ([url, "--variant", "a=resize(10x)", "-o", work.file("x.jpg")], "--variant", "fetch"),
+            ([url, "--shard", "1/2", "-o", work.file("x.jpg")], "--shard", "fetch"),
+            ([url, "-j", "4", "-o", work.file("x.jpg")], "-j", "fetch"),
+            (["fetch", url, "--jobs=4", "-o", work.file("x.jpg")], "--jobs", "fetch"),
+            (["cache", "inspect", "--dry-run"], "--dry-run", "cache inspect"),
+            (["renderer", "status", "--resize", "10x10"], "--resize", "renderer status"),
+            (["batch", list, "-O", work.file("out"), "-o", work.file("x.jpg")], "-o", "batch"),
+            (["prefetch", url, "--name", "{hash}.{ext}"], "--name", "prefetch"),
+            (["batch", list, "-O", work.file("out"), "--cache-key", "k"], "--cache-key", "batch"),
+            (["cache", "clear", "--repair"], "--repair", "cache clear"),
+        ]
+        for (arguments, option, command) in cases {
+            let result = try fetch(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("option \(option)") && result.stderr.contains("'\(command)'"), "\(result.stderr)")
+        }
+        #expect(try server.requests("/img/sample.jpg") == 0)
+        for name in ["x.jpg", "out", "cache"] {
+            #expect(!FileManager.default.fileExists(atPath: work.file(name)), "\(name) was created")
+        }
+    }
+
+    /// Global options are taken by every command, so a wrapper can always pass them.
+    @Test func globalOptionsApplyEverywhere() throws {
+        for arguments in [["cache", "config", "-q"], ["renderer", "status", "-v"], ["help", "batch", "-q"],
+                          ["completions", "bash", "-v"]] {
+            let result = try fetch(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test func helpFitsEightyColumnsAndDiffersByCommand() throws {
+        var texts: [String: String] = [:]
+        for topic in [["--help"], ["help"], ["help", "fetch"], ["help", "batch"], ["help", "prefetch"], ["help", "cache"],
+                      ["help", "renderer"], ["help", "completions"], ["batch", "--help"]] {
+            let result = try Imgfetch.run(topic)
+            #expect(result.status == 0, "\(topic): \(result.stderr)")
+            for line in result.stdoutText.split(separator: "\n") {
+                #expect(line.count <= 80, "\(topic) has a line of \(line.count) columns: \(line)")
+            }
+            texts[topic.joined(separator: " ")] = result.stdoutText
+        }
+        let batch = try #require(texts["help batch"]), prefetch = try #require(texts["help prefetch"])
+        #expect(batch != prefetch)
+        #expect(batch.contains("\n      --name TEMPLATE") && !prefetch.contains("\n      --name"))
+        #expect(prefetch.contains("\n      --from FILE") && !batch.contains("\n      --from"))
+        #expect(texts["batch --help"] == batch)
+        #expect(try #require(texts["help cache"]).contains("--dry-run"))
+        #expect(!(try #require(texts["help fetch"]).contains("--jobs")))
+    }
+
+    /// `make man` regenerates the OPTIONS section from the declarations; this fails when the committed page was not
+    /// regenerated after a declaration changed.
+    @Test func theManPageOptionsSectionIsTheGeneratedOne() throws {
+        let generated = try Imgfetch.run(["--generate", "man-options"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let page = try String(contentsOfFile: Paths.packageRoot + "/man/imgfetch.1", encoding: .utf8)
+        let lines = page.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: ".SH OPTIONS"))
+        let end = try #require(lines[(start + 1)...].firstIndex { $0.hasPrefix(".SH ") })
+        let committed = lines[start..<end].joined(separator: "\n") + "\n"
+        #expect(committed == generated.stdoutText, "man/imgfetch.1's OPTIONS section is stale: run 'make man'")
+        // Every visible option has its paragraph.
+        for option in ["\\-\\-resize", "\\-\\-jobs", "\\-\\-dry\\-run", "\\-\\-cache\\-dir", "\\-\\-json"] {
+            #expect(committed.contains("\\fB\(option)\\fR"), "\(option) missing from OPTIONS")
+        }
+        #expect(!committed.contains("generate"))
+    }
+
+    @Test func completionsAreValidScriptsForEachShell() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try Imgfetch.run(["completions", shell])
+            #expect(result.status == 0, "\(shell): \(result.stderr)")
+            #expect(result.stdoutText.contains("--resize") && result.stdoutText.contains("clean-expired"), "\(shell)")
+            let script = work.file("completion.\(shell)")
+            try result.stdout.write(to: URL(fileURLWithPath: script))
+            // Syntax check with the shell itself where it is installed.
+            if let program = ["/bin/\(shell)", "/usr/bin/\(shell)"].first(where: FileManager.default.isExecutableFile) {
+                let check = Process()
+                check.executableURL = URL(fileURLWithPath: program)
+                check.arguments = shell == "fish" ? ["--no-execute", script] : ["-n", script]
+                try check.run()
+                check.waitUntilExit()
+                #expect(check.terminationStatus == 0, "\(shell) -n rejects the completion script")
+            }
+        }
+        let bad = try Imgfetch.run(["completions", "tcsh"])
+        #expect(bad.status == 2 && bad.stderr.contains("bash, zsh, fish"), "\(bad.stderr)")
+    }
+
+    /// The bash completion offers the options of the command being typed, and only those.
+    @Test func bashCompletionOffersTheCommandsOptions() throws {
+        let script = work.file("imgfetch.bash")
+        try Imgfetch.run(["completions", "bash"]).stdout.write(to: URL(fileURLWithPath: script))
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+            shell.arguments = ["-c", "source '\(script)'; COMP_WORDS=(imgfetch \(quoted)); COMP_CWORD=\(words.count); "
+                               + "_imgfetch; printf '%s\\n' \"${COMPREPLY[@]}\""]
+            let output = Pipe()
+            shell.standardOutput = output
+            try shell.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            shell.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        #expect(try complete(["cache", "pr"]) == ["prune"])
+        let prune = try complete(["cache", "prune", "--"])
+        #expect(prune.contains("--dry-run") && prune.contains("--size-limit") && !prune.contains("--resize"))
+        let batch = try complete(["batch", "list.txt", "-O", "out", "--j"])
+        #expect(batch.sorted() == ["--jobs", "--json"])
+        #expect(try complete(["-o", "x.jpg", "--va"]) == [], "fetch has no --variant")
+        #expect(try complete(["--renderer", ""]) == ["auto", "off"])
+    }
+}
