@@ -989,6 +989,11 @@ class Bench:
         t0 = time.time()
         self.load_start = self.load()
         steps = [(1, self.w1), (2, self.w2_w3), (4, self.w4), (5, self.w5), (6, self.w6)]
+        peer_python = os.environ.get("BENCH_PEER_PYTHON", "")
+        if peer_python:
+            from photos import PhotoWorkloads      # workloads 7 and 8: real photos, peers in a venv
+            photos = PhotoWorkloads(self, peer_python)
+            steps += [(7, photos.w7), (8, photos.w8)]
         for n, fn in steps:
             if n == 2 and not (self.enabled(2) or self.enabled(3)):
                 continue

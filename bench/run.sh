@@ -101,6 +101,17 @@ child() {
 # ---------------------------------------------------------------------------- images
 mkdir -p "$WORK"
 child "$PYTHON" "$BENCH/gen_images.py" "$WWW" "$BENCH_COUNT"
+# Workloads 7 and 8: real photographs from Debian's wallpaper packages, and the Python peers in a venv of their own.
+if [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,7,* || ,$BENCH_ONLY, == *,8,* ]]; then
+  child "$PYTHON" "$BENCH/photo_set.py" "$WWW/photos" "${BENCH_PHOTOS:-400}"
+  VENV=$WORK/venv
+  if [[ ! -x $VENV/bin/python ]] || ! "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null; then
+    say "making the peers' venv (pip install pyvips pillow requests) in bench/work/venv"
+    "$PYTHON" -m venv "$VENV" && "$VENV/bin/pip" install -q pyvips pillow requests >"$WORK/venv.log" 2>&1 \
+      || say "the venv could not be made (bench/work/venv.log); workloads 7 and 8 are skipped"
+  fi
+  "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null && export BENCH_PEER_PYTHON=$VENV/bin/python
+fi
 
 # ---------------------------------------------------------------------------- nginx
 NGX=$WORK/nginx
