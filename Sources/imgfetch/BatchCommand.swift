@@ -119,15 +119,16 @@ enum BatchCommand {
 final class BatchPrinter: Sendable {
     private let reporter: Reporter
     private let progressLine: Bool
-    private let lastDrawn = Mutex<Double>(0)
+    /// The done/total line on a terminal.
+    private let line: ProgressLine?
     private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
     private let writeFailure = Mutex<ImgError?>(nil)
-    private let started = Date()
     private let prefetchOnly: Bool
 
     init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool) {
         reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         self.progressLine = progressLine
+        line = progressLine ? ProgressLine() : nil
         self.prefetchOnly = prefetchOnly
     }
 
@@ -168,14 +169,7 @@ final class BatchPrinter: Sendable {
             if progressLine { Reporter.clearProgress() }
             for output in report.outputs { print(output, of: report.item) }
         case .progress(let progress):
-            guard progressLine else { return }
-            let now = Date().timeIntervalSince(started)
-            let due = lastDrawn.withLock { last -> Bool in
-                guard now - last >= 0.1 else { return false }
-                last = now
-                return true
-            }
-            if due { draw(progress) }
+            line?.draw { ProgressLine.batch(progress, columns: $0) }
         }
     }
 
@@ -199,13 +193,6 @@ final class BatchPrinter: Sendable {
         }
     }
 
-    private func draw(_ progress: BatchProgress) {
-        var line = "\r\u{1B}[K\(progress.done)"
-        if let total = progress.total { line += "/\(total)" }
-        line += " done, \(progress.failed) failed, " + String(format: "%.1f/s, %.1fs", progress.rate, progress.elapsed)
-        StandardStream.error.writeIgnoringFailure(line)
-    }
-
     func finish(_ summary: BatchSummary) {
         if progressLine { Reporter.clearProgress() }
         let progress = summary.progress
@@ -220,7 +207,7 @@ final class BatchPrinter: Sendable {
         if reporter.quiet && summary.signal == 0 { return }
         var line = "\(summary.succeeded) ok, \(progress.failed) failed"
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
-        line += prefetchOnly ? " (cached) in " : ", \(summary.written) files written in "
+        line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(summary.signal == SIGINT ? "SIGINT" : summary.signal == SIGTERM ? "SIGTERM" : "signal \(summary.signal)")" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }

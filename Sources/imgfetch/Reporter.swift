@@ -106,19 +106,13 @@ struct Reporter: Sendable {
         return data
     }
 
-    /// A progress callback that redraws one line on stderr, at most ten times a second.
+    /// A progress callback that redraws one line on stderr, at most ten times a second, fitting the terminal.
     static func progressBar(label: String) -> @Sendable (Int64, Int64?) -> Void {
-        let start = Date()
+        let line = ProgressLine()
         return { received, total in
-            let elapsed = Date().timeIntervalSince(start)
+            let elapsed = line.elapsed
             guard elapsed > 0.1 else { return }
-            var line = "\r\u{1B}[K\(label) \(ByteSize.format(received))"
-            if let total, total > 0 {
-                let fraction = min(1, Double(received) / Double(total))
-                let filled = Int(fraction * 20)
-                line += " / \(ByteSize.format(total)) [" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
-            }
-            StandardStream.error.writeIgnoringFailure(line)
+            line.draw { ProgressLine.download(label: label, received: received, total: total, elapsed: elapsed, columns: $0) }
         }
     }
 

@@ -49,7 +49,7 @@ final class OriginalSource: Sendable {
             return key
         case .file(let path):
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-                throw .io("cannot read \(path): no such file or not readable")
+                throw .io(LocalFileError.reason(path))
             }
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
@@ -67,7 +67,7 @@ final class OriginalSource: Sendable {
             let bytes = try BodySpool.read(STDIN_FILENO, directory: network.spoolDirectory)
             return Loaded(image: CachedImage(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
         case .file(let path):
-            guard let region = FileRegion.open(wholeFile: path) else { throw .io("cannot read \(path)") }
+            guard let region = FileRegion.open(wholeFile: path) else { throw .io(LocalFileError.reason(path)) }
             // A large file is decoded where it lies, never read whole.
             if region.count > EncodedBytes.memoryLimit {
                 return Loaded(image: CachedImage(bytes: .file(region), format: ImageFormat.sniff(region.prefix(64))), source: .local)

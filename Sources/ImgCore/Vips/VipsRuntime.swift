@@ -57,11 +57,10 @@ public enum VipsRuntime {
         guard started else { throw .internalFailure("libvips failed to start: \(failure.withLock { $0 })") }
     }
 
-    /// The text of libvips' error buffer, cleared afterwards; trimmed to one line.
+    /// The text of libvips' error buffer, cleared afterwards; made one line that says each thing once.
     static func takeError() -> String {
         let text = String(cString: imgf_error_buffer())
         imgf_error_clear()
-        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return lines.isEmpty ? "libvips gave no detail" : lines.joined(separator: "; ")
+        return VipsErrorText.oneLine(text)
     }
 }

@@ -1,7 +1,7 @@
 extension OptionCatalog {
     static let processing = OptionGroup(title: "Processing", options: [
         OptionDefinition("resize", value: "WxH[:MODE]", for: .fetchLike, step: true,
-                         help: "resize to the box WxH; MODE fit, fill or exact",
+                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact",
                          man: #"""
             Resize to the box
             .IR W \(mu H
@@ -25,6 +25,12 @@ extension OptionCatalog {
             .BI x H
             fix one side and scale the other
             .RB ( fit ).
+            A single number
+            .I W
+            is the box
+            .IR W \(mu W :
+            .B \-\-resize 200
+            fits the image in 200\(mu200.
             JPEG and WebP are shrunk while they are loaded.
             """#),
         OptionDefinition("upscale", for: .fetchLike, help: "let --resize fit enlarge small images",

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Why a local input can't be read, in the system's words, said once: `No such file or directory`,
+/// `Permission denied`, `Is a directory` (the message is shown after the input's name, as `cat` shows it).
+enum LocalFileError {
+    static func reason(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
+        if info.st_mode & S_IFMT == S_IFDIR { return String(cString: strerror(EISDIR)) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        close(descriptor)
+        if info.st_mode & S_IFMT != S_IFREG { return "not a regular file" }
+        return "cannot read it"
+    }
+}
