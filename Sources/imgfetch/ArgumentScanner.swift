@@ -48,8 +48,8 @@ enum ArgumentScanner {
                     let value = if let inline { inline } else { try takeValue(for: spec, shownAs: "--\(name)") }
                     result.options.append((name, value))
                 } else {
-                    guard inline == nil else { throw .usage("option --\(name) takes no value") }
-                    result.options.append((name, nil))
+                    guard inline == nil || spec.optionalValue != nil else { throw .usage("option --\(name) takes no value") }
+                    result.options.append((name, inline))
                 }
                 result.spellings.append("--\(name)")
             } else if argument.hasPrefix("-"), argument.count > 1 {

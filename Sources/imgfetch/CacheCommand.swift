@@ -40,10 +40,10 @@ enum CacheCommand {
             var limit: Int? = CacheInspector.defaultLimit
             if let value = arguments.value("limit") { limit = try FetchSettings.integer(value, option: "limit", range: 0...Int.max) }
             if arguments.has("all") { limit = nil }
-            let key = try rest.first.map { input throws(ImgError) in
-                try CacheInspector.originalKey(forInput: input, keepQuery: arguments.has("keep-query"), cacheKey: arguments.value("cache-key"))
-            }
             let settings = try settings(arguments, directory: directory, environment: environment)
+            let key = try rest.first.map { input throws(ImgError) in
+                try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: arguments.value("cache-key"))
+            }
             let inspection = CacheInspector.inspect(directory: directory, originalKey: key, limit: key == nil ? limit : nil,
                                                     sizeLimit: settings.sizeLimit)
             let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
@@ -88,8 +88,8 @@ enum CacheCommand {
 
         case "remove":
             guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
-            let key = try CacheInspector.originalKey(forInput: rest[0], keepQuery: arguments.has("keep-query"),
-                                                     cacheKey: arguments.value("cache-key"))
+            let query = try settings(arguments, directory: directory, environment: environment).query
+            let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: arguments.value("cache-key"))
             guard exists else { return try output.nothing(dryRun) }
             try output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun), dryRun: dryRun)
             return 0
@@ -118,7 +118,8 @@ enum CacheCommand {
     private static func settings(_ arguments: ScannedArguments, directory: String,
                                  environment: [String: String]) throws(ImgError) -> CacheSettings {
         try CacheSettings.resolve(directory: directory, sizeLimitOption: arguments.value("size-limit"),
-                                  ttlOption: arguments.value("ttl"), environment: environment)
+                                  ttlOption: arguments.value("ttl"), queryOption: try FetchSettings.queryOption(arguments),
+                                  environment: environment)
     }
 
     private static func noArguments(_ rest: [String], _ subcommand: String) throws(ImgError) {

@@ -72,12 +72,14 @@ struct CacheCommandOutput {
                 "command": command, "directory": directory,
                 "sizeLimit": settings.sizeLimit.map { $0 as Any } ?? NSNull(), "sizeLimitOrigin": Self.word(settings.sizeLimitOrigin),
                 "ttl": ttl, "ttlOrigin": Self.word(settings.ttlOrigin),
+                "keepQuery": settings.query.description, "keepQueryOrigin": Self.word(settings.queryOrigin),
             ])
         }
         let limit = settings.sizeLimit.map { ByteSize.format($0) } ?? "none"
         try line("directory  \(directory)")
         try line("size-limit \(limit) (\(Self.describe(settings.sizeLimitOrigin)))")
         try line("ttl        \(Self.duration(settings.ttl)) (\(Self.describe(settings.ttlOrigin)))")
+        try line("keep-query \(settings.query.description) (\(Self.describe(settings.queryOrigin)))")
     }
 
     /// One JSON document on stdout: keys sorted, slashes not escaped.

@@ -34,6 +34,12 @@ enum FetchCommand {
         case .success(let opened): pipeline = opened
         case .failure(let error): return error.exitCode
         }
+        // Inputs that differ only in the query their key drops are named before anything is downloaded.
+        for source in sources {
+            var request = settings.template
+            request.source = source
+            _ = try? pipeline.originalKey(for: request)
+        }
         var naming = OutputNaming()
         var worst: Int32 = 0
         var failures = 0

@@ -82,7 +82,6 @@ struct FetchSettings {
         encoding.keepMetadata = arguments.has("keep-metadata")
         template.encoding = encoding
         template.chain = try Self.chain(from: arguments)
-        template.keepQuery = arguments.has("keep-query")
         template.cacheKey = arguments.value("cache-key")
 
         var policy = CachePolicy()
@@ -100,8 +99,12 @@ struct FetchSettings {
         configuration.cacheDirectory = cacheDirectory
         // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
         cacheSettings = try CacheSettings.resolve(directory: cacheDirectory, sizeLimitOption: arguments.value("size-limit"),
-                                                  ttlOption: arguments.value("ttl"), environment: environment)
+                                                  ttlOption: arguments.value("ttl"),
+                                                  queryOption: try Self.queryOption(arguments), environment: environment)
         configuration.ttl = cacheSettings.ttl
+        template.query = cacheSettings.query
+        // Inputs that would share a key are worth a line even with -q: their outputs would silently be one image.
+        configuration.queryCollisions = { Reporter.error($0) }
 
         quiet = arguments.has("quiet")
         verbose = arguments.has("verbose") && !quiet
@@ -161,6 +164,16 @@ struct FetchSettings {
         guard let colon = text.range(of: "://"), colon.lowerBound > text.startIndex else { return false }
         let scheme = text[..<colon.lowerBound]
         return scheme.first!.isLetter && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }
+    }
+
+    /// What `--keep-query` says: the whole query alone, `--keep-query=NAME,NAME` those parameters; nil when not given.
+    static func queryOption(_ arguments: ScannedArguments) throws(ImgError) -> QueryInKey? {
+        guard let given = arguments.options.last(where: { $0.name == "keep-query" }) else { return nil }
+        guard let names = given.value else { return .all }
+        guard let query = QueryInKey(names: names) else {
+            throw .usage("bad --keep-query=\(names): expected parameter names separated by commas, e.g. --keep-query=img,w")
+        }
+        return query
     }
 
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(ImgError) -> Int {

@@ -65,7 +65,8 @@ struct LargeImageTests {
 
         // The entry is the ordinary self-describing format, whole and checkable by CacheEntryFile.
         let disk = try DiskCache(directory: cache)
-        let path = disk.originalPath(originalKey: try #require(CacheKey.original(for: URL(string: url)!, keepingQuery: false)))
+        let key = try #require(CacheKey.original(for: URL(string: url)!))
+        let path = disk.originalPath(originalKey: key)
         let original = try Data(contentsOf: URL(fileURLWithPath: pngPath))
         let (metadata, body) = try #require(CacheEntryFile.decode(try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(body == original)
@@ -73,7 +74,7 @@ struct LargeImageTests {
         #expect(metadata.kind == .original && metadata.format == "png" && metadata.width == Self.side)
 
         // Read in place, it comes back as a region of the entry file, checked by streaming.
-        guard case .fresh(let found, .file(let region)) = disk.lookup(at: path, inPlace: true) else {
+        guard case .fresh(let found, .file(let region)) = disk.lookup(at: path, key: key, inPlace: true) else {
             Issue.record("a large original should be read in place")
             return
         }
@@ -86,7 +87,7 @@ struct LargeImageTests {
         try handle.seek(toOffset: UInt64(region.offset) + 50_000_000)
         try handle.write(contentsOf: Data([byte ^ 0x01]))
         try handle.close()
-        guard case .missing = disk.lookup(at: path, inPlace: true) else {
+        guard case .missing = disk.lookup(at: path, key: key, inPlace: true) else {
             Issue.record("a damaged large original must not be served")
             return
         }

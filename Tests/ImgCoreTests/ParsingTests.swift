@@ -63,7 +63,7 @@ struct ParsingTests {
         let port = try #require(URL(string: "HTTP://h:8080"))
         #expect(CacheKey.original(for: port) == "http://h:8080/")
         let query = try #require(URL(string: "http://h/img?b=2&a=1"))
-        #expect(CacheKey.original(for: query, keepingQuery: true) == "http://h/img?a=1&b=2")
+        #expect(CacheKey.original(for: query, query: .all) == "http://h/img?a=1&b=2")
         #expect(CacheKey.original(for: query) == "http://h/img")
     }
 

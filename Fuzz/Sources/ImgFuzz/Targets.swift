@@ -56,16 +56,16 @@ private func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure
     guard let source = try? ImageSource(parsing: text) else { return }
     _ = source.description
     guard case .remote(let url) = source else { return }
-    for keepingQuery in [false, true] {
+    for keepingQuery in [QueryInKey.none, .all] {
         // ImageSource accepted it with a non-empty host, so it must have a key.
-        guard let key = CacheKey.original(for: url, keepingQuery: keepingQuery) else {
+        guard let key = CacheKey.original(for: url, query: keepingQuery) else {
             fatalError("fuzz invariant broken: accepted remote '\(text)' has no key (keepingQuery \(keepingQuery))")
         }
         // A key is a normalised URL: normalising it again changes nothing.
         guard let keySource = try? ImageSource(parsing: key), case .remote(let keyURL) = keySource else {
             fatalError("fuzz invariant broken: key '\(key)' of '\(text)' is not an accepted remote URL")
         }
-        let again = CacheKey.original(for: keyURL, keepingQuery: keepingQuery)
+        let again = CacheKey.original(for: keyURL, query: keepingQuery)
         check(again == key, "key '\(key)' of '\(text)' normalises to '\(again ?? "nil")' (keepingQuery \(keepingQuery))")
     }
 }

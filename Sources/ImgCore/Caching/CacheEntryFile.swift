@@ -24,9 +24,12 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var contentType: String?
 }
 
-/// The entry format: `IMGFETCH-ENTRY 1\n`, one line of JSON metadata, then the bytes.
+/// The entry format: `IMGFETCH-ENTRY 2\n`, one line of JSON metadata, then the bytes. Format 1 (keys that could
+/// collide, no credentials in keys) is never read: its entries are misses.
 public enum CacheEntryFile {
-    static let magic = Data("IMGFETCH-ENTRY 1\n".utf8)
+    static let magic = Data("IMGFETCH-ENTRY 2\n".utf8)
+    /// The first line of entries of an earlier format.
+    static let oldMagic = Data("IMGFETCH-ENTRY 1\n".utf8)
     /// The most a metadata line may take; larger is a damaged entry.
     static let maxMetadataBytes = 64 * 1024
 

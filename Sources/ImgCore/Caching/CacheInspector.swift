@@ -76,20 +76,20 @@ public enum CacheInspector {
                          etag: metadata?.etag, lastModified: metadata?.lastModified, damaged: metadata == nil)
     }
 
-    /// The original key of a command-line input, as fetch computes it: `--cache-key` wins; a URL loses its query
-    /// and fragment unless `keepQuery`; a local file's key carries its size and modification time.
-    public static func originalKey(forInput input: String, keepQuery: Bool, cacheKey: String?) throws(ImgError) -> String {
+    /// The original key of a command-line input, as fetch computes it (`CacheKey.original(for:)`): `--cache-key`
+    /// wins; a URL keeps the query parameters `query` names, and a hash of its user info if it has any; a local file
+    /// is keyed by the file it resolves to, with its size and modification time.
+    public static func originalKey(forInput input: String, query: QueryInKey, cacheKey: String?) throws(ImgError) -> String {
         if let cacheKey { return cacheKey }
-        switch try ImageSource(parsing: input) {
-        case .remote(let url):
-            guard let key = CacheKey.original(for: url, keepingQuery: keepQuery) else { throw .usage("malformed URL '\(URLCredentials.maskingPassword(in: input))'") }
-            return key
-        case .file(let path):
-            var info = stat()
-            guard stat(path, &info) == 0 else { throw .usage("no such file '\(path)'") }
-            return CacheKey.original(forFile: path, size: Int64(info.st_size), modified: EntryIO.seconds(info.st_mtim))
-        case .standardInput:
-            throw .usage("standard input is never cached; give a URL")
+        let source = try ImageSource(parsing: input)
+        let key: String?
+        do {
+            key = try CacheKey.original(for: source, query: query)
+        } catch {
+            if case .file(let path) = source { throw .usage("no such file '\(path)'") }
+            throw error
         }
+        guard let key else { throw .usage("standard input is never cached; give a URL") }
+        return key
     }
 }

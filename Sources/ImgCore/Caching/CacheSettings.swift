@@ -21,6 +21,10 @@ public struct CacheSettings: Sendable, Equatable {
     public var sizeLimitOrigin: Origin = .builtIn
     /// Where `ttl` came from.
     public var ttlOrigin: Origin = .builtIn
+    /// Which query parameters original keys keep; default none.
+    public var query: QueryInKey = .none
+    /// Where `query` came from.
+    public var queryOrigin: Origin = .builtIn
 
     public init(sizeLimit: Int64? = nil, ttl: TimeToLive = .defaultValue) {
         self.sizeLimit = sizeLimit
@@ -28,12 +32,13 @@ public struct CacheSettings: Sendable, Equatable {
     }
 
     /// The keys `cache config` knows.
-    public static let keys = ["size-limit", "ttl"]
+    public static let keys = ["size-limit", "ttl", "keep-query"]
 
     /// Resolves both settings. The directory's `config` is read only when the directory exists and is safe
     /// (owned by us, not group or world writable); a malformed value anywhere is `ImgError.usage` naming its place.
+    /// `queryOption` is what `--keep-query` said (no option: nil); it wins over the directory's `keep-query`.
     public static func resolve(directory: String, sizeLimitOption: String?, ttlOption: String?,
-                               environment: [String: String]) throws(ImgError) -> CacheSettings {
+                               queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
         var settings = CacheSettings()
         var stored: [String: String] = [:]
         if access(directory, F_OK) == 0, (try? CacheDirectory.checkSafety(directory)) != nil {
@@ -55,6 +60,14 @@ public struct CacheSettings: Sendable, Equatable {
             }
             settings.ttl = ttl
             settings.ttlOrigin = origin
+        }
+        if let queryOption {
+            (settings.query, settings.queryOrigin) = (queryOption, .option)
+        } else if let stored = stored["keep-query"], !stored.isEmpty {
+            guard let query = QueryInKey(setting: stored) else {
+                throw .usage("bad keep-query '\(stored)' in \(configName): expected all, none or NAME,NAME")
+            }
+            (settings.query, settings.queryOrigin) = (query, .config)
         }
         return settings
     }
@@ -122,6 +135,10 @@ public struct CacheSettings: Sendable, Equatable {
                 guard value.isEmpty || TimeToLive.parse(value) != nil else {
                     throw .usage("bad ttl '\(value)': expected e.g. 30s, 15m, 12h, 7d or never")
                 }
+            case "keep-query":
+                guard value.isEmpty || QueryInKey(setting: value) != nil else {
+                    throw .usage("bad keep-query '\(value)': expected all, none or NAME,NAME")
+                }
             default:
                 throw .usage("unknown setting '\(key)' (keys: \(keys.joined(separator: ", ")))")
             }
@@ -137,5 +154,16 @@ public struct CacheSettings: Sendable, Equatable {
             throw .io("cannot write \(directory)/config: \(reason)")
         }
         return values
+    }
+}
+
+extension QueryInKey {
+    /// Parses a stored `keep-query`: `all`, `none` or `NAME,NAME`.
+    public init?(setting text: String) {
+        switch text.lowercased() {
+        case "all": self = .all
+        case "none": self = .none
+        default: self.init(names: text)
+        }
     }
 }

@@ -9,7 +9,8 @@ public enum CacheVerifier {
     /// One entry that failed its check.
     public struct Damage: Sendable, Equatable {
         public var path: String
-        /// `unreadable`, `bad header`, `size mismatch` or `digest mismatch`.
+        /// `unreadable`, `old format`, `bad header`, `size mismatch`, `digest mismatch`, or `misplaced` (a whole
+        /// entry at the path of another key: never served, `DiskCache.lookup`).
         public var reason: String
         /// Whether `repair` removed it.
         public var removed: Bool
@@ -28,7 +29,7 @@ public enum CacheVerifier {
         for entry in CacheScan(directory: directory).entries {
             let path = entry.path(in: directory)
             result.checked += 1
-            guard let reason = problem(at: path, inode: entry.inode) else { continue }
+            guard let reason = problem(at: path, inode: entry.inode, expected: entry) else { continue }
             var removed = false
             if repair {
                 removed = CacheMaintenance.removeEntry(entry, directory: directory) { _, _ in true }
@@ -39,14 +40,30 @@ public enum CacheVerifier {
     }
 
     /// Why the entry at `path` is damaged, or nil when it is whole (or was replaced or removed meanwhile).
-    static func problem(at path: String, inode: UInt64) -> String? {
+    static func problem(at path: String, inode: UInt64, expected entry: CacheEntryStat) -> String? {
         guard let (data, size, readInode) = EntryIO.readUntouched(path) else {
             return access(path, F_OK) == 0 ? "unreadable" : nil
         }
         guard readInode == inode else { return nil }
         if data.count != size { return "unreadable" }
-        guard let (metadata, offset) = CacheEntryFile.parseHeader(data) else { return "bad header" }
-        if CacheEntryFile.decode(data) != nil { return nil }
-        return data.count - offset != metadata.size ? "size mismatch" : "digest mismatch"
+        guard let (metadata, offset) = CacheEntryFile.parseHeader(data) else {
+            return data.starts(with: CacheEntryFile.oldMagic) ? "old format" : "bad header"
+        }
+        guard CacheEntryFile.decode(data) != nil else {
+            return data.count - offset != metadata.size ? "size mismatch" : "digest mismatch"
+        }
+        return isInPlace(metadata, entry) ? nil : "misplaced"
+    }
+
+    /// Whether an entry's metadata names the path it was found at: an original under its key's folder, a variant
+    /// under its original key's folder and with its own key's name.
+    static func isInPlace(_ metadata: CacheEntryMetadata, _ entry: CacheEntryStat) -> Bool {
+        switch metadata.kind {
+        case .original:
+            return entry.isOriginal && entry.folder == DiskCache.entryFolder(originalKey: metadata.key)
+        case .variant:
+            guard let original = CacheKey.original(ofVariant: metadata.key) else { return false }
+            return entry.name == "\(Digest.sha256(metadata.key)).variant" && entry.folder == DiskCache.entryFolder(originalKey: original)
+        }
     }
 }

@@ -48,11 +48,13 @@ public final class DiskCache: Sendable {
 
     // MARK: reading
 
-    /// Reads and checks an entry. A damaged one (bad header, size or digest) is removed and reported missing.
+    /// Reads and checks the entry of `key` at `path`. A damaged one (bad header, size or digest), one of the old
+    /// format, and one that records another key or kind (a file copied over another's path) are removed and
+    /// reported missing: an entry is served only for the key it was written for.
     /// With `inPlace`, a body over `EncodedBytes.memoryLimit` is not read into memory: it comes back as a region
     /// of the entry file (kept open, so a prune that unlinks the entry meanwhile takes nothing away), its digest
     /// checked by streaming it.
-    public func lookup(at path: String, now: Date = Date(), inPlace: Bool = false) -> Lookup {
+    public func lookup(at path: String, key: String, now: Date = Date(), inPlace: Bool = false) -> Lookup {
         guard let entry = EntryIO.openEntry(path) else { return .missing }
         var owned: Int32? = entry.descriptor
         defer { if let owned { close(owned) } }
@@ -70,7 +72,8 @@ public final class DiskCache: Sendable {
                 .flatMap { $0.count == entry.size ? CacheEntryFile.decode($0) : nil }
                 .map { ($0.0, .memory($0.1)) }
         }
-        guard let (metadata, body) = found else {
+        let kind: CacheEntryMetadata.Kind = path.hasSuffix("/original") ? .original : .variant
+        guard let (metadata, body) = found, metadata.key == key, metadata.kind == kind else {
             unlink(path)
             return .missing
         }

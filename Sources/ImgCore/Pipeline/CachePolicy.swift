@@ -36,6 +36,9 @@ public struct PipelineConfiguration: Sendable {
     /// What makes variants (decode, process, encode); default `VipsRenderer`, libvips in this process.
     /// `WarmRendering` hands them to a warm renderer process when one is running.
     public var renderer: any ImageRendering = VipsRenderer()
+    /// Hears the warning when two inputs of this pipeline differ only in the query their key drops
+    /// (`QueryCollisionWatch`), once per key, as soon as the second one's key is computed; nil (the default): no watch.
+    public var queryCollisions: (@Sendable (String) -> Void)?
 
     public init() {}
 }

@@ -16,6 +16,8 @@ public final class ImagePipeline: Sendable {
     let demand = OriginalDemand()
     /// Bounds renderings at once to `configuration.renderingSlots`; taken only by the thread doing the work.
     private let renderingSlots: DispatchSemaphore
+    /// Inputs met so far, to warn about keys that would collide (`PipelineConfiguration.queryCollisions`).
+    private let collisions = QueryCollisionWatch()
 
     /// Opens the disk cache when the policy uses it; an unusable cache directory is `ImgError.io`.
     public init(configuration: PipelineConfiguration) throws(ImgError) {
@@ -53,7 +55,7 @@ public final class ImagePipeline: Sendable {
 
     /// Ends `count` announced uses of the original under `key`; after the last, it leaves the memory cache.
     func finishUses(ofOriginal key: String, count: Int) {
-        if demand.finish(key, count: count) { memory.remove(forKey: key) }
+        if demand.finish(key, count: count) { memory.remove(forKey: CacheKey.inMemory(original: key)) }
     }
 
     /// Whether a variant just made or read goes into the memory cache: when the policy uses memory and, in a batch,
@@ -63,8 +65,13 @@ public final class ImagePipeline: Sendable {
     }
 
     /// The original key of a request (what `--shard` hashes), or nil for standard input.
+    /// Every key computed here is watched for inputs that would collide (`PipelineConfiguration.queryCollisions`).
     public func originalKey(for request: ImageRequest) throws(ImgError) -> String? {
-        try originals.originalKey(for: request)
+        let key = try originals.originalKey(for: request)
+        if let key, let listener = configuration.queryCollisions, let warning = collisions.note(request, key: key) {
+            listener(warning)
+        }
+        return key
     }
 
     /// Makes sure the original of `request` is cached, in memory and on disk as the policy allows, without storing
@@ -72,7 +79,7 @@ public final class ImagePipeline: Sendable {
     /// (a 16-pixel thumbnail: the whole image is read, so a corrupt or truncated one fails and nothing is cached).
     /// The response carries the original's bytes; its source says where they came from.
     public func prefetchOriginal(for request: ImageRequest) throws(ImgError) -> ImageResponse {
-        let originalKey = try originals.originalKey(for: request)
+        let originalKey = try self.originalKey(for: request)
         let validation = try ProcessingChain.parse("resize(16x16)")
         let loaded = try originals.load(request, key: originalKey) { original throws(ImgError) in
             var probe = request
@@ -91,7 +98,7 @@ public final class ImagePipeline: Sendable {
     /// Produces the image a request asks for.
     public func image(for request: ImageRequest) throws(ImgError) -> ImageResponse {
         let policy = configuration.policy
-        let originalKey = try originals.originalKey(for: request)
+        let originalKey = try self.originalKey(for: request)
         let variantKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier) }
         var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
                                      originalKey: originalKey, variantKey: variantKey)
@@ -106,7 +113,7 @@ public final class ImagePipeline: Sendable {
             }
             if let disk {
                 let path = disk.variantPath(originalKey: originalKey, variantKey: variantKey)
-                switch disk.lookup(at: path) {
+                switch disk.lookup(at: path, key: variantKey) {
                 case .fresh(let metadata, let body):
                     disk.touch(path, ttl: metadata.ttl)
                     response.data = CachedImage(entry: metadata, body: body)

@@ -5,8 +5,8 @@ public struct ImageRequest: Sendable {
     public var chain = ProcessingChain()
     public var encoding = OutputEncoding()
     public var decoding = DecodeOptions()
-    /// Keep the URL's query (sorted) in the key; default false.
-    public var keepQuery = false
+    /// Which of the URL's query parameters the key keeps; default none.
+    public var query: QueryInKey = .none
     /// Overrides the original key outright; default nil.
     public var cacheKey: String?
     /// The chains of all the variants made from this input together (batch `--variant`), this one's included.
@@ -18,12 +18,12 @@ public struct ImageRequest: Sendable {
         self.source = source
     }
 
-    /// The URL its cache entries record (`cache inspect` shows it): a remote URL as its original key sees it, with
-    /// no user info (so no password), no fragment and no query unless `keepQuery` (so no signed-URL token either),
-    /// whatever `cacheKey` says; a local file's path; `-` for standard input.
+    /// The URL its cache entries record (`cache inspect` shows it): the full URL it was fetched from, query
+    /// included, without user info (so no password) or fragment, whatever `cacheKey` says; a local file's path;
+    /// `-` for standard input.
     public var storedURL: String {
         guard case .remote(let url) = source else { return source.description }
-        return CacheKey.original(for: url, keepingQuery: keepQuery) ?? ""
+        return URLCredentials.removingUserInfo(from: url)
     }
 
     /// The variant identifier: chain and encoding, as the variant key and `-v` show it.

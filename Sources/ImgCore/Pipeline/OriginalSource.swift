@@ -38,25 +38,11 @@ final class OriginalSource: Sendable {
         self.network = network
     }
 
-    /// The original key, or nil for standard input (never cached).
+    /// The original key, or nil for standard input (never cached): `--cache-key`, else `CacheKey.original(for:)`
+    /// with the credentials of the request's headers.
     func originalKey(for request: ImageRequest) throws(ImgError) -> String? {
         if let key = request.cacheKey { return key }
-        switch request.source {
-        case .remote(let url):
-            guard let key = CacheKey.original(for: url, keepingQuery: request.keepQuery) else {
-                throw .usage("malformed URL '\(URLCredentials.maskingPassword(in: url.absoluteString))'")
-            }
-            return key
-        case .file(let path):
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-                throw .io(LocalFileError.reason(path))
-            }
-            let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return CacheKey.original(forFile: path, size: size, modified: modified)
-        case .standardInput:
-            return nil
-        }
+        return try CacheKey.original(for: request.source, query: request.query, headers: configuration.network.headers)
     }
 
     /// Loads the original. `renderFirst` runs on a fresh download before anything is cached.
@@ -82,7 +68,7 @@ final class OriginalSource: Sendable {
     private func loadRemote(_ url: URL, key: String, request: ImageRequest,
                             renderFirst: (CachedImage) throws(ImgError) -> CachedImage) throws(ImgError) -> Loaded {
         let policy = configuration.policy
-        if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: key) {
+        if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: CacheKey.inMemory(original: key)) {
             return Loaded(image: hit, source: .memory)
         }
         if !policy.forceRefresh, let fresh = freshFromDisk(key) { return fresh }
@@ -105,7 +91,7 @@ final class OriginalSource: Sendable {
     private func freshFromDisk(_ key: String) -> Loaded? {
         guard let disk else { return nil }
         let path = disk.originalPath(originalKey: key)
-        guard case .fresh(let metadata, let body) = disk.lookup(at: path, inPlace: true) else { return nil }
+        guard case .fresh(let metadata, let body) = disk.lookup(at: path, key: key, inPlace: true) else { return nil }
         disk.touch(path, ttl: metadata.ttl)
         let image = CachedImage(entry: metadata, body: body)
         keepInMemory(image, key: key)
@@ -117,7 +103,7 @@ final class OriginalSource: Sendable {
         var expired: (path: String, metadata: CacheEntryMetadata, body: EncodedBytes)?
         if let disk, !configuration.policy.forceRefresh {
             let path = disk.originalPath(originalKey: key)
-            if case .expired(let metadata, let body) = disk.lookup(at: path, inPlace: true), metadata.etag != nil || metadata.lastModified != nil {
+            if case .expired(let metadata, let body) = disk.lookup(at: path, key: key, inPlace: true), metadata.etag != nil || metadata.lastModified != nil {
                 expired = (path, metadata, body)
             }
         }
@@ -170,7 +156,7 @@ final class OriginalSource: Sendable {
 
     /// Stores an original in the memory cache when the policy uses it and, in a batch, a later use is pending.
     private func keepInMemory(_ image: CachedImage, key: String) {
-        if configuration.policy.usesMemory, demand.keepsOriginal(key) { memory.store(image, forKey: key) }
+        if configuration.policy.usesMemory, demand.keepsOriginal(key) { memory.store(image, forKey: CacheKey.inMemory(original: key)) }
     }
 
     /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.

@@ -16,12 +16,35 @@ extension OptionCatalog {
             refused with exit 7 and a message saying why.
             Accepted by every command, so that a wrapper can always pass it.
             """#),
-        OptionDefinition("keep-query", for: Set.fetchLike.union([.cacheInspect, .cacheRemove]),
-                         help: "keep the URL's query in the cache key",
+        OptionDefinition("keep-query", optionalValue: "NAMES", for: Set.fetchLike.union([.cacheInspect, .cacheRemove]),
+                         help: "keep the query (or only NAMES, a,b) in the key",
                          man: #"""
-            Keep the URL's query (its parameters sorted) in the cache key, for sites
-            where the query names the image.
-            By default the query and fragment are dropped.
+            Keep the URL's query in the cache key, for sites where the query names the
+            image
+            .RB ( image.php?img=a.jpg ):
+            the whole query, or with
+            .BI = NAMES
+            (names separated by commas) only those parameters, so that a signature can
+            still be dropped while
+            .B img=
+            or
+            .B w=
+            is kept
+            .RB ( \-\-keep\-query=img,w ).
+            Kept parameters are sorted by name; the values of a repeated name keep
+            their order
+            .RB ( ?id=1&id=2
+            and
+            .B ?id=2&id=1
+            are two keys).
+            By default the query and fragment are dropped (or what the directory's
+            .B keep\-query
+            setting says, see
+            .BR "cache config" ).
+            Without it, a command that meets two inputs whose URLs differ only in their
+            query says so once per key on stderr (even with
+            .BR \-q ),
+            naming both URLs: they get one image.
             """#),
         OptionDefinition("cache-key", value: "KEY", for: [.fetch, .cacheInspect, .cacheRemove],
                          help: "use KEY as the original's key",

@@ -27,6 +27,7 @@ enum ManPageWriter {
         var text = option.short.map { #"\fB\-"# + escape(String($0)) + #"\fR, "# } ?? ""
         text += #"\fB"# + escape("--" + option.long) + #"\fR"#
         if let value = option.value { text += " " + valueSyntax(value) }
+        if let value = option.optionalValue { text += valueSyntax("[=" + value + "]") }
         return text
     }
 

@@ -80,10 +80,17 @@ extension OptionCatalog {
             decoding, whatever the limit.
             Default: 100000000.
             """#),
-        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "also trust the CAs in this PEM bundle",
+        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "trust the CAs in this PEM bundle",
                          man: #"""
-            Also trust the certificate authorities in the PEM bundle
-            .IR FILE .
+            Trust the certificate authorities in the PEM bundle
+            .I FILE
+            instead of the system's, as curl does.
+            Without it,
+            .B CURL_CA_BUNDLE
+            and then
+            .B SSL_CERT_FILE
+            name that bundle (see
+            .BR ENVIRONMENT ).
             Certificates are always verified; no option turns verification off.
             """#),
         OptionDefinition("deny-private-networks", for: .fetchLike, help: "refuse loopback and private addresses",

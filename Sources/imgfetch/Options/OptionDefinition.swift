@@ -11,6 +11,9 @@ struct OptionDefinition: Sendable {
     /// The value's syntax as help shows it (`FILE`, `WxH[:MODE]`, `auto|off`); nil for a flag that takes none.
     /// Upper-case words are placeholders (italic in the man page), the rest is literal.
     let value: String?
+    /// For a flag that may also be given a value, inline only (`--keep-query` or `--keep-query=img,w`): the value's
+    /// syntax (`NAMES`); nil for every other option.
+    let optionalValue: String?
     /// The default as help shows it (`30`, `7d`), or nil when there is none worth showing.
     let defaultValue: String?
     /// The commands it applies to; given to any other, it is a usage error (exit 2) before anything runs.
@@ -24,11 +27,13 @@ struct OptionDefinition: Sendable {
     /// Accepted but shown nowhere (internal commands such as `--generate`).
     let isHidden: Bool
 
-    init(_ long: String, short: Character? = nil, value: String? = nil, default defaultValue: String? = nil,
+    init(_ long: String, short: Character? = nil, value: String? = nil, optionalValue: String? = nil,
+         default defaultValue: String? = nil,
          for commands: Set<CommandName>, step: Bool = false, hidden: Bool = false, help: String, man: String) {
         self.long = long
         self.short = short
         self.value = value
+        self.optionalValue = optionalValue
         self.defaultValue = defaultValue
         self.commands = commands
         self.help = help
@@ -46,6 +51,7 @@ struct OptionDefinition: Sendable {
         var text = short.map { "-\($0), " } ?? ""
         text += "--" + long
         if let value { text += " " + value }
+        if let optionalValue { text += "[=\(optionalValue)]" }
         return text
     }
 }

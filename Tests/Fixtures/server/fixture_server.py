@@ -330,6 +330,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def route_img(self, rest, count):
         self._serve_file("/".join(rest))
 
+    def route_by_query(self, rest, count):
+        # /by-query/<any name>?img=<relpath>: the file the query names (as image.php?img=a.jpg would).
+        names = self._query().get("img")
+        if not names:
+            return self._text(400, "by-query needs ?img=<relpath>")
+        self._serve_file(names[0])
+
     def route_noval(self, rest, count):
         self._serve_file("/".join(rest), validators=False)
 

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Keys that can't collide: originals and variants apart, entries served only for their own key, credentials and
+/// kept query parameters in the key.
+@Suite("Cache keys end to end", .serialized)
+struct CacheKeyTests: EndToEndSuite {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    func size(_ path: String) throws -> (Int, Int) {
+        let probe = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: path)))
+        return (probe.width, probe.height)
+    }
+
+    @Test func aURLEndingLikeAVariantKeyIsNotAnotherURLsVariant() throws {
+        let plain = server.url("/by-query/a.png?img=rgba.png")
+        let lookalike = server.url("/by-query/a.png@resize(10x10,fit)@png?img=sample.png")
+        let result = try fetch([lookalike, plain, "--resize", "10x10", "--format", "png", "-O", work.file("out"), "-v"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try server.requests("/by-query/a.png") == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("rgba.png: memory"), "\(result.stderr)")
+        // Unit: the two namespaces never meet.
+        let original = "http://h/a.png@resize(10x10,fit)@png"
+        #expect(CacheKey.variant(original: "http://h/a.png", variantIdentifier: "resize(10x10,fit)@png") != original)
+        #expect(CacheKey.inMemory(original: original) != CacheKey.variant(original: "http://h/a.png", variantIdentifier: "resize(10x10,fit)@png"))
+        let escaped = CacheKey.variant(original: "http://h/a%40b@c", variantIdentifier: "original@png")
+        #expect(CacheKey.original(ofVariant: escaped) == "http://h/a%40b@c")
+    }
+
+    /// The entry path of an input's original.
+    func originalPath(_ url: String, query: QueryInKey = .none) throws -> String {
+        let key = try #require(CacheKey.original(for: URL(string: url)!, query: query))
+        return cache + "/entries/" + DiskCache.entryFolder(originalKey: key) + "/original"
+    }
+
+    @Test func anEntryCopiedOverAnothersPathIsAMissAndMisplaced() throws {
+        let a = server.url("/img/sample.jpg"), b = server.url("/img/rgba.png")
+        #expect(try fetch([a, b, "-O", work.file("out")]).status == 0)
+        try FileManager.default.removeItem(atPath: try originalPath(b))
+        try FileManager.default.copyItem(atPath: try originalPath(a), toPath: try originalPath(b))
+        let verify = try fetch(["cache", "verify"])
+        #expect(verify.status == 8 && verify.stdoutText.contains("misplaced"), "\(verify.stdoutText)\(verify.stderr)")
+        let again = try fetch([b, "--format", "png", "-o", work.file("b.png"), "-v"])
+        #expect(again.status == 0 && again.stderr.contains(": network"), "\(again.stderr)")
+        #expect(try size(work.file("b.png")) == (try size(Paths.images + "/rgba.png")))
+        #expect(try server.requests("/img/rgba.png") == 2)
+    }
+
+    @Test func anEntryOfTheOldFormatIsAMiss() throws {
+        let a = server.url("/img/sample.jpg")
+        #expect(try fetch([a, "-o", work.file("a.jpg")]).status == 0)
+        let folder = (try originalPath(a) as NSString).deletingLastPathComponent
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            let path = folder + "/" + name
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes.replaceSubrange(0..<CacheEntryFile.magic.count, with: CacheEntryFile.oldMagic)
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        let verify = try fetch(["cache", "verify"])
+        #expect(verify.status == 8 && verify.stdoutText.contains("old format"), "\(verify.stdoutText)\(verify.stderr)")
+        let again = try fetch([a, "-o", work.file("a.jpg"), "-v"])
+        #expect(again.stderr.contains(": network"), "\(again.stderr)")
+    }
+
+    @Test func credentialsArePartOfTheKey() throws {
+        let basic = Data("alice:s3cret".utf8).base64EncodedString()
+        let url = server.url("/basic-auth/\(basic)/sample.jpg")
+        let withUser = url.replacingOccurrences(of: "://", with: "://alice:s3cret@")
+        #expect(try fetch([withUser, "-o", work.file("a.jpg")]).status == 0)
+        #expect(try fetch([url, "-o", work.file("b.jpg")]).status == 4, "served the private image without credentials")
+        #expect(try fetch([url, "-H", "Authorization: Basic \(basic)", "-o", work.file("c.jpg")]).status == 0)
+        #expect(try fetch([url, "-o", work.file("d.jpg")]).status == 4, "served the private image without Authorization")
+        let cookie = server.url("/echo-header/Cookie/rgba.png")
+        #expect(try fetch([cookie, "-H", "Cookie: session=1", "-o", work.file("e.png")]).status == 0)
+        #expect(try fetch([cookie, "-o", work.file("f.png")]).status == 4, "served the private image without Cookie")
+        // The same credentials again are a hit.
+        let hit = try fetch([withUser, "-o", work.file("g.jpg"), "-v"])
+        #expect(hit.stderr.contains(": disk"), "\(hit.stderr)")
+        #expect(!hit.stderr.contains("s3cret"))
+    }
+
+    @Test func keptRepeatedParametersKeepTheirOrder() throws {
+        let first = CacheKey.original(for: URL(string: "http://h/a?id=1&b=0&id=2")!, query: .all)
+        let second = CacheKey.original(for: URL(string: "http://h/a?id=2&id=1&b=0")!, query: .all)
+        #expect(first == "http://h/a?b=0&id=1&id=2")
+        #expect(second == "http://h/a?b=0&id=2&id=1")
+        let one = server.url("/by-query/x?img=sample.jpg&id=1&id=2")
+        let two = server.url("/by-query/x?id=2&img=sample.jpg&id=1")
+        #expect(try fetch([one, "--keep-query", "-o", work.file("a.jpg")]).status == 0)
+        #expect(try fetch([two, "--keep-query", "-o", work.file("b.jpg")]).status == 0)
+        #expect(try server.requests("/by-query/x") == 2)
+    }
+
+    @Test func keepQueryNamesKeepsOnlyThoseParameters() throws {
+        #expect(CacheKey.original(for: URL(string: "http://h/i.php?w=2&sig=9&img=a&img=b")!, query: QueryInKey(names: "img,w")!)
+                == "http://h/i.php?img=a&img=b&w=2")
+        let a1 = server.url("/by-query/i.php?img=sample.jpg&sig=1")
+        let a2 = server.url("/by-query/i.php?sig=2&img=sample.jpg")
+        let b = server.url("/by-query/i.php?img=rgba.png&sig=3")
+        for url in [a1, a2, b] {
+            #expect(try fetch([url, "--keep-query=img", "-O", work.file("out")]).status == 0)
+        }
+        #expect(try server.requests("/by-query/i.php") == 2)
+        #expect(try fetch([b, "--keep-query=", "-O", work.file("out")]).status == 2)
+
+        // Stored per cache: the same keys without the option, for fetch and cache inspect alike.
+        let config = try fetch(["cache", "config", "keep-query=img"])
+        #expect(config.status == 0 && config.stdoutText.contains("keep-query img (from the directory's config)"), "\(config.stdoutText)")
+        let hit = try fetch([server.url("/by-query/i.php?img=rgba.png&sig=4"), "-O", work.file("out"), "-v"])
+        #expect(hit.stderr.contains(": disk"), "\(hit.stderr)")
+        let inspect = try fetch(["cache", "inspect", server.url("/by-query/i.php?img=rgba.png"), "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: inspect.stdout) as? [String: Any])
+        let urls = (document["items"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
+        #expect(urls.contains(b), "\(urls)")
+    }
+
+    @Test func inputsThatWouldShareAKeyAreNamedOnce() throws {
+        let a = server.url("/by-query/x?img=sample.jpg"), b = server.url("/by-query/x?img=rgba.png")
+        let fetched = try fetch([a, b, a, "-q", "-O", work.file("out")])
+        #expect(fetched.status == 0)
+        let lines = fetched.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(a) && lines[0].contains(b) && lines[0].contains("--keep-query"),
+                "\(fetched.stderr)")
+        let list = work.file("list.txt")
+        try [a, b, server.url("/by-query/x?img=cogs.gif")].joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let batch = try fetch(["batch", list, "-O", work.file("batch"), "-q"])
+        #expect(batch.stderr.split(separator: "\n").count == 1 && batch.stderr.contains("--keep-query"), "\(batch.stderr)")
+        let prefetch = try fetch(["prefetch", "--from", list, "-q", "--force-refresh"])
+        #expect(prefetch.stderr.contains("--keep-query"), "\(prefetch.stderr)")
+        let kept = try fetch(["batch", list, "-O", work.file("kept"), "--keep-query"])
+        #expect(!kept.stderr.contains("warning"), "\(kept.stderr)")
+    }
+
+    @Test func cacheInspectShowsTheFullURLWithoutCredentials() throws {
+        let url = server.url("/by-query/x?img=sample.jpg&w=3")
+        #expect(try fetch([url.replacingOccurrences(of: "://", with: "://bob:pw@") + "#top", "-o", work.file("a.jpg")]).status == 0)
+        let inspect = try fetch(["cache", "inspect", "--all", "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: inspect.stdout) as? [String: Any])
+        let urls = (document["items"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
+        #expect(!urls.isEmpty && Set(urls) == [url], "\(urls)")
+    }
+
+    @Test func aSymlinkedLocalInputIsKeyedByItsTarget() throws {
+        let target = work.file("a.jpg"), link = work.file("cur")
+        try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: target)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "a.jpg")
+        #expect(try fetch([link, "--resize", "8x8", "-o", work.file("one.png")]).status == 0)
+        try FileManager.default.removeItem(atPath: target)
+        try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: target)
+        let second = try fetch([link, "--resize", "8x8", "-o", work.file("two.png"), "-v"])
+        #expect(second.stderr.contains(": local"), "\(second.stderr)")
+        let inspect = try fetch(["cache", "inspect", link])
+        #expect(inspect.status == 0 && inspect.stdoutText.contains("variant"), "\(inspect.stdoutText)")
+        let removed = try fetch(["cache", "remove", link])
+        #expect(removed.status == 0 && !removed.stdoutText.contains("removed 0"), "\(removed.stdoutText)")
+        #expect(try CacheKey.original(forLocalFile: link) == (try CacheKey.original(forLocalFile: target)))
+    }
+}
