@@ -33,6 +33,9 @@ struct FetchSettings {
         if let value = arguments.value("cacert") {
             guard FileManager.default.isReadableFile(atPath: value) else { throw .usage("--cacert \(value): no such readable file") }
             network.caBundle = value
+        } else if let bundle = [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
+            // As curl: CURL_CA_BUNDLE, else SSL_CERT_FILE, replaces the system's CA bundle (a missing file fails TLS).
+            network.caBundle = bundle
         }
         network.denyPrivateNetworks = arguments.has("deny-private-networks")
         configuration.network = network
@@ -82,6 +85,9 @@ struct FetchSettings {
         encoding.keepMetadata = arguments.has("keep-metadata")
         template.encoding = encoding
         template.chain = try Self.chain(from: arguments)
+        // Asked for no change (only -o's extension may name a format): a source in that format is written unchanged.
+        let changes = ["format", "quality", "lossless", "background", "keep-metadata", "first-frame", "max-frames"]
+        template.keepsSourceBytes = template.chain.isEmpty && !changes.contains(where: arguments.has)
         template.cacheKey = arguments.value("cache-key")
 
         var policy = CachePolicy()

@@ -17,6 +17,9 @@ public struct BatchItem: Sendable {
     var outputNames: [ClaimedOutputName] = []
     /// The original key of its source; nil for an unusable line (or one with no key).
     var originalKey: String?
+    /// The output format the list's second column names by its extension (`thumb.png`), as `-o`'s would; nil when it
+    /// names none.
+    var format: ImageFormat?
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.

@@ -94,9 +94,14 @@ public final class BatchRunner: Sendable {
                 if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
                 // A bad second column fails the line (its name is claimed from the URL meanwhile).
                 if let column = line.second { _ = try NameTemplate.stem(fromColumn: column) }
+                if let column = line.second, let format = NameTemplate.format(ofColumn: column),
+                   let asked = template.encoding.format, asked != format {
+                    throw .usage("the name '\(column)' says \(format.rawValue) but --format says \(asked.rawValue)")
+                }
                 return source
             }
             var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
+            item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
             // Every line claims its names, whether it is this shard's or not and whether it will succeed or not.
             if namer != nil { item.outputNames = claimNames(for: item, column: line.second, namer: &namer!) }
             item.originalKey = originalKey(of: item)
@@ -127,7 +132,7 @@ public final class BatchRunner: Sendable {
                            index: item.line) { position in
             var key: String?
             if let parsed {
-                let request = request(for: parsed, variant: variants[position])
+                let request = request(for: parsed, variant: variants[position], format: item.format)
                 key = ((try? pipeline.originalKey(for: request)) ?? nil).map {
                     CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier)
                 }
@@ -137,9 +142,11 @@ public final class BatchRunner: Sendable {
     }
 
     /// The request for one output: the shared options with the item's source and, for a variant, its chain after them.
-    private func request(for source: ImageSource, variant: BatchVariant?) -> ImageRequest {
+    /// `format` is the one the line's second column names, if any.
+    private func request(for source: ImageSource, variant: BatchVariant?, format: ImageFormat? = nil) -> ImageRequest {
         var request = template
         request.source = source
+        if let format { request.encoding.format = format }
         if let variant {
             request.chain = template.chain |> variant.chain
             // Variants of this input that load it alike load it once (with the bytes each gets alone).
@@ -179,7 +186,7 @@ public final class BatchRunner: Sendable {
         var outputs: [BatchOutput] = []
         var sharedFailure: ImgError?
         for variant in variants {
-            outputs.append(produce(source: source, variant: variant, sharedFailure: &sharedFailure))
+            outputs.append(produce(source: source, variant: variant, format: item.format, sharedFailure: &sharedFailure))
         }
         // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
         if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
@@ -191,14 +198,15 @@ public final class BatchRunner: Sendable {
 
     /// One output of one item. A failure of the original (network, HTTP status, not cached) is shared by the
     /// remaining variants instead of being tried again.
-    private func produce(source: ImageSource, variant: BatchVariant?, sharedFailure: inout ImgError?) -> BatchOutput {
+    private func produce(source: ImageSource, variant: BatchVariant?, format: ImageFormat?,
+                         sharedFailure: inout ImgError?) -> BatchOutput {
         let start = Date()
         var output = BatchOutput(variant: variant?.name, result: .failure(.internalFailure("not run")), milliseconds: 0)
         if let sharedFailure {
             output.result = .failure(sharedFailure)
             return output
         }
-        let request = request(for: source, variant: variant)
+        let request = request(for: source, variant: variant, format: format)
         do throws(ImgError) {
             let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
             if let directory = options.outputDirectory {

@@ -86,6 +86,15 @@ public struct NameTemplate: Sendable, Equatable {
 
     /// Validates a list's second column and reduces it to a safe stem (its extension is dropped: the output
     /// format decides it). Refused: `/`, `..`, NUL and a leading dot.
+    /// The output format a list's second column names by its extension, as `-o`'s extension does (`thumb.png` is
+    /// PNG); nil for no extension or one that names no writable format (it is then part of the name's stem only).
+    public static func format(ofColumn column: String) -> ImageFormat? {
+        guard let dot = column.lastIndex(of: "."), dot != column.startIndex else { return nil }
+        let suffix = String(column[column.index(after: dot)...])
+        guard !suffix.isEmpty, let format = ImageFormat(name: suffix), ImageFormat.writable.contains(format) else { return nil }
+        return format
+    }
+
     public static func stem(fromColumn column: String) throws(ImgError) -> String {
         if column.contains("/") || column.contains("..") || column.contains("\0") || column.hasPrefix(".") {
             throw .usage("unsafe output name '\(column)': a name may not contain '/', '..' or NUL, nor start with '.'")

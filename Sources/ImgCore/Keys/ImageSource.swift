@@ -7,7 +7,8 @@ public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
     case standardInput
 
     /// Classifies a command-line input: `-` is stdin, `http://` and `https://` are remote,
-    /// `file://` and anything without a scheme is a local path. Other schemes are usage errors.
+    /// `file://` and anything without a scheme is a local path. Other schemes are usage errors. A URL is spelled as it
+    /// will be sent (`URLSpelling`); one that can't be parsed is a usage error naming the character at fault.
     public init(parsing input: String) throws(ImgError) {
         if input == "-" {
             self = .standardInput
@@ -17,8 +18,10 @@ public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
         guard !input.isEmpty, !input.contains("\0") else { throw .usage("empty or malformed input '\(shown)'") }
         let lowered = input.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            guard let components = URLComponents(string: input), let host = components.host, !host.isEmpty,
-                  let url = components.url, !input.contains(where: { $0 == " " || $0.isNewline }) else {
+            // Sent as browsers and curl send it: escaped where it must be, existing escapes kept (`URLSpelling`).
+            let spelled = try URLSpelling.spell(input, shown: shown)
+            guard let components = URLComponents(string: spelled), let host = components.host, !host.isEmpty,
+                  let url = components.url else {
                 throw .usage("malformed URL '\(shown)'")
             }
             self = .remote(url)

@@ -183,7 +183,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return Failure(error: .io(failure), retryable: false)
         }
         if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
-            return Failure(error: .network("body is over --max-bytes \(options.maxBytes)"), retryable: false)
+            return Failure(error: .network("body is over --max-bytes \(ByteSize.format(Int64(options.maxBytes)))"), retryable: false)
         }
         if let address = transfer.blockedAddress {
             return Failure(error: .network("refusing to connect to private address \(address) (--deny-private-networks)"),

@@ -193,6 +193,9 @@ public final class ImagePipeline: Sendable {
         let work = { () throws(ImgError) -> CachedImage in
             self.renderingSlots.wait()
             defer { self.renderingSlots.signal() }
+            if request.passesSourceBytes, let format = original.format, (request.encoding.format ?? format) == format {
+                return try self.checkedSourceBytes(request, original: original, format: format, context: context)
+            }
             let encoded = try self.configuration.renderer.render(request, from: original.bytes, context: context)
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
             image.notes = encoded.notes
@@ -201,6 +204,24 @@ public final class ImagePipeline: Sendable {
         }
         guard let variantKey else { return try work() }
         return try renderings.run(key: variantKey, work).value
+    }
+}
+
+extension ImagePipeline {
+    /// The source's own bytes as the output (`ImageRequest.keepsSourceBytes`), once a small throw-away rendering has
+    /// read the whole image (so a truncated or refused one fails as a rendering would).
+    fileprivate func checkedSourceBytes(_ request: ImageRequest, original: CachedImage, format: ImageFormat,
+                                        context: RenderingContext) throws(ImgError) -> CachedImage {
+        var probe = request
+        probe.keepsSourceBytes = false
+        probe.chain = try ProcessingChain.parse("resize(16x16)")
+        probe.encoding = OutputEncoding(format: .png)
+        let checked = try configuration.renderer.render(probe, from: original.bytes, context: context)
+        var image = CachedImage(bytes: original.bytes, format: format, width: checked.sourceSize?.width,
+                                height: checked.sourceSize?.height)
+        image.sourceSize = checked.sourceSize
+        image.notes = ["unchanged: the source's own bytes, metadata included"]
+        return image
     }
 }
 

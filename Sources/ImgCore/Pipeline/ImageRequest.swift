@@ -7,6 +7,10 @@ public struct ImageRequest: Sendable {
     public var decoding = DecodeOptions()
     /// Which of the URL's query parameters the key keeps; default none.
     public var query: QueryInKey = .none
+    /// The command asked for no change (no processing, no encoding or frame option): with no step, a source already in
+    /// the output format (any, when `encoding.format` is nil) is written as its own bytes, as `curl -o` writes them,
+    /// its metadata kept; it is still decoded whole once to check it. Default false (always re-encoded).
+    public var keepsSourceBytes = false
     /// Overrides the original key outright; default nil.
     public var cacheKey: String?
     /// The chains of all the variants made from this input together (batch `--variant`), this one's included.
@@ -28,8 +32,14 @@ public struct ImageRequest: Sendable {
 
     /// The variant identifier: chain and encoding, as the variant key and `-v` show it.
     public var variantIdentifier: String {
-        "\(chain.isEmpty ? "original" : chain.identifier)@\(encoding.identifier(decoding: decoding))"
+        if passesSourceBytes {
+            return "original@unchanged" + (encoding.format == nil ? "" : "-else-" + encoding.identifier(decoding: decoding))
+        }
+        return "\(chain.isEmpty ? "original" : chain.identifier)@\(encoding.identifier(decoding: decoding))"
     }
+
+    /// Whether a source in the output format is written as its own bytes (`keepsSourceBytes` and no step).
+    public var passesSourceBytes: Bool { keepsSourceBytes && chain.isEmpty }
 }
 
 /// Where a result came from, as `-v` and `--json` report it.

@@ -1,31 +1,53 @@
 import Foundation
 
-/// Parses and formats byte counts such as `64M`, where K, M and G are powers of 1024.
+/// Parses and formats byte counts as GNU tools do: `K`, `M`, `G`, `T` and `KiB` … `TiB` are powers of 1024, `kB`,
+/// `MB`, `GB`, `TB` powers of 1000, decimals allowed (`1.5G`).
 public enum ByteSize {
-    /// Parses `N`, `NK`, `NM`, `NG` (optionally followed by `B` or `iB`, any case). Rejects negatives and overflow.
+    /// Parses `N` or `N` with a unit: `K`/`M`/`G`/`T` (any case) or `KiB`…`TiB` for powers of 1024, `kB`/`MB`/`GB`/`TB`
+    /// (`KB` too) for powers of 1000, `B` for bytes. `N` may have a decimal part when a unit follows (`1.5G`); the
+    /// result is rounded to a whole byte. Rejects negatives, overflow and anything else.
     public static func parse(_ text: String) -> Int64? {
-        var digits = text.trimmingCharacters(in: .whitespaces).uppercased()
-        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
-            digits.removeLast(suffix.count)
-            break
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let number = trimmed.prefix { $0.isASCIIDigit || $0 == "." }
+        let unit = trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+        guard !number.isEmpty, number.filter({ $0 == "." }).count <= 1, number.first != ".", number.last != ".",
+              let multiplier = multiplier(of: unit) else { return nil }
+        if !number.contains(".") {
+            guard let value = Int64(number) else { return nil }
+            let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+            return overflow ? nil : product
         }
-        var multiplier: Int64 = 1
-        if let last = digits.last, let power = "KMGT".firstIndex(of: last) {
-            multiplier = Int64(1) << (10 * ("KMGT".distance(from: "KMGT".startIndex, to: power) + 1))
-            digits.removeLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit), let value = Int64(digits) else { return nil }
-        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
-        return overflow ? nil : product
+        guard multiplier > 1, let value = Double(number) else { return nil }
+        let product = (value * Double(multiplier)).rounded()
+        guard product.isFinite, product < 9.2e18 else { return nil }
+        return Int64(product)
     }
 
-    /// Formats a byte count for people: `512 B`, `3.4 KiB`, `12.0 MiB`.
+    /// The multiplier of a unit; nil for an unknown one.
+    private static func multiplier(of unit: String) -> Int64? {
+        if unit.isEmpty || unit.lowercased() == "b" { return 1 }
+        let letters = "KMGT"
+        let upper = unit.uppercased()
+        guard let letter = upper.first, let power = letters.firstIndex(of: letter) else { return nil }
+        let exponent = letters.distance(from: letters.startIndex, to: power) + 1
+        let binary = Int64(1) << (10 * exponent)
+        var decimal: Int64 = 1
+        for _ in 0..<exponent { decimal *= 1000 }
+        switch upper.dropFirst() {
+        case "": return binary
+        case "IB": return binary
+        case "B": return decimal
+        default: return nil
+        }
+    }
+
+    /// Formats a byte count for people: `512 B`, `25.0 KiB`, `12.0 MiB`.
     public static func format(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         var value = Double(bytes)
         for unit in ["KiB", "MiB", "GiB", "TiB"] {
             value /= 1024
-            if value < 1024 || unit == "TiB" { return String(format: "%.1f %@", value, unit) }
+            if value < 1023.95 || unit == "TiB" { return String(format: "%.1f %@", value, unit) }
         }
         return "\(bytes) B"
     }

@@ -60,7 +60,7 @@ enum CommandCatalog {
         cache prune                    down to 50% of the size limit, least recent first
         cache clear | remove URL       everything, or one URL's entries
         cache verify [--repair]        check every entry
-        cache config [size-limit=SIZE] [ttl=DURATION]
+        cache config [size-limit=SIZE] [ttl=DURATION] [keep-query=NAMES]
         Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL, then the directory's
         config, then defaults (no size limit, ttl 7d).
         Exit codes: 0 ok, 2 usage (e.g. prune without a size limit), 7 unsafe or

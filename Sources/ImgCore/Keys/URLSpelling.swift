@@ -1,0 +1,126 @@
+import Foundation
+
+/// Spells an http(s) URL as browsers and curl send it (the WHATWG URL standard's percent-encode sets): characters that
+/// must be escaped are, as UTF-8 bytes (`/café photo.jpg` -> `/caf%C3%A9%20photo.jpg`), and existing escapes are kept,
+/// never escaped again (`%20` stays `%20`; only a `%` that starts no escape becomes `%25`). A backslash before the
+/// query is a `/`, as browsers read it. What no URL may hold (a control character, a space or a non-ASCII character
+/// in the host, a port that is not a number) is refused naming the character and its position.
+public enum URLSpelling {
+    /// The spelled URL; `ImgError.usage` saying which character at which position (1-based, in characters) is wrong.
+    /// `shown` is how messages show the input (its password hidden).
+    public static func spell(_ input: String, shown: String) throws(ImgError) -> String {
+        let characters = Array(input)
+        func refuse(_ index: Int, _ why: String) -> ImgError {
+            let character = characters[index]
+            let name = character.unicodeScalars.map { String(format: "U+%04X", $0.value) }.joined(separator: " ")
+            let visible = character.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F } ? "'\(character)' (\(name))" : name
+            return .usage("malformed URL '\(shown.escapingControlCharacters)': \(visible) at position \(index + 1) \(why)")
+        }
+        for (index, character) in characters.enumerated()
+        where character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw refuse(index, "is a control character")
+        }
+        guard let separator = input.range(of: "://") else { throw .usage("malformed URL '\(shown)'") }
+        let schemeEnd = input.distance(from: input.startIndex, to: separator.lowerBound)
+        var index = schemeEnd + 3
+        let authorityStart = index
+        while index < characters.count, !"/?#\\".contains(characters[index]) { index += 1 }
+        let authority = characters[authorityStart..<index]
+        var output = String(characters[0..<schemeEnd]).lowercased() + "://"
+
+        // User info: everything before the authority's last '@'.
+        var hostStart = authorityStart
+        if let at = authority.lastIndex(of: "@") {
+            let userInfo = characters[authorityStart..<at]
+            let colon = userInfo.firstIndex(of: ":")
+            output += encode(userInfo[..<(colon ?? at)], keeping: userInfoSafe)
+            if let colon { output += ":" + encode(userInfo[(colon + 1)...], keeping: userInfoSafe) }
+            output += "@"
+            hostStart = at + 1
+        }
+        // Host and port.
+        var hostEnd = index
+        if hostStart < index, characters[hostStart] == "[" {
+            guard let close = characters[hostStart..<index].firstIndex(of: "]") else {
+                throw refuse(hostStart, "opens an IPv6 address that is not closed")
+            }
+            for position in (hostStart + 1)..<close where !(characters[position].isHexDigit || ":.".contains(characters[position])) {
+                throw refuse(position, "can't be in an IPv6 address")
+            }
+            hostEnd = close + 1
+            if hostEnd < index, characters[hostEnd] != ":" { throw refuse(hostEnd, "can't follow an IPv6 address") }
+        } else if let colon = characters[hostStart..<index].lastIndex(of: ":") {
+            hostEnd = colon
+        }
+        if hostStart == hostEnd { throw .usage("malformed URL '\(shown)': no host") }
+        for position in hostStart..<hostEnd where characters[hostStart] != "[" {
+            let character = characters[position]
+            if !character.isASCII {
+                throw refuse(position, "can't be in a host name (give an international name in its xn-- form)")
+            }
+            if " \"<>^`{|}[]@".contains(character) { throw refuse(position, "can't be in a host name") }
+        }
+        output += String(characters[hostStart..<hostEnd])
+        if hostEnd < index {
+            for position in (hostEnd + 1)..<index where !characters[position].isASCIIDigit {
+                throw refuse(position, "can't be in a port number")
+            }
+            output += String(characters[hostEnd..<index])
+        }
+
+        // Path, query, fragment.
+        var path: [Character] = []
+        while index < characters.count, characters[index] != "?", characters[index] != "#" {
+            path.append(characters[index] == "\\" ? "/" : characters[index])
+            index += 1
+        }
+        output += encode(path[...], keeping: pathSafe)
+        if index < characters.count, characters[index] == "?" {
+            let start = index + 1
+            index = start
+            while index < characters.count, characters[index] != "#" { index += 1 }
+            output += "?" + encode(characters[start..<index], keeping: querySafe)
+        }
+        if index < characters.count, characters[index] == "#" {
+            output += "#" + encode(characters[(index + 1)...], keeping: fragmentSafe)
+        }
+        return output
+    }
+
+    /// ASCII characters kept as they are: those outside the WHATWG percent-encode sets, with `%` (kept where it starts an
+    /// escape) and the characters that Foundation's URL parser would otherwise refuse (`[`, `]`, `\`, `^`, `|`) escaped.
+    private static let pathSafe = asciiSet(except: " \"#<>?`{}[]\\^|")
+    private static let querySafe = asciiSet(except: " \"#<>'`{}[]\\^|")
+    private static let fragmentSafe = asciiSet(except: " \"<>`#{}[]\\^|")
+    private static let userInfoSafe = asciiSet(except: " \"#<>?`{}/:;=@[\\]^|")
+
+    private static func asciiSet(except excluded: String) -> Set<Character> {
+        Set((0x21..<0x7F).map { Character(Unicode.Scalar(UInt8($0))) }).subtracting(excluded)
+    }
+
+    /// Percent-encodes every character not in `safe` as UTF-8 bytes; a `%` followed by two hex digits is kept.
+    private static func encode(_ text: ArraySlice<Character>, keeping safe: Set<Character>) -> String {
+        var output = ""
+        var position = text.startIndex
+        while position < text.endIndex {
+            let character = text[position]
+            if character == "%" {
+                let next = text.index(after: position)
+                let isEscape = next + 1 < text.endIndex && text[next].isHexDigit && text[next + 1].isHexDigit
+                    && text[next].isASCII && text[next + 1].isASCII
+                output += isEscape ? "%" : "%25"
+            } else if safe.contains(character) {
+                output.append(character)
+            } else {
+                for byte in String(character).utf8 { output += "%" + hex(byte) }
+            }
+            position += 1
+        }
+        return output
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+}
