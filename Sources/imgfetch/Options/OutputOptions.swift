@@ -44,5 +44,26 @@ extension OptionCatalog {
         the image goes to standard output, unless standard output is a terminal:
         then imgfetch refuses with exit 2
         .RB ( "refusing to write an image to a terminal; use \-o FILE or \-O DIR" ).
+        .PP
+        A fetch that asks for no change (no processing option, no
+        .BR \-\-format ,
+        .BR \-\-quality ,
+        .BR \-\-lossless ,
+        .BR \-\-background ,
+        .BR \-\-keep\-metadata ,
+        .B \-\-first\-frame
+        or
+        .BR \-\-max\-frames ,
+        and an output in the source's own format) writes the source's bytes
+        unchanged, as
+        .B curl \-o
+        does: such a download keeps the source's metadata (EXIF, XMP, the colour
+        profile, the orientation tag), which is stripped whenever the image is
+        re-encoded.
+        The image is still read whole once, so a truncated or refused one fails as
+        it would otherwise;
+        .B \-v
+        says
+        .BR unchanged .
         """#)
 }
