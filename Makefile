@@ -9,7 +9,8 @@
 #   make man-check    the man page renders with no groff warnings
 #   make bench        bench/run.sh
 #   make fuzz         scripts/fuzz.sh, when it exists
-#   make deps         install missing Debian packages (no-op when all are there)
+#   make deps         install missing Debian packages (no-op when all are there); make test-deps those only the
+#                     tests need (slurm-wlm and munge, for the Slurm job array test)
 #   make clean
 
 SHELL := /bin/bash
@@ -40,8 +41,11 @@ TSAN_FILTER ?= Concurrency
 
 # Debian packages needed to build, test and demo (libvips-tools is not needed).
 DEB_PACKAGES := libvips-dev libcurl4-openssl-dev pkg-config python3 openssl groff-base
+# Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
+# page's GNU parallel recipe is run as written.
+TEST_DEB_PACKAGES := slurm-wlm munge parallel
 
-.PHONY: all build debug deps test test-unit test-tsan demo install man man-check bench fuzz clean check-swift
+.PHONY: all build debug deps test-deps install-packages test test-unit test-tsan demo install man man-check bench fuzz clean check-swift
 
 all: build
 
@@ -49,8 +53,17 @@ all: build
 
 # Installs only what is missing; runs `apt-get update` once, and only when something is missing.
 deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+	@if ! pkg-config --exists vips libcurl; then \
+	  echo "deps: pkg-config cannot find vips and libcurl even though their packages are installed" >&2; exit 1; \
+	fi
+
+test-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_DEB_PACKAGES)"
+
+install-packages:
 	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+	for p in $(PACKAGES); do \
 	  status=$$(dpkg-query -W -f='$${db:Status-Abbrev}' "$$p" 2>/dev/null || true); \
 	  case "$$status" in ii*) ;; *) missing="$$missing $$p" ;; esac; \
 	done; \
@@ -59,9 +72,6 @@ deps:
 	  sudo=""; if [ "$$(id -u)" -ne 0 ]; then sudo="sudo"; fi; \
 	  $$sudo apt-get update -q; \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	fi; \
-	if ! pkg-config --exists vips libcurl; then \
-	  echo "deps: pkg-config cannot find vips and libcurl even though their packages are installed" >&2; exit 1; \
 	fi
 
 check-swift:
@@ -85,7 +95,7 @@ debug: deps check-swift
 test: test-unit
 	@$(MAKE) --no-print-directory test-tsan
 
-test-unit: debug
+test-unit: debug test-deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build
 

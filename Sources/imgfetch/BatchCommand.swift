@@ -11,6 +11,7 @@ enum BatchCommand {
         var options = BatchOptions()
         let inputs: [BatchInput]
         let cancellation = Cancellation()
+        var records = BatchRecords()
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment)
             inputs = try parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
@@ -28,8 +29,18 @@ enum BatchCommand {
             if let value = arguments.value("per-host") {
                 settings.configuration.connectionsPerHost = try FetchSettings.integer(value, option: "per-host", range: 1...256)
             }
+            var politeness = HostPoliteness(giveUpAfterRefusals: max(5, 2 * (settings.configuration.network.retries + 1)))
+            if let text = arguments.value("rate") {
+                guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
+                    throw .usage("bad --rate '\(text)': expected requests per second per host, a number over 0 (e.g. 2 or 0.5)")
+                }
+                politeness.requestsPerSecond = rate
+            }
+            settings.configuration.politeness = politeness
             try BatchListReader.checkReadable(inputs)
             if let directory = options.outputDirectory { try OutputWriter.prepareDirectory(directory) }
+            records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose)
+            options.previous = records.previous
         } catch {
             Reporter.error(error.message)
             return error.exitCode
@@ -50,7 +61,10 @@ enum BatchCommand {
 
         let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
-                                 cancellation: cancellation) { event in printer.handle(event) }
+                                 cancellation: cancellation) { [records] event in
+            records.record(event)
+            printer.handle(event)
+        }
         // A closed stdout (`| head`) must not kill us mid-write: the printer sees EPIPE and stops the batch as
         // SIGPIPE would (exit 141); another failure to write stdout (a full disk) stops it with exit 7.
         signal(SIGPIPE, SIG_IGN)
@@ -62,10 +76,18 @@ enum BatchCommand {
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
         if let failure = summary.listFailure { Reporter.error(failure.message) }
         printer.finish(summary)
-        if let failure = printer.outputFailure {
+        let status = exitStatus(summary, outputFailure: printer.outputFailure)
+        records.finish(summary, exit: status, shard: options.shard)
+        if let failure = printer.outputFailure ?? records.writer?.writeFailure {
             Reporter.error(failure.message)
             return failure.exitCode
         }
+        return status
+    }
+
+    /// The exit status of a finished batch (see `exitStatus(_:)` for its items).
+    static func exitStatus(_ summary: BatchSummary, outputFailure: ImgError?) -> Int32 {
+        if let outputFailure { return outputFailure.exitCode }
         if summary.signal != 0 { return 128 + summary.signal }
         if let failure = summary.listFailure { return failure.exitCode }
         return exitStatus(summary.progress)
@@ -123,6 +145,7 @@ final class BatchPrinter: Sendable {
     private let line: ProgressLine?
     private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
     private let writeFailure = Mutex<ImgError?>(nil)
+    private let givenUpHosts = Mutex<Set<String>>([])
     private let prefetchOnly: Bool
 
     init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool) {
@@ -167,6 +190,10 @@ final class BatchPrinter: Sendable {
         switch event {
         case .item(let report):
             if progressLine { Reporter.clearProgress() }
+            if let carried = report.carried {
+                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): \(carried.status == "ok" ? "done earlier" : "skipped"), not fetched (\(carried.reason ?? ""))")
+                return
+            }
             for output in report.outputs { print(output, of: report.item) }
         case .progress(let progress):
             line?.draw { ProgressLine.batch(progress, columns: $0) }
@@ -185,7 +212,10 @@ final class BatchPrinter: Sendable {
                                         milliseconds: output.milliseconds, url: input, variant: output.variant))
             }
         case .failure(let error):
-            reporter.failure(input: label, error: error)
+            // A host given up has one message, not one per line.
+            if !error.isHostGivenUp || givenUpHosts.withLock({ $0.insert(error.message).inserted }) {
+                if error.isHostGivenUp { Reporter.error(error.message) } else { reporter.failure(input: label, error: error) }
+            }
             if reporter.json {
                 emit(Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
                                             url: input, variant: output.variant))
@@ -207,6 +237,7 @@ final class BatchPrinter: Sendable {
         if reporter.quiet && summary.signal == 0 { return }
         var line = "\(summary.succeeded) ok, \(progress.failed) failed"
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
+        if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(summary.signal == SIGINT ? "SIGINT" : summary.signal == SIGTERM ? "SIGTERM" : "signal \(summary.signal)")" }

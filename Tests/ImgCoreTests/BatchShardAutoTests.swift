@@ -93,3 +93,64 @@ struct BatchShardAutoTests {
         #expect(refused.status == 75 && refused.stderr.contains("network"), "\(refused.stderr)")
     }
 }
+
+/// The man page's recipes for engines other than Slurm (SlurmTests runs that one), as written there.
+@Suite("Batch recipes: GNU parallel, Kubernetes, AWS Batch")
+struct BatchRecipeTests {
+    static func expectUnion(_ fixture: BatchFixture, lines: [String], folders: [String]) throws {
+        let whole = fixture.root.file("whole")
+        let single = try Imgfetch.run(["batch", try fixture.list(lines), "-O", whole, "--no-cache", "--resize", "20x20:fill", "-q"])
+        #expect(single.status == 0, "\(single.stderr)")
+        try Self.expectUnion(of: folders, equals: whole)
+    }
+
+    static func expectUnion(of folders: [String], equals whole: String) throws {
+        var union: [String: Data] = [:]
+        for folder in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                #expect(union[name] == nil, "\(name) is in two task folders")
+                union[name] = FileManager.default.contents(atPath: folder + "/" + name)
+            }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: whole).sorted()
+        #expect(union.keys.sorted() == names)
+        for name in names { #expect(union[name] == FileManager.default.contents(atPath: whole + "/" + name), "\(name) differs") }
+    }
+
+    @Test(arguments: ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"])
+    func indexedJobsWithAManifestAndResume(variable: String) throws {
+        let fixture = try BatchFixture(count: 8)
+        let lines = (1...8).map { fixture.server.url("/img/img\($0).jpg") }
+        let list = try fixture.list(lines)
+        let manifest = fixture.root.file("thumbs-{shard}.jsonl")
+        func task(_ index: Int) throws -> CommandResult {
+            try Imgfetch.run(["-q", "batch", list, "-O", fixture.root.file("out-\(index)"), "--resize", "20x20:fill", "--shard", "auto/4",
+                              "--manifest", manifest, "--resume", manifest, "--no-cache"], environment: [variable: "\(index)"])
+        }
+        for index in 0..<4 { #expect(try task(index).status == 0) }
+        let requests = try fixture.server.stats().total
+        #expect(requests == 8)
+        // A retried task (the same index, the same command) makes no request.
+        #expect(try task(2).status == 0)
+        #expect(try fixture.server.stats().total == 8)
+        for index in 0..<4 { #expect(FileManager.default.fileExists(atPath: fixture.root.file("thumbs-\(index)-of-4.jsonl"))) }
+        try Self.expectUnion(fixture, lines: lines, folders: (0..<4).map { fixture.root.file("out-\($0)") })
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel"), "needs GNU parallel (make test-deps)"))
+    func gnuParallelWithAutoShards() throws {
+        let fixture = try BatchFixture(count: 8)
+        let lines = (1...8).map { fixture.server.url("/img/img\($0).jpg") }
+        let list = try fixture.list(lines)
+        let command = "parallel --will-cite -j 4 -N0 --retries 3 \(Paths.binary) -q batch \(list) -O \(fixture.output) "
+            + "--resize 20x20:fill --shard auto/4 --manifest \(fixture.root.file("thumbs-{shard}.jsonl")) "
+            + "--resume \(fixture.root.file("thumbs-{shard}.jsonl")) --no-cache ::: 1 2 3 4"
+        for _ in 0..<2 {
+            let result = try Imgfetch.run(["-c", command], program: "/bin/sh")
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(try fixture.server.stats().total == 8)
+        for index in 0..<4 { #expect(FileManager.default.fileExists(atPath: fixture.root.file("thumbs-\(index)-of-4.jsonl"))) }
+        try Self.expectUnion(fixture, lines: lines, folders: [fixture.output])
+    }
+}

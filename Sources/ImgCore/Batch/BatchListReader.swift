@@ -20,6 +20,8 @@ public struct BatchItem: Sendable {
     /// The output format the list's second column names by its extension (`thumb.png`), as `-o`'s would; nil when it
     /// names none.
     var format: ImageFormat?
+    /// The record an earlier run's manifest settles this line with: it is not run.
+    var carried: ManifestRecord?
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.

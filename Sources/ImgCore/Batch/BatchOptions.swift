@@ -41,6 +41,9 @@ public struct BatchOptions: Sendable {
     public var failFast = false
     /// Only the items of this shard; default nil (all).
     public var shard: Shard?
+    /// An earlier run's manifest (`--resume`, `--retry-failed`): the lines it settles are carried into this run's
+    /// report as they were, with no request and their outputs untouched; default nil (every line runs).
+    public var previous: PreviousManifest?
     /// Refuse local paths and `file://` lines (`--deny-local`); default false.
     public var denyLocal = false
     /// Items read ahead of the oldest unfinished one (queued, in work, or finished and waiting for their name):

@@ -19,10 +19,12 @@ public struct BatchItemReport: Sendable {
     public var outputs: [BatchOutput]
     /// Not processed (or cut short) because the batch was stopping: neither success nor failure.
     public var skipped = false
+    /// The earlier run's record that settles this line (`--resume`, `--retry-failed`): nothing was done now.
+    public var carried: ManifestRecord?
 
     /// True when some output failed (and the item wasn't skipped).
     public var failed: Bool {
-        !skipped && outputs.contains { if case .failure = $0.result { true } else { false } }
+        !skipped && carried == nil && outputs.contains { if case .failure = $0.result { true } else { false } }
     }
 
     /// The failures of its outputs.
@@ -44,6 +46,8 @@ public struct BatchProgress: Sendable {
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
     public var skipped = 0
+    /// Lines an earlier run's manifest settled (`--resume`, `--retry-failed`), not run.
+    public var doneEarlier = 0
     /// Items in the list after sharding, once the whole list has been read.
     public var total: Int?
     /// Seconds since the batch started.

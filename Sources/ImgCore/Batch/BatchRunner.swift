@@ -106,6 +106,12 @@ public final class BatchRunner: Sendable {
             if namer != nil { item.outputNames = claimNames(for: item, column: line.second, namer: &namer!) }
             item.originalKey = originalKey(of: item)
             if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { continue }
+            if let previous = options.previous,
+               let record = previous.decision(line: item.line, input: item.input, variants: options.variants.isEmpty ? [nil] : options.variants.map(\.name),
+                                              outputsWritten: options.outputDirectory != nil) {
+                item.carried = record
+                item.originalKey = nil
+            }
             if let key = item.originalKey { pipeline.expectUses(ofOriginal: key, count: outputsPerItem) }
             guard queue.push(item) else {
                 if let key = item.originalKey { pipeline.finishUses(ofOriginal: key, count: outputsPerItem) }
@@ -166,7 +172,13 @@ public final class BatchRunner: Sendable {
 
     private func work() {
         while let item = queue.pop() {
-            let report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
+            var report: BatchItemReport
+            if let carried = item.carried {
+                report = BatchItemReport(item: item, outputs: [], skipped: carried.status == "skipped")
+                report.carried = carried
+            } else {
+                report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
+            }
             if let key = item.originalKey { pipeline.finishUses(ofOriginal: key, count: outputsPerItem) }
             finish(report)
         }
@@ -270,7 +282,9 @@ public final class BatchRunner: Sendable {
                 }
             }
         }
-        if report.skipped {
+        if report.carried?.status == "ok" {
+            order.progress.doneEarlier += 1
+        } else if report.skipped {
             order.progress.skipped += 1
         } else {
             order.progress.done += 1

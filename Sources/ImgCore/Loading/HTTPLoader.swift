@@ -40,13 +40,16 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
 
     /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`; without,
     /// a 304 is `ImgError.http` (it answers no question that was asked).
-    public func fetch(_ url: URL, validators: Validators? = nil) throws(ImgError) -> HTTPResponse {
+    /// With a `gate`, every attempt waits for the host's turn, and a refusal is recorded there (see `HostGate`).
+    func fetch(_ url: URL, validators: Validators? = nil, gate: HostGate?) throws(ImgError) -> HTTPResponse {
         var backoff = options.initialBackoff
         var attempt = 0
         while true {
+            let started = try gate?.waitForTurn(cancellation: options.cancellation) ?? Date()
             // A retry opens a new connection: the one that failed may hold the rest of an earlier reply.
             let outcome = attemptFetch(url, validators: validators, freshConnection: attempt > 0)
             attempt += 1
+            gate?.record(HTTPLoader.gateOutcome(outcome), started: started)
             switch outcome {
             case .success(let response):
                 return response
@@ -61,10 +64,29 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         }
     }
 
+    public func fetch(_ url: URL, validators: Validators? = nil) throws(ImgError) -> HTTPResponse {
+        try fetch(url, validators: validators, gate: nil)
+    }
+
     private struct Failure: Error {
         var error: ImgError
         var retryable: Bool
         var retryAfter: Double?
+        /// A refused connection (counts towards giving a host up).
+        var refusedConnection = false
+    }
+
+    private static func gateOutcome(_ outcome: Result<HTTPResponse, Failure>) -> HostGate.Outcome {
+        switch outcome {
+        case .success: return .answered
+        case .failure(let failure):
+            if case .http(let status, let message) = failure.error, status == 429 || status == 503 {
+                return .refused(retryAfter: failure.retryAfter, what: message)
+            }
+            if failure.refusedConnection { return .refused(retryAfter: nil, what: failure.error.message) }
+            if case .http = failure.error { return .answered }
+            return .other
+        }
     }
 
     private func attemptFetch(_ url: URL, validators: Validators?, freshConnection: Bool) -> Result<HTTPResponse, Failure> {
@@ -194,7 +216,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return Failure(error: .network("interrupted"), retryable: false)
         case CURLE_OPERATION_TIMEDOUT:
             return Failure(error: .network("timed out: \(text)"), retryable: true)
-        case CURLE_COULDNT_CONNECT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
+        case CURLE_COULDNT_CONNECT:
+            return Failure(error: .network(text), retryable: true, refusedConnection: true)
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
             return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text), retryable: true)
         case CURLE_TOO_MANY_REDIRECTS:
             return Failure(error: .network("too many redirects (--max-redirects \(options.maxRedirects))"), retryable: false)

@@ -5,10 +5,24 @@ import Foundation
 final class HostLimiter: Sendable {
     /// Holders at once per host; nil for no limit.
     let limit: Int?
+    let politeness: HostPoliteness
     private let semaphores = Locked<[String: DispatchSemaphore]>([:])
+    private let gates = Locked<[String: HostGate]>([:])
 
-    init(limit: Int?) {
+    init(limit: Int?, politeness: HostPoliteness = HostPoliteness()) {
         self.limit = limit.map { max(1, $0) }
+        self.politeness = politeness
+    }
+
+    /// The turns of `host`, shared by every thread; nil when neither a rate nor giving up applies.
+    func gate(for host: String) -> HostGate? {
+        guard politeness != HostPoliteness() else { return nil }
+        return gates.withLock { table in
+            if let existing = table[host] { return existing }
+            let created = HostGate(host: host, politeness: politeness)
+            table[host] = created
+            return created
+        }
     }
 
     /// `scheme://host:port`, lower-cased, with the scheme's default port spelled out.

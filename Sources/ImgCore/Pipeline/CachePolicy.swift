@@ -30,6 +30,9 @@ public struct PipelineConfiguration: Sendable {
     /// Transfers at once to one host (`scheme://host:port`); nil (the default) for no limit. Idle connections are
     /// pooled per host as well, so no more than this many are ever open to one host.
     public var connectionsPerHost: Int?
+    /// Requests per second per host and when to give a host up; default none of either. A `Retry-After` on a 429 or
+    /// 503 pauses its host for every thread whenever a gate is in use (a rate or giving up is set).
+    public var politeness = HostPoliteness()
     /// Renderings (decode, process, encode) at once across all threads; default the number of active cores, so that
     /// threads waiting on the network and threads using the CPU overlap without oversubscribing it.
     public var renderingSlots = ProcessInfo.processInfo.activeProcessorCount

@@ -29,7 +29,7 @@ final class OriginalSource: Sendable {
         self.memory = memory
         self.disk = disk
         self.demand = demand
-        hosts = HostLimiter(limit: configuration.connectionsPerHost)
+        hosts = HostLimiter(limit: configuration.connectionsPerHost, politeness: configuration.politeness)
         var network = configuration.network
         if let disk {
             if network.spoolDirectory == nil { network.spoolDirectory = disk.directory + "/tmp" }
@@ -110,7 +110,7 @@ final class OriginalSource: Sendable {
         let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
         let host = HostLimiter.hostKey(url)
         let response = try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
-            try withLoader(host: host) { loader throws(ImgError) in try loader.fetch(url, validators: validators) }
+            try withLoader(host: host) { loader throws(ImgError) in try loader.fetch(url, validators: validators, gate: hosts.gate(for: host)) }
         }
 
         if response.notModified, let expired, let disk {

@@ -11,6 +11,171 @@ extension OptionCatalog {
             Connections at once to one host.
             Default: 6.
             """#),
+        OptionDefinition("rate", value: "N", for: .batchLike, help: "requests a second to one host (fractions allowed)",
+                         man: #"""
+            At most
+            .I N
+            requests a second to one host (scheme, name and port), across all workers;
+            fractions are allowed
+            .RB ( "\-\-rate 0.5" :
+            one request every 2 seconds).
+            Every attempt takes a turn, retries included.
+            Default: no limit.
+            .IP
+            Whatever the rate, a 429 or 503 with
+            .B Retry\-After
+            (seconds or an HTTP date) pauses its host for every worker, for that long
+            (at most 30 seconds a time), and the request that got it is retried after
+            the pause (within
+            .BR \-\-retry ).
+            A host that keeps refusing (a 429 or 503, or a refused connection, for
+            2\(mu(\fB\-\-retry\fR+1) requests in a row and at least 5, each sent after
+            the previous refusal was known) is given up for the rest of the run:
+            one line says so
+            .RB ( "giving up on http://host:port: .\|.\|." ),
+            and its remaining lines fail at once, without a request and without a
+            line each, as transient failures (exit 75).
+            """#),
+        OptionDefinition("manifest", value: "FILE", for: .batchLike, help: "write a JSON line per list line to FILE",
+                         man: #"""
+            Write one JSON line per list line of this run (of this shard) to
+            .IR FILE ,
+            in list order, each with one
+            .BR write (2)
+            as soon as the line is done, so that a run killed with
+            .B kill \-9
+            leaves every record before the kill whole (and at most a torn last line).
+            .B {shard}
+            in
+            .I FILE
+            becomes
+            .IB K \-of\- N
+            with
+            .B \-\-shard
+            .RB ( 0\-of\-1
+            without), so that the tasks of an array write one manifest each.
+            A record has
+            .B line
+            (its number in the list, counting blank and comment lines),
+            .B url
+            (as given, a password shown as
+            .BR *** ),
+            .B status
+            .RB ( ok ", " failed " or " skipped ),
+            for a failure
+            .B error
+            .RB ( class ,
+            .B status
+            for HTTP,
+            .BR message ,
+            .BR exit )
+            and
+            .B exit_class
+            .RB ( transient " or " permanent ;
+            see
+            .BR "EXIT STATUS" ),
+            .B outputs
+            (one per variant:
+            .BR variant ,
+            .BR path ,
+            .BR format ,
+            .BR width ,
+            .BR height ,
+            .BR bytes ,
+            .B sha256
+            of the output, and
+            .BR source :
+            .BR network ,
+            .BR memory ,
+            .BR disk ,
+            .BR disk\-original ,
+            .BR revalidated " or " local ),
+            .B original
+            .RB ( width ,
+            .BR height ,
+            when known: not for a variant read from the disk cache),
+            .BR ms ,
+            and
+            .B reason
+            for a line skipped or done earlier.
+            The last line is a summary:
+            .BR summary ,
+            .B status
+            .RB ( ok ", " error " or " interrupted ),
+            .BR ok ,
+            .BR failed ,
+            .BR failed_transient ,
+            .BR skipped ,
+            .BR done_earlier ,
+            .BR written ,
+            .B exit
+            (the run's exit status),
+            .BR signal ,
+            .BR shard ,
+            .BR ms .
+            A run stopped by SIGINT or SIGTERM still records the lines it finished (those
+            it had started and not finished as
+            .BR skipped )
+            and ends with the summary; lines it never reached have no record.
+            .I FILE
+            is replaced, unless it is also the
+            .B \-\-resume
+            or
+            .B \-\-retry\-failed
+            file: then the new records are appended to it, and for each line the last
+            record counts.
+            """#),
+        OptionDefinition("resume", value: "FILE", for: .batchLike, help: "skip the lines FILE records as ok",
+                         man: #"""
+            Read the manifest
+            .I FILE
+            of an earlier run of this list (after
+            .B {shard}
+            expansion, as for
+            .BR \-\-manifest )
+            and skip every line it records as
+            .B ok
+            whose outputs are all still there: no request is made for them and their
+            outputs are not touched.
+            Every other line runs: failed, skipped, not reached, its outputs removed,
+            its URL not the one on that line any more, or made with other
+            .BR \-\-variant s.
+            Lines that do not parse (the torn last line of a run killed with
+            .BR "kill \-9" )
+            are ignored.
+            A
+            .I FILE
+            that does not exist yet records nothing, so that one job script serves the
+            first run and every retry.
+            With
+            .BR \-\-manifest ,
+            the lines skipped are recorded as
+            .B ok
+            with reason
+            .B done earlier
+            (unless the manifest is
+            .I FILE
+            itself, which has them already).
+            """#),
+        OptionDefinition("retry-failed", value: "FILE", for: .batchLike, help: "run only the lines FILE records as failed",
+                         man: #"""
+            Run only the lines the manifest
+            .I FILE
+            records as
+            .BR failed ;
+            the others are carried into
+            .B \-\-manifest
+            as they were
+            .RB ( ok ,
+            .BR "done earlier" ),
+            or as
+            .B skipped
+            when
+            .I FILE
+            has no failure for them.
+            .I FILE
+            must exist (exit 2 otherwise).
+            """#),
         OptionDefinition("variant", value: "NAME=CHAIN", for: .batchLike, help: "also make output NAME (repeatable)",
                          man: #"""
             Make the output

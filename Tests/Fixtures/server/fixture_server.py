@@ -67,6 +67,7 @@ class Stats:
         self.connections = 0
         self.open = 0
         self.max_open = 0
+        self.times = {}
 
     def count_request(self, path, handler):
         """Count a request; returns the per-path count including this one."""
@@ -74,6 +75,7 @@ class Stats:
             self.total += 1
             n = self.paths.get(path, 0) + 1
             self.paths[path] = n
+            self.times.setdefault(path, []).append(time.time())
             if handler._conn_epoch != self.epoch:
                 handler._conn_epoch = self.epoch
                 self.connections += 1
@@ -101,6 +103,7 @@ class Stats:
                 "connections": self.connections,
                 "max_concurrent_connections": self.max_open,
                 "open_connections": self.open,
+                "times": {p: list(t) for p, t in self.times.items()},
             }
 
 
@@ -365,10 +368,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = int(rest[0])
         if count <= n:
             headers = []
-            ra = self._query().get("retry_after")
+            query = self._query()
+            ra = query.get("retry_after")
             if ra:
                 headers.append(("Retry-After", ra[0]))
-            return self._text(503, "flaky: failure %d of %d" % (count, n), headers=headers)
+            rad = query.get("retry_after_date")
+            if rad:
+                headers.append(("Retry-After", http_date(time.time() + float(rad[0]))))
+            code = int(query.get("code", ["503"])[0])
+            return self._text(code, "flaky: failure %d of %d" % (count, n), headers=headers)
         self._serve_file("/".join(rest[1:]))
 
     def route_html(self, rest, count):

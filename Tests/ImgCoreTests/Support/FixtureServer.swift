@@ -50,6 +50,11 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
         var paths: [String: Int]
         var connections: Int
         var max_concurrent_connections: Int
+        /// When each request arrived at the server, seconds since the epoch, per path.
+        var times: [String: [Double]]?
+
+        /// Arrival times of every counted request, sorted.
+        var allTimes: [Double] { (times ?? [:]).values.flatMap { $0 }.sorted() }
     }
 
     /// The server's request counts.

@@ -1,0 +1,133 @@
+import Foundation
+
+/// One line of a `--manifest` file: what became of one list line. JSON keys are those below, snake_case.
+public struct ManifestRecord: Codable, Sendable, Equatable {
+    /// The line number in the list (1-based, counting blank and comment lines).
+    public var line: Int
+    /// The first column as written, its password shown as `***`.
+    public var url: String
+    /// `ok`, `failed` or `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry).
+    public var status: String
+    /// Why a line was skipped, or that an `ok` line was done by an earlier run (`done earlier`).
+    public var reason: String?
+    /// One per output (per variant) that was written or cached.
+    public var outputs: [ManifestOutput]?
+    /// The original's width and height, when known.
+    public var original: ManifestSize?
+    /// The first failure of the line.
+    public var error: ManifestError?
+    /// `transient` (trying later may succeed: exit 75) or `permanent` (exit 1), for a failed line.
+    public var exitClass: String?
+    /// Milliseconds spent on the line in this run.
+    public var ms: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case line, url, status, reason, outputs, original, error, exitClass = "exit_class", ms
+    }
+
+    public init(line: Int, url: String, status: String) {
+        (self.line, self.url, self.status) = (line, url, status)
+    }
+}
+
+/// One output of a manifest line.
+public struct ManifestOutput: Codable, Sendable, Equatable {
+    /// The variant's name; absent without `--variant`.
+    public var variant: String?
+    /// The file written; absent for `prefetch`.
+    public var path: String?
+    public var format: String?
+    public var width: Int?
+    public var height: Int?
+    public var bytes: Int
+    /// SHA-256 of the output's bytes, lower-case hex.
+    public var sha256: String
+    /// Where it came from: `network`, `memory`, `disk`, `disk-original`, `revalidated`, `local`.
+    public var source: String
+}
+
+public struct ManifestSize: Codable, Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+}
+
+public struct ManifestError: Codable, Sendable, Equatable {
+    /// The class of failure, as `--json` names it: `network`, `http`, `image`, `usage`, `io`, ...
+    public var `class`: String
+    /// The HTTP status, for `http`.
+    public var status: Int?
+    public var message: String
+    /// The exit code of this class of failure on its own.
+    public var exit: Int32
+}
+
+/// The last line of a manifest.
+public struct ManifestSummary: Codable, Sendable {
+    public var summary = true
+    /// `ok`, `error` (some line failed) or `interrupted` (a signal stopped the run: lines after the last record
+    /// were not reached and have none).
+    public var status: String
+    public var ok: Int
+    public var failed: Int
+    /// Failed lines whose every failure is transient.
+    public var failedTransient: Int
+    public var skipped: Int
+    /// Lines an earlier run's manifest recorded as done, not fetched again.
+    public var doneEarlier: Int
+    public var written: Int
+    /// The exit status of the run.
+    public var exit: Int32
+    public var signal: Int32?
+    /// `K/N` with `--shard`.
+    public var shard: String?
+    public var ms: Int
+
+    enum CodingKeys: String, CodingKey {
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, doneEarlier = "done_earlier",
+             written, exit, signal, shard, ms
+    }
+
+    public init(status: String, ok: Int, failed: Int, failedTransient: Int, skipped: Int, doneEarlier: Int, written: Int,
+                exit: Int32, signal: Int32?, shard: String?, ms: Int) {
+        (self.status, self.ok, self.failed, self.failedTransient, self.skipped) = (status, ok, failed, failedTransient, skipped)
+        (self.doneEarlier, self.written, self.exit, self.signal, self.shard, self.ms) = (doneEarlier, written, exit, signal, shard, ms)
+    }
+}
+
+extension ManifestRecord {
+    /// The record of a finished item; `digests` says whether to compute each output's SHA-256.
+    public init(report: BatchItemReport) {
+        self.init(line: report.item.line, url: URLCredentials.maskingPassword(in: report.item.input),
+                  status: report.skipped ? "skipped" : report.failed ? "failed" : "ok")
+        if let carried = report.carried {
+            self = carried
+            return
+        }
+        if report.skipped {
+            reason = "not done: the run was stopping"
+            return
+        }
+        var outputs: [ManifestOutput] = []
+        var milliseconds = 0
+        for output in report.outputs {
+            milliseconds += output.milliseconds
+            switch output.result {
+            case .success(let response):
+                let data = response.data
+                outputs.append(ManifestOutput(variant: output.variant, path: output.path, format: data.format?.rawValue,
+                                              width: data.width, height: data.height, bytes: data.bytes.count,
+                                              sha256: data.bytes.sha256, source: response.source.rawValue))
+                if original == nil, let size = data.sourceSize { original = ManifestSize(width: size.width, height: size.height) }
+            case .failure(let failure):
+                if error == nil {
+                    var status: Int?
+                    if case .http(let code, _) = failure { status = code }
+                    error = ManifestError(class: failure.kind, status: status, message: failure.message, exit: failure.exitCode)
+                }
+            }
+        }
+        if !outputs.isEmpty { self.outputs = outputs }
+        if report.failed { exitClass = report.failedTransiently ? "transient" : "permanent" }
+        ms = milliseconds
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How politely one pipeline treats each host (`scheme://host:port`), across all its threads.
+public struct HostPoliteness: Sendable, Equatable {
+    /// Requests per second to one host, fractional allowed (`--rate`); every attempt, retries included, takes a
+    /// turn. nil (the default) for no limit.
+    public var requestsPerSecond: Double?
+    /// Refusals in a row (an HTTP 429 or 503, or a refused connection, each sent after the previous refusal was
+    /// known) after which the host is given up for the rest of the run: its remaining requests fail at once, with
+    /// one message for the host. nil (the default, and for a single fetch) never gives up.
+    public var giveUpAfterRefusals: Int?
+
+    public init(requestsPerSecond: Double? = nil, giveUpAfterRefusals: Int? = nil) {
+        (self.requestsPerSecond, self.giveUpAfterRefusals) = (requestsPerSecond, giveUpAfterRefusals)
+    }
+
+    /// The longest pause one `Retry-After` imposes on a host, seconds (as for the retry of the request itself).
+    public static let longestPause: Double = 30
+}
+
+/// The turns of one host: the `--rate` schedule, a pause a `Retry-After` imposed on every thread, and the refusals
+/// in a row that give it up. Every attempt of `HTTPLoader.fetch` waits for its turn here.
+public final class HostGate: Sendable {
+    public let host: String
+    private let politeness: HostPoliteness
+    private struct State {
+        var nextTurn = Date.distantPast
+        var pausedUntil = Date.distantPast
+        var lastRefusal = Date.distantPast
+        var refusals = 0
+        var givenUp: String?
+    }
+    private let state = Locked(State())
+
+    init(host: String, politeness: HostPoliteness) {
+        (self.host, self.politeness) = (host, politeness)
+    }
+
+    /// What an attempt got back, as far as the host's turns are concerned.
+    enum Outcome {
+        /// A reply that is not a refusal.
+        case answered
+        /// HTTP 429 or 503 (with its `Retry-After` in seconds, if any), or a refused connection.
+        case refused(retryAfter: Double?, what: String)
+        /// Anything else (a timeout, a reset): neither resets nor counts towards giving up.
+        case other
+    }
+
+    /// Waits for the host's turn (its pause, then its rate) and returns the time the attempt may start; throws the
+    /// host's one message once it is given up, or `interrupted` when `cancellation` fires while waiting.
+    func waitForTurn(cancellation: Cancellation?) throws(ImgError) -> Date {
+        let interval = politeness.requestsPerSecond.map { 1 / $0 } ?? 0
+        while true {
+            let now = Date()
+            let wait = try state.withLock { state throws(ImgError) -> TimeInterval in
+                if let message = state.givenUp { throw .network(message) }
+                let start = max(state.pausedUntil, state.nextTurn)
+                if start <= now {
+                    state.nextTurn = now.addingTimeInterval(interval)
+                    return 0
+                }
+                return start.timeIntervalSince(now)
+            }
+            if wait <= 0 { return now }
+            if cancellation?.isCancelled == true { throw .network("interrupted") }
+            usleep(useconds_t(min(50_000, max(1_000, wait * 1_000_000))))
+        }
+    }
+
+    /// Records what the attempt started at `started` got back.
+    func record(_ outcome: Outcome, started: Date) {
+        state.withLock { state in
+            switch outcome {
+            case .answered:
+                state.refusals = 0
+            case .other:
+                break
+            case .refused(let retryAfter, let what):
+                let now = Date()
+                if let retryAfter {
+                    state.pausedUntil = max(state.pausedUntil, now.addingTimeInterval(min(HostPoliteness.longestPause, retryAfter)))
+                }
+                // Attempts sent before the last refusal was known count as one with it.
+                if started >= state.lastRefusal { state.refusals += 1 }
+                state.lastRefusal = now
+                if let limit = politeness.giveUpAfterRefusals, state.refusals >= limit, state.givenUp == nil {
+                    state.givenUp = "giving up on \(host): \(state.refusals) requests in a row refused (\(what)); "
+                        + "its remaining lines are not fetched"
+                }
+            }
+        }
+    }
+}
+
+extension ImgError {
+    /// Whether this is the one message of a host given up (`HostPoliteness.giveUpAfterRefusals`): a batch prints
+    /// it once for the host, not once per line.
+    public var isHostGivenUp: Bool {
+        if case .network(let text) = self { text.hasPrefix("giving up on ") } else { false }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import ImgCore
+
+/// `--manifest FILE`, `--resume FILE` and `--retry-failed FILE` of one batch: `{shard}` in each name becomes
+/// `K-of-N`; a manifest that is also the file resumed from is appended to (its last record of a line counts).
+struct BatchRecords: Sendable {
+    var writer: ManifestWriter?
+    var previous: PreviousManifest?
+
+    /// Reads the earlier manifest and opens the new one; call once everything else has been checked.
+    static func open(_ arguments: ScannedArguments, shard: Shard?, verbose: Bool) throws(ImgError) -> BatchRecords {
+        var records = BatchRecords()
+        let resume = arguments.value("resume"), retry = arguments.value("retry-failed")
+        if resume != nil, retry != nil { throw .usage("--resume and --retry-failed contradict each other: give one") }
+        let reporter = Reporter(verbose: verbose)
+        if let template = resume ?? retry {
+            let path = ManifestWriter.expand(template, shard: shard)
+            if retry != nil, !FileManager.default.fileExists(atPath: path) {
+                throw .usage("cannot read --retry-failed '\(path)': \(String(cString: strerror(ENOENT)))")
+            }
+            let previous = try PreviousManifest(path: path, mode: resume != nil ? .resume : .retryFailed)
+            reporter.info("\(resume != nil ? "--resume" : "--retry-failed") \(path): \(previous.count) lines recorded"
+                          + (FileManager.default.fileExists(atPath: path) ? "" : " (no such file yet: every line runs)"))
+            records.previous = previous
+        }
+        if let template = arguments.value("manifest") {
+            let path = ManifestWriter.expand(template, shard: shard)
+            let appending = records.previous.map { ManifestWriter.sameFile($0.path, path) } ?? false
+            records.writer = try ManifestWriter(path: path, appending: appending)
+            if appending { reporter.info("--manifest \(path): appending to the manifest resumed from") }
+        }
+        return records
+    }
+
+    /// Records a retired item. A line carried from the manifest being appended to is already in it.
+    func record(_ event: BatchEvent) {
+        guard let writer, case .item(let report) = event else { return }
+        if report.carried != nil, let previous, ManifestWriter.sameFile(previous.path, writer.path) { return }
+        writer.write(ManifestRecord(report: report))
+    }
+
+    /// The manifest's last line.
+    func finish(_ summary: BatchSummary, exit: Int32, shard: Shard?) {
+        guard let writer else { return }
+        let progress = summary.progress
+        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil
+        writer.write(ManifestSummary(status: summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok"),
+                                     ok: summary.succeeded, failed: progress.failed,
+                                     failedTransient: progress.failed - progress.failedPermanently, skipped: progress.skipped,
+                                     doneEarlier: progress.doneEarlier, written: summary.written, exit: exit,
+                                     signal: summary.signal == 0 ? nil : summary.signal,
+                                     shard: shard.map { "\($0.index)/\($0.count)" }, ms: Int(progress.elapsed * 1000)))
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `--manifest`, `--resume`, `--retry-failed`.
+@Suite("Batch manifest: records, resume, retry-failed, kill -9")
+struct BatchManifestTests {
+    static func lines(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw TestFailure("not a JSON object: \(line)")
+            }
+            return object
+        }
+    }
+
+    static func inode(_ path: String) -> (ino_t, Int)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (info.st_ino, info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec)
+    }
+
+    @Test func aManifestRecordsEveryLineAndEndsWithASummary() throws {
+        let fixture = try BatchFixture(count: 3)
+        let credentials = Data("alice:secret".utf8).base64EncodedString()
+        let secret = fixture.server.url("/basic-auth/\(credentials)/img2.jpg").replacingOccurrences(of: "://", with: "://alice:secret@")
+        let lines = ["# comment", fixture.server.url("/img/img1.jpg"), secret, fixture.server.url("/status/404"),
+                     fixture.server.url("/status/503")]
+        let manifest = fixture.root.file("m-{shard}.jsonl")
+        let result = try fixture.batch(lines, ["--manifest", manifest, "--retry", "0", "--resize", "40x40:fill"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let records = try Self.lines(fixture.root.file("m-0-of-1.jsonl"))
+        #expect(records.count == 5)
+        #expect(records.map { $0["line"] as? Int } == [2, 3, 4, 5, nil])
+        #expect(records.map { $0["status"] as? String } == ["ok", "ok", "failed", "failed", "error"])
+        let first = records[0]
+        #expect(first["url"] as? String == lines[1])
+        let output = try #require((first["outputs"] as? [[String: Any]])?.first)
+        let path = try #require(output["path"] as? String)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(output["sha256"] as? String == Digest.sha256(bytes) && output["bytes"] as? Int == bytes.count)
+        #expect(output["width"] as? Int == 40 && output["height"] as? Int == 40 && output["source"] as? String == "network")
+        let original = try #require(first["original"] as? [String: Any])
+        #expect(original["width"] as? Int == 290 && original["height"] as? Int == 442)
+        #expect(records[1]["url"] as? String == secret.replacingOccurrences(of: "alice:secret@", with: "alice:***@"))
+        #expect(!(try String(contentsOfFile: fixture.root.file("m-0-of-1.jsonl"), encoding: .utf8)).contains("secret"))
+        let notFound = try #require(records[2]["error"] as? [String: Any])
+        #expect(notFound["class"] as? String == "http" && notFound["status"] as? Int == 404 && notFound["exit"] as? Int == 4)
+        #expect(records[2]["exit_class"] as? String == "permanent" && records[3]["exit_class"] as? String == "transient")
+        let summary = records[4]
+        #expect(summary["summary"] as? Bool == true && summary["ok"] as? Int == 2 && summary["failed"] as? Int == 2
+                && summary["failed_transient"] as? Int == 1 && summary["exit"] as? Int == 1)
+        let sharded = try fixture.batch(lines, ["--manifest", manifest, "--retry", "0", "--shard", "1/3"])
+        #expect(sharded.status != 2, "\(sharded.stderr)")
+        #expect(FileManager.default.fileExists(atPath: fixture.root.file("m-1-of-3.jsonl")))
+    }
+
+    /// `--resume` runs what is not done (a failure, an output since removed) and nothing else: no request, and the
+    /// outputs of the lines done earlier are not touched. `--retry-failed` runs only the failures.
+    @Test func resumeRunsOnlyWhatIsNotDoneAndRetryFailedOnlyFailures() throws {
+        let fixture = try BatchFixture(count: 6)
+        let lines = (1...5).map { fixture.server.url("/img/img\($0).jpg") } + [fixture.server.url("/flaky/1/img6.jpg")]
+        let first = fixture.root.file("first.jsonl")
+        let run = try fixture.batch(lines, ["--manifest", first, "--retry", "0", "--no-cache"])
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(fixture.outputs() == (1...5).map { "img\($0).jpg" })
+        try FileManager.default.removeItem(atPath: fixture.output + "/img2.jpg")
+        let before = (1...5).map { Self.inode(fixture.output + "/img\($0).jpg") }
+        let retried = try fixture.batch(lines, ["--retry-failed", first, "--manifest", fixture.root.file("retried.jsonl"), "--no-cache"])
+        #expect(retried.status == 0, "\(retried.stderr)")
+        var stats = try fixture.server.stats()
+        #expect(stats.paths["/img/img2.jpg"] == 1 && stats.paths["/flaky/1/img6.jpg"] == 2 && stats.total == 7)
+        #expect(!FileManager.default.fileExists(atPath: fixture.output + "/img2.jpg"))
+        let retriedRecords = try Self.lines(fixture.root.file("retried.jsonl"))
+        #expect(retriedRecords.dropLast().compactMap { $0["status"] as? String } == ["ok", "ok", "ok", "ok", "ok", "ok"])
+        #expect(retriedRecords.filter { $0["reason"] as? String == "done earlier" }.count == 5)
+
+        let resumed = try fixture.batch(lines, ["--resume", first, "--manifest", fixture.root.file("second.jsonl"), "--no-cache"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        stats = try fixture.server.stats()
+        #expect(stats.paths["/img/img2.jpg"] == 2 && stats.paths["/flaky/1/img6.jpg"] == 3 && stats.total == 9)
+        #expect(stats.paths["/img/img1.jpg"] == 1)
+        let after = (1...5).map { Self.inode(fixture.output + "/img\($0).jpg") }
+        for index in [0, 2, 3, 4] { #expect(before[index]! == after[index]!, "img\(index + 1).jpg was touched") }
+        #expect(after[1] != nil)
+        let second = try Self.lines(fixture.root.file("second.jsonl"))
+        #expect(second.count == 7 && second.dropLast().allSatisfy { $0["status"] as? String == "ok" })
+        #expect(second.last?["done_earlier"] as? Int == 4)
+        // Resuming the complete manifest runs nothing.
+        let nothing = try fixture.batch(lines, ["--resume", fixture.root.file("second.jsonl"), "--no-cache"])
+        let total = try fixture.server.stats().total
+        #expect(nothing.status == 0 && total == 9, "\(nothing.stderr)")
+        let contradiction = try fixture.batch(lines, ["--resume", first, "--retry-failed", first])
+        #expect(contradiction.status == 2)
+        let missing = try fixture.batch(lines, ["--retry-failed", fixture.root.file("none.jsonl")])
+        #expect(missing.status == 2 && missing.stderr.contains("none.jsonl"), "\(missing.stderr)")
+    }
+
+    /// A run killed with `kill -9` leaves whole records and at most a torn last line; resuming into the same
+    /// manifest completes the list and appends to it.
+    @Test func aManifestTornByKill9IsResumed() throws {
+        let fixture = try BatchFixture(count: 12)
+        let lines = (1...4).map { fixture.server.url("/img/img\($0).jpg") } + (5...12).map { fixture.server.url("/slow/img\($0).jpg?delay=0.2") }
+        let list = try fixture.list(lines)
+        let manifest = fixture.root.file("m.jsonl")
+        let arguments = ["batch", list, "-O", fixture.output, "--no-cache", "-j", "2", "--manifest", manifest, "--resume", manifest]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = arguments
+        process.environment = Paths.childEnvironment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try fixture.server.waitForRequests("/slow/img6.jpg")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        // The last record as a write cut short would leave it.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: manifest))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"line\": 12, \"url\": \"\(lines[11])\", \"sta".utf8))
+        try handle.close()
+        let done = try Self.lines(manifest, tolerant: true)
+        #expect(done.count >= 4, "the first four lines were recorded before the kill")
+        let before = try fixture.server.stats()
+        let resumed = try Imgfetch.run(Array(arguments) + ["--no-progress"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let after = try fixture.server.stats()
+        for index in 1...4 { #expect(after.paths["/img/img\(index).jpg"] == before.paths["/img/img\(index).jpg"]) }
+        #expect(fixture.outputs().count == 12)
+        let records = try Self.lines(manifest, tolerant: true)
+        let ok = Set(records.filter { $0["status"] as? String == "ok" }.compactMap { $0["line"] as? Int })
+        #expect(ok == Set(1...12))
+    }
+
+    @Test func aSignalStillEndsTheManifestWithASummary() throws {
+        let fixture = try BatchFixture(count: 6)
+        let lines = (1...6).map { fixture.server.url("/slow/img\($0).jpg?delay=0.3") }
+        let manifest = fixture.root.file("m.jsonl")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = ["batch", try fixture.list(lines), "-O", fixture.output, "--no-cache", "-j", "2", "--manifest", manifest]
+        process.environment = Paths.childEnvironment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try fixture.server.waitForRequests("/slow/img1.jpg")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143)
+        let records = try Self.lines(manifest)
+        let summary = try #require(records.last)
+        #expect(summary["summary"] as? Bool == true && summary["status"] as? String == "interrupted" && summary["signal"] as? Int == 15)
+        #expect(summary["exit"] as? Int == 143)
+    }
+}
+
+extension BatchManifestTests {
+    /// The JSON lines of `path`, skipping those that do not parse (a torn line) when `tolerant`.
+    static func lines(_ path: String, tolerant: Bool) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `--rate`, a host paused by `Retry-After` for every worker, a host given up with one message. Times are the
+/// server's arrival times of the requests: the assertions are lower bounds a correct run cannot miss.
+@Suite("Batch politeness per host: --rate, Retry-After, giving up")
+struct BatchPolitenessTests {
+    @Test func rateHoldsAcrossAllWorkersPerHost() throws {
+        let fixture = try BatchFixture(count: 6)
+        let other = try FixtureServer(root: fixture.root.path + "/www")
+        let lines = (1...6).map { fixture.server.url("/img/img\($0).jpg") } + (1...6).map { other.url("/img/img\($0).jpg") }
+        let result = try fixture.batch(lines, ["--rate", "2.5", "-j", "8", "--no-cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let first = try fixture.server.stats().allTimes, second = try other.stats().allTimes
+        #expect(first.count == 6 && second.count == 6)
+        for times in [first, second] {
+            // 2.5 a second: turns 0.4 s apart, so six requests are sent over at least 2 s and any three over 0.8 s
+            // (slack for a request that reached the server late on a loaded machine).
+            #expect(times.last! - times.first! > 1.7, "\(times)")
+            for (earlier, later) in zip(times, times.dropFirst(2)) { #expect(later - earlier > 0.55, "\(times)") }
+        }
+        // Each host has its own turns: the second host did not wait for the first to finish.
+        #expect(second.first! < first.last! && first.first! < second.last!)
+        for bad in ["0", "-1", "x", "inf", "nan"] {
+            let refused = try fixture.batch(lines, ["--rate", bad])
+            #expect(refused.status == 2 && refused.stderr.contains("--rate"), "\(bad): \(refused.stderr)")
+        }
+    }
+
+    /// A 429 with `Retry-After` (seconds, then an HTTP date) pauses its host for every worker: no other request
+    /// reaches the host while it is paused; the request that got it is retried after the pause and succeeds.
+    @Test(arguments: ["retry_after=2", "retry_after_date=3"])
+    func retryAfterPausesTheHostForEveryWorker(query: String) throws {
+        let fixture = try BatchFixture(count: 12)
+        let lines = [fixture.server.url("/flaky/1/img1.jpg?code=429&\(query)")]
+            + (2...12).map { fixture.server.url("/delay/0.2/img\($0).jpg") }
+        let result = try fixture.batch(lines, ["-j", "4", "--no-cache"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try fixture.server.stats()
+        let refusal = try #require(stats.times?["/flaky/1/img1.jpg"]?.first)
+        #expect(stats.paths["/flaky/1/img1.jpg"] == 2)
+        // Requests sent before the 429 came back arrive at once; none in the next second and a half.
+        let during = stats.allTimes.filter { $0 > refusal + 0.5 && $0 < refusal + 1.8 }
+        #expect(during.isEmpty, "requests during the pause at \(during.map { $0 - refusal })")
+        let retried = try #require(stats.times?["/flaky/1/img1.jpg"]?.last)
+        #expect(retried - refusal > 1.8)
+    }
+
+    /// A host that keeps refusing is given up with one message for the host, not one per line; the lines are
+    /// failures worth retrying (exit 75, `transient` in the manifest), and another host goes on.
+    @Test func aHostThatKeepsRefusingIsGivenUpWithOneMessage() throws {
+        let fixture = try BatchFixture(count: 2)
+        let other = try FixtureServer(root: fixture.root.path + "/www")
+        let refusing = (1...30).map { fixture.server.url("/status/429?n=\($0)") }
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try fixture.batch(refusing + [other.url("/img/img1.jpg")], ["--retry", "1", "-j", "2", "--no-cache",
+                                                                                   "--manifest", manifest])
+        #expect(result.status == 75, "\(result.stderr)")
+        let messages = result.stderr.split(separator: "\n")
+        #expect(messages.filter { $0.contains("giving up on http://127.0.0.1:\(fixture.server.port)") }.count == 1, "\(result.stderr)")
+        #expect(messages.count < 12, "\(result.stderr)")
+        #expect(try fixture.server.stats().total < 20)
+        #expect(try other.stats().total == 1)
+        let records = try BatchManifestTests.lines(manifest)
+        #expect(records.filter { $0["status"] as? String == "failed" && $0["exit_class"] as? String == "transient" }.count == 30)
+        #expect(records.filter { $0["status"] as? String == "ok" }.count == 1)
+    }
+}
