@@ -31,6 +31,11 @@ if [ "$command" = stop ]; then
   exit 0
 fi
 [ "$command" = start ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+# The daemons must hold no descriptor of the caller's beyond 0-2 (a parent waiting for a socket or pipe to close,
+# as Foundation's Process does, would wait for them for ever).
+for fd in $(ls /proc/$$/fd); do
+  if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
 [ "$(id -u)" -eq 0 ] || { echo "slurm-cluster: must run as root" >&2; exit 1; }
 for tool in munged slurmctld slurmd sinfo; do
   command -v "$tool" >/dev/null || { echo "slurm-cluster: $tool not found (apt-get install slurm-wlm munge)" >&2; exit 1; }
