@@ -16,12 +16,14 @@ let package = Package(
         // libcurl's headers (libcurl4-openssl-dev); libcurl itself is opened with dlopen on the first download, so a
         // cache hit or a cache command never loads its ~35 libraries.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
-        // Process and socket helpers for the warm renderer (abstract Unix sockets, peer credentials, detached start).
-        .target(name: "CSystem"),
-        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CSystem"]),
-        .executableTarget(name: "imgfetch", dependencies: ["ImgCore"]),
-        .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore"]),
+        .target(name: "ImgCore", dependencies: ["CVips", "CCurl"]),
+        // The warm renderer (opt-in): its socket and process helpers in C (socket file, peer credentials, detached
+        // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
+        .target(name: "CRenderer"),
+        .target(name: "ImgRenderer", dependencies: ["ImgCore", "CRenderer"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgCore", "ImgRenderer"]),
+        .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer"]),
         // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).
-        .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore"], path: "Fuzz/Sources/ImgFuzz"),
+        .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore", "ImgRenderer"], path: "Fuzz/Sources/ImgFuzz"),
     ]
 )

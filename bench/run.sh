@@ -73,12 +73,15 @@ fi
 # reaches this script at once; the EXIT trap then stops the child (which stops the command
 # it is timing) and nginx.
 CHILD= NGINX_PID=
-# imgfetch's warm renderer (workload 1) under a name of this run's own, stopped at the end.
-export IMGFETCH_RENDERER_SOCKET=imgfetch-bench-$$
+# imgfetch's opt-in warm renderer (workload 1's --renderer auto row) at a socket of this run's own (in a 0700
+# folder), stopped at the end.
+RENDERER_DIR=$(mktemp -d)
+export IMGFETCH_RENDERER_SOCKET=$RENDERER_DIR/bench.sock
 unset IMGFETCH_RENDERER IMGFETCH_RENDERER_IDLE
 cleanup() {
   local pid
   [[ -x $IMGFETCH ]] && "$IMGFETCH" renderer stop >/dev/null 2>&1 || true
+  rm -rf "$RENDERER_DIR"
   for pid in $CHILD $NGINX_PID; do
     if kill -0 "$pid" 2>/dev/null; then
       kill -TERM "$pid" 2>/dev/null || true

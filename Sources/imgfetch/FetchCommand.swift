@@ -1,5 +1,6 @@
 import Foundation
 import ImgCore
+import ImgRenderer
 
 /// `imgfetch [fetch] INPUT... [options]`: one pipeline, each input in turn, outputs written whole.
 enum FetchCommand {

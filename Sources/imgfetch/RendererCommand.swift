@@ -1,7 +1,9 @@
 import Foundation
 import ImgCore
+import ImgRenderer
 
-/// `imgfetch renderer serve|start|stop|status`: the warm renderer that keeps libvips loaded for one-off commands.
+/// `imgfetch renderer serve|start|stop|status`: the warm renderer that keeps libvips loaded for one-off commands
+/// (opt-in: nothing starts it unless asked).
 enum RendererCommand {
     static let subcommands = ["serve", "start", "stop", "status"]
 
@@ -19,26 +21,38 @@ enum RendererCommand {
             switch subcommand {
             case "serve":
                 let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
+                // SIGTERM (systemctl stop) and SIGINT end it as `renderer stop` does: its socket file goes with it.
+                let watchers = SignalWatcher.watch { _ in server.stop() }
+                defer { watchers.forEach { $0.cancel() } }
                 if try !server.serve(), !quiet { try Reporter.printLine("a renderer is already running at \(settings.address)") }
             case "start":
-                if let status = client.status() {
-                    if !quiet { try Reporter.printLine("already running: pid \(status.process)") }
+                try client.checkDirectory(create: true)
+                if client.isRunning() {
+                    let process = client.status().map { "pid \($0.process)" } ?? "not answering"
+                    if !quiet { try Reporter.printLine("already running: \(process)") }
                 } else if let process = RendererLauncher.startDetached(idleLimit: settings.idleLimit) {
                     if !quiet { try Reporter.printLine("started: pid \(process), exits after \(Int(settings.idleLimit)) s idle") }
                 } else {
                     throw .internalFailure("cannot start the renderer")
                 }
             case "stop":
-                if let process = client.stop() {
-                    if !quiet { try Reporter.printLine("stopping: pid \(process)") }
-                } else if !quiet {
-                    try Reporter.printLine("not running")
+                try client.checkDirectory()
+                let stopped = client.stop()
+                if !quiet {
+                    for sighting in stopped {
+                        try Reporter.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : " (an older build)")
+                                               + (sighting.status == nil ? ", sent SIGTERM: it did not answer" : ""))
+                    }
+                    if stopped.isEmpty { try Reporter.printLine("not running") }
                 }
             default:
-                if let status = client.status() {
-                    try Reporter.printLine(arguments.has("json") ? json(status) : describe(status, address: settings.address))
+                try client.checkDirectory()
+                let sightings = client.survey()
+                if arguments.has("json") {
+                    try Reporter.printLine(json(sightings))
                 } else {
-                    try Reporter.printLine(arguments.has("json") ? "{\"running\":false}" : "not running")
+                    for sighting in sightings { try Reporter.printLine(describe(sighting)) }
+                    if sightings.isEmpty { try Reporter.printLine("not running") }
                 }
             }
             return 0
@@ -48,16 +62,35 @@ enum RendererCommand {
         }
     }
 
-    private static func describe(_ status: RendererStatus, address: RendererAddress) -> String {
-        "running: pid \(status.process), version \(status.version), up \(Int(status.uptime)) s, "
+    private static func describe(_ sighting: RendererSighting) -> String {
+        let build = sighting.isThisBuild ? "" : "older build "
+        guard let status = sighting.status else {
+            return "\(build)running but not answering: pid \(sighting.process), at \(sighting.address)"
+        }
+        return "\(build)running: pid \(status.process), version \(status.version), up \(Int(status.uptime)) s, "
             + "\(status.renderings) renderings, \(status.active - 1) other connections, "
-            + "exits after \(Int(status.idleLimit)) s idle, at \(address)"
+            + "exits after \(Int(status.idleLimit)) s idle, at \(sighting.address)"
+            + (sighting.isThisBuild ? "" : ", executable \(status.executable ?? "?")")
     }
 
-    private static func json(_ status: RendererStatus) -> String {
+    /// This build's renderer's status (`running`), and every renderer of the path under `renderers`.
+    private static func json(_ sightings: [RendererSighting]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let body = (try? encoder.encode(status)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return "{\"running\":true," + body.dropFirst()
+        func object(_ status: RendererStatus?) -> String {
+            (status.flatMap { try? encoder.encode($0) }).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        }
+        func quoted(_ text: String) -> String {
+            (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        }
+        let renderers = sightings.map { sighting in
+            "{\"address\":\(quoted(sighting.address.path)),\"answering\":\(sighting.status != nil),"
+                + "\"process\":\(sighting.process),\"this_build\":\(sighting.isThisBuild)}"
+        }.joined(separator: ",")
+        let current = sightings.first { $0.isThisBuild }
+        var fields = ["\"running\":\(current != nil)"]
+        if let status = current?.status { fields.append(String(object(status).dropFirst().dropLast())) }
+        fields.append("\"renderers\":[" + renderers + "]")
+        return "{" + fields.joined(separator: ",") + "}"
     }
 }

@@ -1,11 +1,12 @@
 import ImgCore
+import ImgRenderer
 
-/// Whether and how the warm renderer is used: `--renderer auto|off` (else `IMGFETCH_RENDERER`, else auto) and
+/// Whether and how the warm renderer is used: `--renderer auto|off` (else `IMGFETCH_RENDERER`, else off) and
 /// `--idle SECONDS` (else `IMGFETCH_RENDERER_IDLE`, else 300).
 struct RendererSettings {
-    /// auto: use a running renderer, and start one after a command that had to load libvips itself.
-    /// off: always render in this process and never start one.
-    var enabled = true
+    /// auto (opt-in): use a running renderer, and start one after a command that had to load libvips itself.
+    /// off (the default): always render in this process and never start a process.
+    var enabled = false
     var idleLimit = 300.0
     var address: RendererAddress
 
@@ -34,10 +35,10 @@ struct RendererSettings {
     /// The client the pipeline hands renderings to; nil when off.
     var client: RendererClient? { enabled ? RendererClient(address: address) : nil }
 
-    /// Starts a renderer in the background when this process had to load libvips (so the next command needn't).
-    /// One that is already running makes the new one exit at once.
+    /// With auto only: starts a renderer in the background when this process had to load libvips (so the next
+    /// command needn't), unless one runs already (whether or not it answers).
     func startIfUseful() {
-        guard enabled, VipsRuntime.wasStarted else { return }
+        guard enabled, VipsRuntime.wasStarted, let client, !client.isRunning() else { return }
         RendererLauncher.startDetached(idleLimit: idleLimit)
     }
 }

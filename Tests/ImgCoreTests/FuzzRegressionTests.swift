@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImgCore
+@testable import ImgRenderer
 
 /// Inputs the fuzz targets of Fuzz/README.md found; each is also under Fuzz/regressions/<target>/.
 @Suite("Fuzz regressions")

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
 @testable import ImgCore
+@testable import ImgRenderer
 
 /// The renderer's server and client in this process, under many threads at once (part of the ThreadSanitizer pass).
 @Suite("Renderer Concurrency: one server, many clients")
 struct RendererConcurrencyTests {
     @Test func concurrentRenderingsStatusAndStop() throws {
-        let address = RendererAddress(name: "imgfetch-test-\(UUID().uuidString.prefix(8))")
+        let work = try TemporaryDirectory()
+        let address = RendererAddress(directory: work.file("renderer"), name: "imgfetch-test.sock")
         let server = RendererServer(address: address, idleLimit: 60)
         let served = Locked<Bool?>(nil)
         let finished = DispatchSemaphore(value: 0)
@@ -27,13 +29,13 @@ struct RendererConcurrencyTests {
             request.chain = (try? ProcessingChain.parse("resize(\(30 + index)x\(30 + index),fill)")) ?? ProcessingChain()
             request.encoding = OutputEncoding(format: .png)
             guard let connection = client.connect(),
-                  let image = try? connection.render(input, job: RenderJob(request)) else { return }
+                  case .rendered(let image)? = try? connection.render(input, job: RenderJob(request)) else { return }
             sizes.withLock { $0[index] = (try? ImageRenderer.probe(image.data))?.width }
         }
         for index in 0..<8 { #expect(sizes.withLock { $0[index] } == 30 + index) }
         #expect(client.status()?.renderings == 8)
 
-        #expect(client.stop() == getpid())
+        #expect(client.stop().map(\.process) == [getpid()])
         #expect(finished.wait(timeout: .now() + 10) == .success)
         #expect(served.withLock { $0 } == true)
         #expect(client.status() == nil)

@@ -1,61 +1,20 @@
 import Foundation
 import Testing
 @testable import ImgCore
+@testable import ImgRenderer
 
 /// The warm renderer: a later command is served by it, with the same bytes and the same failures as rendering in
 /// its own process; a renderer that is another user's, hangs up or babbles is never trusted with the result.
 @Suite("Warm renderer", .serialized)
-struct RendererTests: EndToEndSuite {
+struct RendererTests: RendererSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
     /// A socket name of this test's own, so that no other test or user renderer is involved.
-    let name = "imgfetch-test-\(UUID().uuidString.prefix(8))"
+    let name = "imgfetch-test-\(UUID().uuidString.prefix(8)).sock"
 
     init() throws {
         server = try FixtureServer()
         work = try TemporaryDirectory()
-    }
-
-    var environment: [String: String] {
-        ["IMGFETCH_RENDERER": "auto", "IMGFETCH_RENDERER_SOCKET": name, "IMGFETCH_RENDERER_IDLE": "30"]
-    }
-
-    func run(_ arguments: [String]) throws -> CommandResult {
-        try Imgfetch.run(arguments, environment: environment)
-    }
-
-    /// `renderer status --json`, parsed; nil when not running.
-    func status() throws -> [String: Any]? {
-        let result = try run(["renderer", "status", "--json"])
-        let object = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
-        return object?["running"] as? Bool == true ? object : nil
-    }
-
-    /// Polls `renderer status` until it says `running`, for at most `seconds`.
-    func waitUntil(running: Bool, seconds: Double = 10) throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try (status() != nil) == running { return true }
-            usleep(50_000)
-        }
-        return false
-    }
-
-    func startRenderer() throws {
-        #expect(try run(["renderer", "start"]).status == 0)
-        #expect(try waitUntil(running: true))
-    }
-
-    func stopRenderer() {
-        _ = try? run(["renderer", "stop"])
-        _ = try? waitUntil(running: false)
-    }
-
-    func renderings() throws -> Int { try status()?["renderings"] as? Int ?? -1 }
-
-    /// The same fetch with `--renderer off`: the bytes and the failure the renderer must match.
-    func inProcess(_ arguments: [String]) throws -> CommandResult {
-        try Imgfetch.run(arguments + ["--renderer", "off"], environment: environment)
     }
 
     @Test func aCommandThatLoadedLibvipsLeavesARendererForTheNext() throws {
@@ -72,11 +31,14 @@ struct RendererTests: EndToEndSuite {
         #expect(first.stderr.contains("libvips: started"))
         #expect(!first.stderr.contains("warm renderer"))
         #expect(try waitUntil(running: true), "the first command started no renderer")
-        // Detached: its own session, in /, its standard streams on /dev/null.
+        // Detached: its own session, in /, its standard streams on /dev/null, a socket file in a 0700 folder.
         let pid = try #require(try status()?["process"] as? Int)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd") == "/")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1") == "/dev/null")
         #expect(getsid(pid_t(pid)) == pid_t(pid))
+        var folderStatus = stat()
+        #expect(lstat(folder, &folderStatus) == 0 && folderStatus.st_mode & 0o7777 == 0o700)
+        #expect(lstat(socketPath, &folderStatus) == 0 && folderStatus.st_mode & S_IFMT == S_IFSOCK)
 
         let second = try run([url, "--resize", "64x64", "-o", work.file("second.jpg"), "--no-cache", "-v"])
         #expect(second.status == 0, "\(second.stderr)")
@@ -142,26 +104,16 @@ struct RendererTests: EndToEndSuite {
         #expect(try renderings() == 10 * bad.count, "not every bad input went through the renderer")
     }
 
-    /// Starts the fake renderer in `mode` at this test's name and waits until it listens.
-    func fake(_ mode: String, user: Int? = nil) throws -> Process {
-        let ready = work.file("fake-ready-\(mode)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Paths.fixtures + "/server/fake_renderer.py", name, mode, "--ready-file", ready]
-            + (user.map { ["--user", String($0)] } ?? [])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while (try? String(contentsOfFile: ready, encoding: .utf8))?.isEmpty ?? true, Date() < deadline { usleep(20_000) }
-        #expect(!((try? String(contentsOfFile: ready, encoding: .utf8))?.isEmpty ?? true), "the fake renderer did not start")
-        return process
-    }
-
     @Test(.enabled(if: getuid() == 0, "needs root to run the fake renderer as another user"))
     func aRendererOfAnotherUserIsNeverTrusted() throws {
-        let impostor = try fake("forged", user: 65534)
-        defer { kill(impostor.processIdentifier, SIGKILL); impostor.waitUntilExit() }
+        // Another user can't make a socket in the renderer's folder: let it listen in a folder open to all, and
+        // move its socket into ours (as only a bug or root could): the peer's user is still checked.
+        let shared = work.file("shared")
+        mkdir(shared, 0o777)
+        chmod(shared, 0o777)
+        let impostor = try fake("forged", user: 65534, at: shared + "/impostor.sock")
+        defer { end(impostor) }
+        #expect(rename(shared + "/impostor.sock", socketPath) == 0)
         let result = try run([server.url("/img/sample.jpg"), "--resize", "64x64", "-o", work.file("out.jpg"), "--no-cache", "-v"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("libvips: started") && !result.stderr.contains("warm renderer"), "\(result.stderr)")
@@ -171,22 +123,29 @@ struct RendererTests: EndToEndSuite {
         #expect(max(size.width, size.height) == 64)
     }
 
-    @Test(arguments: ["hangup", "garbage"])
+    /// A renderer that hangs up, babbles, or replies with bytes that are not what it says (#19.10: the reply's
+    /// format magic and the size in its header are checked before anything is cached).
+    @Test(arguments: ["hangup", "garbage", "forged", "mislabel", "resized"])
     func aRendererThatFailsIsReplacedByTheCommandItself(mode: String) throws {
         let broken = try fake(mode)
-        defer { kill(broken.processIdentifier, SIGKILL); broken.waitUntilExit() }
-        let arguments = [server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-v"]
+        defer { end(broken) }
+        let arguments = [server.url("/img/sample.jpg"), "--resize", "64x64", "--format", "jpeg", "--cache-dir", cache, "-v"]
         let result = try run(arguments + ["-o", work.file("out.jpg")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("libvips: started") && !result.stderr.contains("warm renderer"), "\(result.stderr)")
-        #expect(try inProcess(arguments + ["-o", work.file("local.jpg")]).status == 0)
+        #expect(result.stderr.contains("libvips: started") && !result.stderr.contains("rendered by the warm renderer"), "\(result.stderr)")
+        #expect(result.stderr.contains("rendered in this process"), "\(result.stderr)")
+        // What is cached is the image made here: a later hit serves it.
+        #expect(try Imgfetch.run(arguments + ["-o", work.file("hit.jpg")]).status == 0)
+        #expect(FileManager.default.contents(atPath: work.file("hit.jpg")) == FileManager.default.contents(atPath: work.file("out.jpg")))
+        let alone = [server.url("/img/sample.jpg"), "--resize", "64x64", "--format", "jpeg", "--no-cache", "-o", work.file("local.jpg")]
+        #expect(try inProcess(alone).status == 0)
         #expect(FileManager.default.contents(atPath: work.file("out.jpg")) == FileManager.default.contents(atPath: work.file("local.jpg")))
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
     func anInterruptEndsTheWaitForARenderer(signal: Int32) throws {
         let stalled = try fake("stall")
-        defer { kill(stalled.processIdentifier, SIGKILL); stalled.waitUntilExit() }
+        defer { end(stalled) }
         let output = work.file("out.jpg")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
@@ -209,7 +168,7 @@ struct RendererTests: EndToEndSuite {
 
     @Test func oneRendererServesConcurrentCommandsAndExitsWhenIdle() throws {
         defer { stopRenderer() }
-        #expect(try run(["renderer", "start", "--idle", "4"]).status == 0)
+        #expect(try run(["renderer", "start", "--idle", "60"]).status == 0)
         #expect(try waitUntil(running: true))
         let pid = try status()?["process"] as? Int
         let again = try run(["renderer", "start"])
@@ -232,7 +191,7 @@ struct RendererTests: EndToEndSuite {
         // A frame announcing a 4 GiB header, and a request of another imgfetch version, are dropped without an
         // answer; the renderer stays up.
         for mode in ["junk", "old"] {
-            let junk = try Imgfetch.run([Paths.fixtures + "/server/fake_renderer.py", name, mode], program: "/usr/bin/env", prefix: ["python3"])
+            let junk = try Imgfetch.run([Paths.fixtures + "/server/fake_renderer.py", socketPath, mode], program: "/usr/bin/env", prefix: ["python3"])
             #expect(junk.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(mode): \(junk.stdoutText) \(junk.stderr)")
         }
         #expect(try status() != nil)
@@ -240,11 +199,17 @@ struct RendererTests: EndToEndSuite {
         // batch renders in its own process: the renderer is not asked.
         let list = work.file("list.txt")
         try server.url("/img/sample.jpg").write(toFile: list, atomically: true, encoding: .utf8)
-        #expect(try run(["batch", list, "-O", work.file("batch"), "--resize", "30x30", "--no-cache"]).status == 0)
+        let batch = try run(["batch", list, "-O", work.file("batch"), "--resize", "30x30", "--no-cache", "-v"])
+        #expect(batch.status == 0 && !batch.stderr.contains("warm renderer"), "\(batch.stderr)")
         #expect(try renderings() == 6)
 
-        // Idle for 4 s (asking for its status is not work): it exits by itself.
-        #expect(try waitUntil(running: false, seconds: 12), "the renderer outlived its idle limit")
+        // A renderer idle for its --idle time (asking for its status is not work) exits by itself.
+        stopRenderer()
+        let idle = try run(["renderer", "start", "--idle", "2"]).stdoutText
+        let idlePid = try #require(idle.split(separator: " ").dropFirst(2).first.flatMap { Int32($0.trimmingCharacters(in: .punctuationCharacters)) },
+                                   "\(idle)")
+        #expect(Self.waitForEnd(of: idlePid, seconds: 30), "the renderer outlived its idle limit")
+        #expect(try status() == nil)
     }
 
     @Test func framesAndAddresses() throws {
@@ -266,10 +231,15 @@ struct RendererTests: EndToEndSuite {
         let decoded = try #require(RendererRequest(fields: RendererRequest(command: .render, job: job).fields))
         #expect(decoded.command == .render && decoded.job == job)
 
-        let plain = RendererAddress.current(environment: [:])
-        #expect(plain.name.hasPrefix("imgfetch-renderer-\(geteuid())-"))
-        #expect(RendererAddress.current(environment: ["PATH": "/x"]) == plain)
-        #expect(RendererAddress.current(environment: ["VIPS_CONCURRENCY": "1"]) != plain)
-        #expect(RendererAddress.current(environment: ["IMGFETCH_RENDERER_SOCKET": "mine"]).name == "mine")
+        let plain = RendererAddress.current(environment: ["HOME": "/home/u"])
+        #expect(plain.name.hasPrefix("renderer-") && plain.name.hasSuffix(".sock") && plain.directory == "/home/u/.cache/imgfetch/renderer")
+        #expect(RendererAddress.current(environment: ["HOME": "/home/u", "PATH": "/x"]) == plain)
+        let tuned = RendererAddress.current(environment: ["HOME": "/home/u", "VIPS_CONCURRENCY": "1"])
+        #expect(tuned != plain && tuned.pathPrefix == plain.pathPrefix, "another libvips setting is another build of the same path")
+        #expect(plain.otherBuilds(in: [plain.name, tuned.name, tuned.name + ".lock", "renderer-0-0.sock"]) == [tuned.name])
+        #expect(RendererAddress.current(environment: ["XDG_RUNTIME_DIR": "/run/user/7"]).directory == "/run/user/7/imgfetch")
+        let mine = RendererAddress.current(environment: ["XDG_RUNTIME_DIR": "/run/user/7", "IMGFETCH_RENDERER_SOCKET": "mine"])
+        #expect(mine.path == "/run/user/7/imgfetch/mine" && mine.pathPrefix == nil)
+        #expect(RendererAddress.current(environment: ["IMGFETCH_RENDERER_SOCKET": "/srv/r/x.sock"]).path == "/srv/r/x.sock")
     }
 }

@@ -1,11 +1,12 @@
 // The fuzz targets: each takes one input's bytes and must neither crash nor break the invariant it checks.
 // A broken invariant is a `fatalError`, which libFuzzer reports as a crash and saves the input.
 //
-// `ImageDecoder` and `TruncationCheck` are internal to ImgCore, so they need `@testable import`, which only works
+// `ImageDecoder` and `TruncationCheck` are internal to ImgCore (the renderer's frames to ImgRenderer), so they need `@testable import`, which only works
 // when ImgCore is built with testability: every debug build, and the fuzz build (scripts/fuzz.sh passes
 // `-enable-testing`). A plain release build (`swift build -c release`) compiles this target without them.
 #if DEBUG || FUZZING
 @testable import ImgCore
+@testable import ImgRenderer
 #else
 import ImgCore
 #endif

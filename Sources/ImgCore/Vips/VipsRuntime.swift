@@ -53,7 +53,7 @@ public enum VipsRuntime {
     public static func waitForBackgroundStart() { backgroundFinished.wait() }
 
     /// Makes sure libvips is running before any image call.
-    static func start() throws(ImgError) {
+    public static func start() throws(ImgError) {
         guard started else { throw .internalFailure("libvips failed to start: \(failure.withLock { $0 })") }
     }
 

@@ -70,10 +70,11 @@ enum CommandCatalog {
     static let renderer = """
         renderer serve     run the warm renderer in the foreground
         renderer start     run it in the background (says so when one is running)
-        renderer stop | status
+        renderer stop | status also of older builds of this executable's path
         It keeps libvips loaded for later fetch commands of this user (they skip
-        ~20 ms of loading it). fetch starts one by itself unless --renderer off or
-        IMGFETCH_RENDERER=off. Exit codes: 0 ok, 1 start failed, 2 usage.
+        ~20 ms of loading it). Opt-in: only with --renderer auto (or
+        IMGFETCH_RENDERER=auto) does fetch use one and start one by itself.
+        Exit codes: 0 ok, 1 start failed, 2 usage, 7 unusable renderer folder.
         """
 
     static let completions = """

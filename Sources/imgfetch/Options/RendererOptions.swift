@@ -1,17 +1,18 @@
 extension OptionCatalog {
     static let renderer = OptionGroup(title: "Renderer", options: [
-        OptionDefinition("renderer", value: "auto|off", default: "auto", for: [.fetch],
-                         help: "use and start the warm renderer, or not",
+        OptionDefinition("renderer", value: "auto|off", default: "off", for: [.fetch],
+                         help: "auto opts in to the warm renderer (use it, start one)",
                          man: #"""
-            .B auto
+            .B off
             (the default, or
             .BR IMGFETCH_RENDERER ):
+            always render in this process; no command starts a process by itself.
+            .B auto
+            (opt-in):
             .B fetch
             hands each rendering whose input is in memory (at most 8 MiB) to the warm
             renderer when one is running, and starts one in the background when it had to
-            load libvips itself.
-            .BR off :
-            always render in this process and never start a renderer.
+            load libvips itself (unless one runs already).
             .B batch
             and
             .B prefetch

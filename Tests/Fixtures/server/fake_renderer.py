@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """A misbehaving stand-in for `imgfetch renderer serve`, for RendererTests.
 
-Listens at an abstract Unix socket NAME and, for each connection, does what MODE says:
+Listens at the Unix socket file PATH and, for each connection, does what MODE says:
   hangup   read the first bytes of the request, then close without a reply
   garbage  read the first bytes, then send bytes that are not a frame
   forged   read the whole request, then send a well-formed reply whose body is b"FORGED" (a client must
            never write it: with --user the renderer is another user's; otherwise it is not a JPEG)
+  mislabel read the whole request, then reply with a real 1x1 PNG labelled as a 64x64 JPEG
+  resized  read the whole request, then reply with a real 1x1 PNG labelled as the 1x1 PNG it is when the client
+           asked for JPEG (what was asked for is checked too)
   stall    read the whole request, then never answer
-  junk     (client side) connect to NAME, send a frame that announces a 4 GiB header; print "closed" when the
+  noaccept listen, and never accept a connection (a squatter)
+  junk     (client side) connect to PATH, send a frame that announces a 4 GiB header; print "closed" when the
            renderer hangs up without a reply
   old      (client side) the same with a well-formed status request of another imgfetch version
 With --user UID it drops to that user before listening, so its peers see that user.
 Writes its pid to READY-FILE once listening; runs until killed.
 """
-import argparse, os, socket, struct, sys
+import argparse, base64, os, signal, socket, struct, sys
+
+PNG_1X1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
 
 def read_exactly(conn, count):
@@ -39,15 +46,16 @@ def read_frame(conn):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("name")
-    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "stall", "junk", "old"])
+    parser.add_argument("path")
+    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "mislabel", "resized", "stall", "noaccept",
+                                         "junk", "old"])
     parser.add_argument("--user", type=int)
     parser.add_argument("--ready-file")
     args = parser.parse_args()
 
     if args.mode in ("junk", "old"):
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        client.connect("\0" + args.name)
+        client.connect(args.path)
         if args.mode == "junk":
             client.sendall(struct.pack(">I", 0xFFFFFFFF) + b"x" * 64)
         else:
@@ -69,11 +77,15 @@ def main():
         os.setgid(args.user)
         os.setuid(args.user)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind("\0" + args.name)
-    server.listen(16)
+    if os.path.exists(args.path):
+        os.unlink(args.path)
+    server.bind(args.path)
+    server.listen(1 if args.mode == "noaccept" else 16)
     if ready:
         ready.write(str(os.getpid()))
         ready.close()
+    while args.mode == "noaccept":
+        signal.pause()
     while True:
         conn, _ = server.accept()
         try:
@@ -85,6 +97,12 @@ def main():
             elif args.mode == "stall":
                 read_frame(conn)
                 conn.recv(1)
+            elif args.mode in ("mislabel", "resized"):
+                read_frame(conn)
+                header = b"format=jpeg\nwidth=64\nheight=64\nframes=1\n" if args.mode == "mislabel" \
+                    else b"format=png\nwidth=1\nheight=1\nframes=1\n"
+                conn.sendall(struct.pack(">I", len(header)) + header + struct.pack(">Q", len(PNG_1X1)) + PNG_1X1)
+                continue
             else:
                 read_frame(conn)
                 header = b"format=jpeg\nwidth=1\nheight=1\nframes=1\n"

@@ -17,8 +17,8 @@ enum Paths {
     }()
 
     /// The environment every imgfetch the tests start runs with: no cache settings from the developer's shell, and
-    /// no warm renderer (`RendererTests` turn it on for themselves, under names of their own), so that no test leaves
-    /// a renderer running or is served by one.
+    /// no warm renderer even if the shell opted in (the renderer suites opt in for themselves, under folders and
+    /// names of their own), so that no test leaves a renderer running or is served by one.
     static var childEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in ["IMGFETCH_CACHE_DIR", "IMGFETCH_TTL", "IMGFETCH_SIZE_LIMIT", "IMGFETCH_RENDERER_SOCKET", "IMGFETCH_RENDERER_IDLE"] {

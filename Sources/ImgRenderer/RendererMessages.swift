@@ -1,3 +1,6 @@
+import Foundation
+import ImgCore
+
 /// What a client asks the renderer: one request per connection. A request from another version of imgfetch is
 /// not understood (the renderer hangs up, and the client renders itself).
 struct RendererRequest: RendererMessage {
@@ -50,7 +53,7 @@ struct RenderJob: Sendable, Equatable {
         (self.chain, self.encoding, self.decoding, self.isRemote) = (chain, encoding, decoding, isRemote)
     }
 
-    /// The rendering `request` asks for.
+    /// The rendering `request` asks for (its input travels as the body).
     init(_ request: ImageRequest) {
         self.init(chain: request.chain.identifier, encoding: request.encoding, decoding: request.decoding,
                   isRemote: request.source.isRemote)
@@ -98,8 +101,17 @@ struct RenderJob: Sendable, Equatable {
     }
 }
 
-/// The renderer's answer; the encoded output travels as the frame's body.
+/// The renderer's answer; the encoded output travels as the frame's body. Before it, while the rendering runs, the
+/// renderer sends a `keepAlive` frame every `RendererServer.keepAliveInterval`: a client that hears nothing for
+/// `WarmRendererClient.patience` seconds takes the renderer for gone (stopped, or squatted) and renders itself.
 struct RendererReply: RendererMessage {
+    /// The frame that says "still working": a header of `alive=1` and no body.
+    static let keepAlive: RendererFields = {
+        var fields = RendererFields()
+        fields.set("alive", "1")
+        return fields
+    }()
+
     /// Why the rendering failed, as `ImgError.kind` and `ImgError.message`.
     var failure: (kind: String, message: String)?
     var format: ImageFormat?
@@ -128,6 +140,8 @@ struct RendererReply: RendererMessage {
             fields.set("renderings", status.renderings)
             fields.set("active", status.active)
             fields.set("idle-limit", status.idleLimit)
+            fields.set("abandoned", status.abandoned)
+            fields.set("executable", status.executable)
         }
         return fields
     }
@@ -146,7 +160,8 @@ struct RendererReply: RendererMessage {
         if let process = fields.value("process", as: Int32.self) {
             status = RendererStatus(process: process, version: fields["version"] ?? "?", uptime: fields.value("uptime") ?? 0,
                                     renderings: fields.value("renderings") ?? 0, active: fields.value("active") ?? 0,
-                                    idleLimit: fields.value("idle-limit") ?? 0)
+                                    idleLimit: fields.value("idle-limit") ?? 0, abandoned: fields.value("abandoned") ?? 0,
+                                    executable: fields["executable"])
         }
     }
 }
@@ -164,6 +179,10 @@ public struct RendererStatus: Codable, Sendable {
     public var active: Int
     /// Seconds without a rendering after which it exits.
     public var idleLimit: Double
+    /// Renderings given up because their client had gone before they could start.
+    public var abandoned: Int
+    /// The renderer's executable as /proc shows it (ending in " (deleted)" once the file was replaced).
+    public var executable: String?
 }
 
 extension ImgError {

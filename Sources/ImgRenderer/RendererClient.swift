@@ -1,0 +1,143 @@
+import CRenderer
+import Foundation
+import ImgCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Talks to the warm renderer process (`imgfetch renderer serve`, see `RendererServer`): connections, status,
+/// stop. `WarmRendering` uses it to hand renderings over. Every wait on the renderer is bounded by `patience`.
+public struct RendererClient: Sendable {
+    public let address: RendererAddress
+    /// Seconds without a sign of life (a byte moving, a keep-alive frame) after which the renderer is taken for
+    /// gone; default 3.
+    public var patience = 3.0
+
+    public init(address: RendererAddress) { self.address = address }
+
+    /// The renderer's folder, nil when it doesn't exist or may not be used (another user's, writable by others).
+    func directory() -> RendererDirectory? { try? RendererDirectory(address.directory, create: false) }
+
+    /// Refuses a folder that exists (or, with `create`, is made) but may not be used: another user's, or one others
+    /// may write to. A missing folder is fine (no renderer runs).
+    public func checkDirectory(create: Bool = false) throws(ImgError) {
+        do {
+            _ = try RendererDirectory(address.directory, create: create)
+        } catch {
+            if case .cannotOpen(_, ENOENT) = error, !create { return }
+            throw error.error
+        }
+    }
+
+    /// A connection when a renderer of this user listens at the address; nil when none does, when the folder may
+    /// not be used, or when the process listening there belongs to another user (it is never sent an image).
+    public func connect() -> RendererConnection? {
+        guard let directory = directory() else { return nil }
+        return connect(directory, name: address.name)
+    }
+
+    func connect(_ directory: RendererDirectory, name: String) -> RendererConnection? {
+        let descriptor = imgf_connect_unix(directory.descriptor, name)
+        guard descriptor >= 0, let socket = RendererSocket(descriptor: descriptor), socket.peerIsSameUser else { return nil }
+        return RendererConnection(socket: socket, patience: patience)
+    }
+
+    /// Whether a renderer of this user listens at the address (a connection made and closed at once).
+    public func isListening() -> Bool { connect() != nil }
+
+    /// Whether a renderer holds this address's lock (it runs, whether or not it answers).
+    public func isRunning() -> Bool { directory()?.isLocked(address.name + RendererServer.lockSuffix) ?? false }
+
+    /// The state of the renderer of this build, nil when none answers.
+    public func status() -> RendererStatus? {
+        connect()?.exchange(RendererRequest(command: .status))?.status
+    }
+
+    /// Every renderer of this executable path: this build's first, then those of other (older) builds found in
+    /// the folder, e.g. after the binary at the path was replaced. A socket file nobody listens at is skipped.
+    public func survey() -> [RendererSighting] {
+        guard let directory = directory() else { return [] }
+        return ([address.name] + address.otherBuilds(in: directory.names())).compactMap { name in
+            guard let connection = connect(directory, name: name) else { return nil }
+            let status = connection.exchange(RendererRequest(command: .status))?.status
+            return RendererSighting(address: RendererAddress(directory: address.directory, name: name),
+                                    process: connection.serverProcess, status: status, isThisBuild: name == address.name)
+        }
+    }
+
+    /// Ends every renderer of this executable path (this build's and older ones): asks each to exit once its
+    /// renderings are done, and sends SIGTERM (and SIGCONT, for a stopped one) to one that does not answer.
+    /// The renderers asked, in `survey` order.
+    public func stop() -> [RendererSighting] {
+        survey().map { sighting in
+            // One that did not answer its status won't answer this either: don't wait for it again.
+            let connection = sighting.status == nil ? nil : directory().flatMap { connect($0, name: sighting.address.name) }
+            if connection?.exchange(RendererRequest(command: .stop)) == nil {
+                kill(sighting.process, SIGTERM)
+                kill(sighting.process, SIGCONT)
+            }
+            return sighting
+        }
+    }
+}
+
+/// A renderer found by `RendererClient.survey`.
+public struct RendererSighting: Sendable {
+    public let address: RendererAddress
+    /// Its process (from the connection's peer credentials).
+    public let process: Int32
+    /// What it said of itself; nil when it did not answer (stopped, or another protocol version).
+    public let status: RendererStatus?
+    /// Whether it is the renderer of this very build (else an older build of the same path).
+    public let isThisBuild: Bool
+}
+
+/// One connection to the renderer, for one request.
+public final class RendererConnection: Sendable {
+    let socket: RendererSocket
+    let patience: Double
+
+    init(socket: RendererSocket, patience: Double) { (self.socket, self.patience) = (socket, patience) }
+
+    /// The renderer's process id.
+    public var serverProcess: Int32 { socket.peerProcess }
+
+    enum Outcome {
+        case rendered(EncodedImage)
+        /// The renderer could not be used, and why (for `-v`).
+        case unusable(String)
+    }
+
+    /// Renders `input` with `job` in the renderer. Throws what the rendering failed with, or that `cancellation`
+    /// stopped the wait.
+    func render(_ input: Data, job: RenderJob, cancellation: Cancellation? = nil) throws(ImgError) -> Outcome {
+        let stop = { cancellation?.isCancelled ?? false }
+        let interrupted = ImgError.internalFailure("interrupted while the renderer worked")
+        guard socket.send(RendererRequest(command: .render, job: job).fields, body: input, patience: patience, stop: stop) else {
+            if stop() { throw interrupted }
+            return .unusable("did not take the input within \(Int(patience)) s")
+        }
+        while true {
+            guard let (fields, body) = socket.receive(maxBody: Int(Int32.max), patience: patience, stop: stop) else {
+                if stop() { throw interrupted }
+                return .unusable("hung up or did not answer within \(Int(patience)) s")
+            }
+            if fields["alive"] != nil { continue }
+            guard let reply = RendererReply(fields: fields) else { return .unusable("sent a reply that is not one") }
+            if let failure = reply.failure { throw ImgError(rendererFailure: failure) }
+            if let problem = ReplyCheck.problem(body, reply: reply, job: job) { return .unusable("sent \(problem)") }
+            guard let format = reply.format else { return .unusable("sent no format") }
+            var image = EncodedImage(data: body, format: format, width: reply.width, height: reply.height, frames: reply.frames)
+            image.notes = reply.notes + ["rendered by the warm renderer (pid \(serverProcess))"]
+            if let width = reply.sourceWidth, let height = reply.sourceHeight { image.sourceSize = (width, height) }
+            return .rendered(image)
+        }
+    }
+
+    /// Sends a request that has no body and waits for the reply; nil when none came within `patience`.
+    func exchange(_ request: RendererRequest) -> RendererReply? {
+        guard socket.send(request.fields, patience: patience),
+              let (fields, _) = socket.receive(maxBody: 0, patience: patience) else { return nil }
+        return RendererReply(fields: fields)
+    }
+}
