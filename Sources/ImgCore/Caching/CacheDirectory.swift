@@ -36,9 +36,16 @@ public enum CacheDirectory {
         }
     }
 
-    /// Refuses a directory that is group or world writable, or owned by another user.
+    /// Refuses a directory that is a symbolic link (its last component; cleaning would act on the folder it points
+    /// to), group or world writable, or owned by another user.
     public static func checkSafety(_ directory: String) throws(ImgError) {
         var info = stat()
+        var named = directory
+        while named.count > 1, named.hasSuffix("/") { named.removeLast() }
+        if lstat(named, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: named)).map { " to \($0)" } ?? ""
+            throw .io("refusing cache directory \(directory): it is a symbolic link\(target); give the directory itself")
+        }
         guard stat(directory, &info) == 0 else {
             throw .io("cache directory \(directory): \(String(cString: strerror(errno)))")
         }

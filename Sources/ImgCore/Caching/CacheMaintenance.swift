@@ -50,20 +50,22 @@ public enum CacheMaintenance {
         return report
     }
 
-    /// Removes `tmp/*.tmp` files and `tmp/*.removing` folders whose last change (ctime: set by the final write
+    /// Removes `tmp/PID-NONCE.tmp` files and `tmp/PID-NONCE.removing` folders (only the entries in them) whose last change (ctime: set by the final write
     /// or the rename that made them) is at least `age` seconds ago.
     static func removeTemporaries(directory: String, olderThan age: Double, dryRun: Bool, now: Double, into report: inout Report) {
         let folder = "\(directory)/tmp"
-        for name in DirectoryListing.names(in: folder) where name.hasSuffix(".tmp") || name.hasSuffix(".removing") {
+        for name in DirectoryListing.names(in: folder) where CacheNames.isTemporary(name) || CacheNames.isRemoval(name) {
             let path = "\(folder)/\(name)"
             var info = stat()
             guard lstat(path, &info) == 0, now - EntryIO.seconds(info.st_ctim) >= age else { continue }
             let isFolder = info.st_mode & S_IFMT == S_IFDIR
+            // A temporary is a file, a removal a folder: anything else of those names isn't ours.
+            guard isFolder ? CacheNames.isRemoval(name) : info.st_mode & S_IFMT == S_IFREG && CacheNames.isTemporary(name) else { continue }
             var bytes = Int64(info.st_size)
             if dryRun {
                 if isFolder { bytes = treeBytes(path) }
             } else if isFolder {
-                bytes = DirectoryListing.removeTree(path).bytes
+                bytes = CacheNames.removeOwnTree(path).bytes
             } else if unlink(path) != 0 {
                 continue
             }
@@ -125,7 +127,7 @@ public enum CacheMaintenance {
     // MARK: clear and remove
 
     /// Removes every entry: `entries/` is renamed away in one step (so no reader sees half a cache), replaced by an
-    /// empty folder, then deleted.
+    /// empty folder, then its entries deleted; anything else found in it is put back.
     public static func clear(directory: String, dryRun: Bool = false) -> Report {
         var report = Report()
         let scan = CacheScan(directory: directory)
@@ -133,11 +135,13 @@ public enum CacheMaintenance {
             for entry in scan.entries { record(entry, directory: directory, in: &report) }
             return report
         }
-        let doomed = "\(directory)/tmp/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).removing"
+        let doomed = CacheNames.removal(in: directory)
         guard rename("\(directory)/entries", doomed) == 0 else { return report }
         mkdir("\(directory)/entries", 0o700)
         for entry in scan.entries { record(entry, directory: directory, in: &report) }
-        DirectoryListing.removeTree(doomed)
+        CacheNames.removeOwnTree(doomed)
+        // Files that aren't entries go back where they were.
+        CacheNames.restore(doomed, into: "\(directory)/entries")
         return report
     }
 

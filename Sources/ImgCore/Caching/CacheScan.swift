@@ -39,11 +39,11 @@ public struct CacheScan: Sendable {
         guard top >= 0 else { return }
         defer { close(top) }
         entries.reserveCapacity(1024)
-        for (prefix, _) in DirectoryListing.children(of: top) where prefix.utf8.count == 2 {
+        for (prefix, _) in DirectoryListing.children(of: top) where CacheNames.isPrefixFolder(prefix) {
             let prefixDescriptor = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard prefixDescriptor >= 0 else { continue }
             defer { close(prefixDescriptor) }
-            for (hash, _) in DirectoryListing.children(of: prefixDescriptor) where hash.utf8.count == 64 {
+            for (hash, _) in DirectoryListing.children(of: prefixDescriptor) where CacheNames.isKeyFolder(hash) {
                 let folderDescriptor = openat(prefixDescriptor, hash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard folderDescriptor >= 0 else { continue }
                 defer { close(folderDescriptor) }
@@ -78,10 +78,8 @@ public struct CacheScan: Sendable {
         return anything
     }
 
-    /// `original` or 64 characters plus `.variant`.
-    static func isEntryName(_ name: String) -> Bool {
-        name == "original" || (name.utf8.count == 72 && name.hasSuffix(".variant"))
-    }
+    /// `original` or 64 hex digits plus `.variant`.
+    static func isEntryName(_ name: String) -> Bool { CacheNames.isEntryFile(name) }
 
     // MARK: totals
 

@@ -93,10 +93,16 @@ public struct CacheSettings: Sendable, Equatable {
     /// Reads `DIR/config` (`key=value` lines, `#` comments); a missing file is empty.
     public static func readConfig(directory: String) throws(ImgError) -> [String: String] {
         let path = "\(directory)/config"
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Non-blocking, so that a FIFO put there can't make every command wait.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { return [:] }
             throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw .io("cannot read \(path): not a regular file")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         let data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()

@@ -31,23 +31,4 @@ enum DirectoryListing {
         }
         return result
     }
-
-    /// Deletes a folder and everything below it (symlinks are unlinked, not followed); counts files and bytes.
-    @discardableResult
-    static func removeTree(_ path: String) -> (entries: Int, bytes: Int64) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return (0, 0) }
-        if info.st_mode & S_IFMT != S_IFDIR {
-            unlink(path)
-            return (1, Int64(info.st_size))
-        }
-        var total = (entries: 0, bytes: Int64(0))
-        for name in names(in: path) {
-            let removed = removeTree("\(path)/\(name)")
-            total.entries += removed.entries
-            total.bytes += removed.bytes
-        }
-        rmdir(path)
-        return total
-    }
 }

@@ -112,7 +112,7 @@ public final class DiskCache: Sendable {
     /// Removes every variant beside an original (after the original changed).
     public func removeVariants(originalKey: String) {
         let folder = entryFolder(originalKey: originalKey)
-        for name in DirectoryListing.names(in: folder) where name.hasSuffix(".variant") {
+        for name in DirectoryListing.names(in: folder) where name.hasSuffix(".variant") && CacheNames.isEntryFile(name) {
             unlink("\(folder)/\(name)")
         }
     }
@@ -121,8 +121,10 @@ public final class DiskCache: Sendable {
     @discardableResult
     public func removeAll(originalKey: String) -> (entries: Int, bytes: Int64) {
         let folder = entryFolder(originalKey: originalKey)
-        let doomed = "\(directory)/tmp/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).removing"
+        let doomed = CacheNames.removal(in: directory)
         guard rename(folder, doomed) == 0 else { return (0, 0) }
-        return DirectoryListing.removeTree(doomed)
+        let removed = CacheNames.removeOwnTree(doomed)
+        CacheNames.restore(doomed, into: folder)
+        return removed
     }
 }

@@ -33,10 +33,12 @@ enum EntryIO {
 
     /// Opens a regular file for reading without following a symlink or changing its atime (the last access we
     /// record ourselves: under `relatime` a plain read would overwrite it) where `O_NOATIME` is permitted.
+    /// `O_NONBLOCK`: a FIFO (or device) at an entry's path must not make the open wait; it is then refused as not a
+    /// regular file (reads of a regular file ignore the flag).
     static func openEntry(_ path: String) -> OpenEntry? {
-        var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | noAccessTime)
+        var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | noAccessTime)
         let keepsAccessTime = descriptor >= 0
-        if !keepsAccessTime, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        if !keepsAccessTime, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
         guard descriptor >= 0 else { return nil }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {

@@ -42,7 +42,7 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
         let folder = "\(directory)/locks"
         var removed = 0
         let now = Date().timeIntervalSince1970
-        for name in DirectoryListing.names(in: folder) {
+        for name in DirectoryListing.names(in: folder) where CacheNames.isLock(name) {
             let path = "\(folder)/\(name)"
             let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else { continue }

@@ -12,8 +12,15 @@ extension OptionCatalog {
             It is created with mode 0700 and a
             .B CACHEDIR.TAG
             file.
-            A directory that is group or world writable, or owned by another user, is
-            refused with exit 7 and a message saying why.
+            A directory that is a symbolic link (its last component), group or world
+            writable, or owned by another user, is refused with exit 7 and a message
+            saying why.
+            Cleaning, pruning,
+            .B cache clear
+            and
+            .B cache remove
+            delete only the names imgfetch itself gives files there (entries, its
+            temporaries, its locks); a file or folder of any other name is left alone.
             Accepted by every command, so that a wrapper can always pass it.
             """#),
         OptionDefinition("keep-query", optionalValue: "NAMES", for: Set.fetchLike.union([.cacheInspect, .cacheRemove]),

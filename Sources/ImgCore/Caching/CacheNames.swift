@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The names imgfetch's own code gives files in a cache directory. Cleaning, pruning, clearing and removing act on
+/// these names only: a file or folder of any other name found in `entries/`, `tmp/` or `locks/` is never deleted.
+enum CacheNames {
+    /// `PID-NONCE.tmp`: an entry or the config being written (`EntryIO.writeTemporary`, `imgf_open_anonymous`).
+    static func isTemporary(_ name: String) -> Bool { isPidNonce(name, suffix: ".tmp") }
+
+    /// `PID-NONCE.removing`: an entry folder, or the whole of `entries/`, renamed away to be deleted.
+    static func isRemoval(_ name: String) -> Bool { isPidNonce(name, suffix: ".removing") }
+
+    /// A new name for a folder about to be deleted, in the cache's `tmp/`.
+    static func removal(in directory: String) -> String {
+        "\(directory)/tmp/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).removing"
+    }
+
+    /// The first level below `entries/`: two lower-case hex digits.
+    static func isPrefixFolder(_ name: String) -> Bool { name.utf8.count == 2 && isLowerHex(name) }
+
+    /// The second level: the 64 lower-case hex digits of an original key's hash.
+    static func isKeyFolder(_ name: String) -> Bool { name.utf8.count == 64 && isLowerHex(name) }
+
+    /// An entry file: `original` or `<64 hex>.variant`.
+    static func isEntryFile(_ name: String) -> Bool {
+        name == "original" || (name.utf8.count == 72 && name.hasSuffix(".variant") && isLowerHex(String(name.prefix(64))))
+    }
+
+    /// A download lock in `locks/`: `<64 hex>.lock`.
+    static func isLock(_ name: String) -> Bool {
+        name.utf8.count == 69 && name.hasSuffix(".lock") && isLowerHex(String(name.prefix(64)))
+    }
+
+    private static func isLowerHex(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    private static func isPidNonce(_ name: String, suffix: String) -> Bool {
+        guard name.hasSuffix(suffix) else { return false }
+        let parts = name.dropLast(suffix.count).split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }
+    }
+
+    // MARK: removing what is ours
+
+    /// Deletes, below the folder `path` (a renamed-away `entries/` or entry folder), the entry files and the
+    /// entry folders that held only those (symlinks and other names are left, never followed), then the folder
+    /// itself if that left it empty. Counts the entry files and their bytes.
+    @discardableResult
+    static func removeOwnTree(_ path: String) -> (entries: Int, bytes: Int64) {
+        var total = (entries: 0, bytes: Int64(0))
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return total }
+        defer { close(descriptor) }
+        for (name, _) in DirectoryListing.children(of: descriptor) {
+            var info = stat()
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG where isEntryFile(name):
+                if unlinkat(descriptor, name, 0) == 0 {
+                    total.entries += 1
+                    total.bytes += Int64(info.st_size)
+                }
+            case S_IFDIR where isPrefixFolder(name) || isKeyFolder(name):
+                let removed = removeOwnTree("\(path)/\(name)")
+                total.entries += removed.entries
+                total.bytes += removed.bytes
+            default:
+                continue
+            }
+        }
+        rmdir(path)
+        return total
+    }
+
+    /// Puts back into `destination` what `removeOwnTree` left in `leftover` (files of other names), merging
+    /// folders that exist again, then removes `leftover` if that emptied it.
+    static func restore(_ leftover: String, into destination: String) {
+        for name in DirectoryListing.names(in: leftover) {
+            let from = "\(leftover)/\(name)", to = "\(destination)/\(name)"
+            if rename(from, to) == 0 { continue }
+            var source = stat(), target = stat()
+            if lstat(from, &source) == 0, lstat(to, &target) == 0, source.st_mode & S_IFMT == S_IFDIR,
+               target.st_mode & S_IFMT == S_IFDIR {
+                restore(from, into: to)
+            }
+        }
+        rmdir(leftover)
+    }
+}
