@@ -34,6 +34,28 @@ struct CacheFailureTests {
         #expect(verify.status == 0, "\(verify.stderr)")
     }
 
+    /// A body over 8 MiB spooled into a cache whose file system fills up part way moves to $TMPDIR (or, when that is
+    /// full too, into memory): the fetch warns that caching failed and exits 0.
+    @Test(arguments: [false, true])
+    func aLargeBodyThatFillsTheCacheFileSystemStillFetches(temporaryDirectoryFullToo: Bool) throws {
+        let mount = try TmpfsMount(kilobytes: 2048)
+        let cache = mount.path + "/cache"
+        try StoredPNG.write(width: 2000, height: 2000, to: work.file("large.png"))
+        let large = try FixtureServer(root: work.path)
+        var environment: [String: String] = [:]
+        if temporaryDirectoryFullToo {
+            environment["TMPDIR"] = mount.path + "/tmpdir"
+            try FileManager.default.createDirectory(atPath: mount.path + "/tmpdir", withIntermediateDirectories: true)
+        }
+        let output = work.file("large-\(temporaryDirectoryFullToo).png")
+        let result = try Imgfetch.run([large.url("/img/large.png"), "--cache-dir", cache, "-o", output, "--resize", "100x"],
+                                      environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("caching failed"), "\(result.stderr)")
+        #expect(try ImageRenderer.probe(try #require(FileManager.default.contents(atPath: output))).width == 100)
+        #expect((try FileManager.default.contentsOfDirectory(atPath: cache + "/tmp")).isEmpty)
+    }
+
     @Test func aReadOnlyCacheWarnsAndStillWritesTheOutput() throws {
         let mount = try TmpfsMount(kilobytes: 2048)
         let cache = mount.path + "/cache"

@@ -6,7 +6,8 @@ import Glibc
 
 /// Where a transfer puts the body as it arrives: in memory up to `EncodedBytes.memoryLimit` (or from the start when
 /// the Content-Length says it will be larger), then in an unnamed temporary file, hashed (SHA-256) as it is written
-/// when it will be cached, so that caching it needs no second pass. Written by one libcurl callback thread at a time.
+/// when it will be cached, so that caching it needs no second pass. When the file can't be made or written (a full
+/// cache file system), the body moves on to `$TMPDIR`, else into memory. Written by one libcurl callback thread at a time.
 final class BodySpool {
     /// The directory for the temporary file: the cache's `tmp/` (so that publishing it copies within one file
     /// system), else `$TMPDIR`.
@@ -21,6 +22,10 @@ final class BodySpool {
     private var pending = Data()
     /// Why spooling failed (a full disk, an unwritable directory), once it has.
     private(set) var failure: String?
+    /// The directory the file moved to after a write failed in `directory`; nil while it is there.
+    private var spilledTo: String?
+    /// Set once no file would take the body: it stays in memory to the end.
+    private var inMemoryOnly = false
 
     init(directory: String?, hashing: Bool = false) {
         self.directory = directory ?? BodySpool.temporaryDirectory
@@ -35,12 +40,12 @@ final class BodySpool {
     }
 
     /// Bytes received so far.
-    var count: Int { file >= 0 ? fileBytes + pending.count : memory.count }
+    var count: Int { file >= 0 ? fileBytes + pending.count : memory.count + pending.count }
 
     /// Moves to a file before the first byte when the server announces a body over the memory limit, else makes
     /// room for it in memory at once (growing by appends would copy it several times over).
     func expect(contentLength: Int64) {
-        guard file < 0, memory.isEmpty else { return }
+        guard file < 0, memory.isEmpty, !inMemoryOnly else { return }
         if contentLength > Int64(EncodedBytes.memoryLimit) {
             _ = startFile()
         } else if contentLength > 0 {
@@ -51,7 +56,7 @@ final class BodySpool {
     /// Appends bytes; false when they could not be written.
     func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if file < 0 {
-            if memory.count + bytes.count <= EncodedBytes.memoryLimit {
+            if inMemoryOnly || memory.count + bytes.count <= EncodedBytes.memoryLimit {
                 memory.append(contentsOf: bytes)
                 return true
             }
@@ -65,6 +70,8 @@ final class BodySpool {
     func finish() -> EncodedBytes? {
         guard file >= 0 else { return .memory(memory) }
         guard flush() else { return nil }
+        // The last flush may have moved the body into memory.
+        guard file >= 0 else { return .memory(memory) }
         let region = FileRegion(taking: file, count: fileBytes, digest: digest?.finish())
         file = -1
         return .file(region)
@@ -92,27 +99,57 @@ final class BodySpool {
         file = imgf_open_anonymous(directory)
         // A cache whose tmp/ can't take it (full, read-only) must not fail the fetch: try $TMPDIR.
         if file < 0, directory != BodySpool.temporaryDirectory { file = imgf_open_anonymous(BodySpool.temporaryDirectory) }
-        guard file >= 0 else {
-            failure = "cannot spool the body in \(directory): \(String(cString: strerror(errno)))"
-            return false
-        }
         if hashing { digest = DigestStream() }
         pending = memory
         memory = Data()
+        // When neither takes a file, flush keeps the body in memory (a transfer stops it at --max-bytes).
         return flush()
     }
 
+    /// Writes the pending bytes to the file. When that fails part way (the cache's file system is full), the bytes
+    /// so far move to a file in `$TMPDIR`, else into memory, and the body goes on there: a full cache costs the
+    /// caching, not the fetch.
     private func flush() -> Bool {
-        let written = pending.withUnsafeBytes { raw -> Bool in
-            digest?.update(raw)
-            return FileWriting.writeAll(file, raw)
+        if !pending.isEmpty { pending.withUnsafeBytes { digest?.update($0) } }
+        if file >= 0, pending.withUnsafeBytes({ FileWriting.writeAll(file, $0) }) {
+            fileBytes += pending.count
+            pending.removeAll(keepingCapacity: true)
+            return true
         }
-        guard written else {
-            failure = "cannot spool the body in \(directory): \(String(cString: strerror(errno)))"
-            return false
+        let reason = file >= 0 ? String(cString: strerror(errno)) : "no temporary file"
+        return moveOut(reason: reason)
+    }
+
+    /// Moves the spooled bytes and the pending ones to `$TMPDIR` (when the file wasn't there already), else memory.
+    private func moveOut(reason: String) -> Bool {
+        if file >= 0, spilledTo != BodySpool.temporaryDirectory, directory != BodySpool.temporaryDirectory {
+            let other = imgf_open_anonymous(BodySpool.temporaryDirectory)
+            if other >= 0, imgf_copy_range(file, 0, other, Int64(fileBytes)) == 0,
+               pending.withUnsafeBytes({ FileWriting.writeAll(other, $0) }) {
+                close(file)
+                file = other
+                spilledTo = BodySpool.temporaryDirectory
+                fileBytes += pending.count
+                pending.removeAll(keepingCapacity: true)
+                return true
+            }
+            if other >= 0 { close(other) }
         }
-        fileBytes += pending.count
-        pending.removeAll(keepingCapacity: true)
+        var whole = Data()
+        if file >= 0 {
+            guard let written = EntryIO.readPrefix(file, count: fileBytes), written.count == fileBytes else {
+                failure = "cannot spool the body in \(directory): \(reason)"
+                return false
+            }
+            whole = written
+            close(file)
+            file = -1
+        }
+        whole.append(pending)
+        memory = whole
+        pending = Data()
+        fileBytes = 0
+        inMemoryOnly = true
         return true
     }
 }
