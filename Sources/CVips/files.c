@@ -74,3 +74,13 @@ int imgf_copy_range(int source, int64_t offset, int target, int64_t count) {
     }
     return 0;
 }
+
+int imgf_open_unnamed_at(int folder, unsigned int mode) {
+    return openat(folder, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+int imgf_link_unnamed_at(int descriptor, int folder, const char *name) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", descriptor);
+    return linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW);
+}

@@ -7,6 +7,8 @@ enum FetchCommand {
     static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
         var settings: FetchSettings
         let sources: [ImageSource]
+        // -O DIR, opened once: the names made up in it are resolved relative to it.
+        let folder: OutputFolder?
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment)
             guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
@@ -19,7 +21,7 @@ enum FetchCommand {
                 if settings.denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
                 return source
             }
-            try checkOutputs(settings, inputCount: inputs.count)
+            folder = try checkOutputs(settings, inputCount: inputs.count)
         } catch {
             Reporter.error(error.message)
             return error.exitCode
@@ -54,10 +56,14 @@ enum FetchCommand {
             do {
                 let response = try pipeline.image(for: request)
                 if settings.showProgress { Reporter.clearProgress() }
-                let output = try destination(for: source, response: response, settings: settings, naming: &naming)
+                let (output, name) = try destination(for: source, response: response, settings: settings, naming: &naming)
                 // Interrupted while this one was being made: write nothing more.
                 if cancellation.isCancelled { break }
-                try OutputWriter.write(response.data.data, to: output, cancellation: cancellation)
+                if let folder, let name {
+                    try folder.write(response.data.data, as: name, shownAs: output)
+                } else {
+                    try OutputWriter.write(response.data.data, to: output, cancellation: cancellation)
+                }
                 reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
                 record = .ok(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
             } catch {
@@ -88,8 +94,8 @@ enum FetchCommand {
         return inputs.count == 1 ? worst : 1
     }
 
-    /// Refuses combinations that can't work before anything is fetched.
-    private static func checkOutputs(_ settings: FetchSettings, inputCount: Int) throws(ImgError) {
+    /// Refuses combinations that can't work before anything is fetched; opens -O DIR.
+    private static func checkOutputs(_ settings: FetchSettings, inputCount: Int) throws(ImgError) -> OutputFolder? {
         if settings.outputFile != nil, settings.outputDirectory != nil { throw .usage("give -o FILE or -O DIR, not both") }
         if let file = settings.outputFile, inputCount > 1, file != "-" || settings.json {
             throw .usage("-o names one file but \(inputCount) inputs were given; use -O DIR")
@@ -100,17 +106,17 @@ enum FetchCommand {
         if settings.outputFile == nil, settings.outputDirectory == nil, isatty(STDOUT_FILENO) != 0 {
             throw .usage("refusing to write an image to a terminal; use -o FILE or -O DIR")
         }
-        if let directory = settings.outputDirectory { try OutputWriter.prepareDirectory(directory) }
         if let file = settings.outputFile { try OutputWriter.check(file) }
+        return try settings.outputDirectory.map { directory throws(ImgError) in try OutputWriter.prepareDirectory(directory) }
     }
 
     private static func destination(for source: ImageSource, response: ImageResponse, settings: FetchSettings,
-                                    naming: inout OutputNaming) throws(ImgError) -> String {
-        if let file = settings.outputFile { return file }
-        guard let directory = settings.outputDirectory else { return "-" }
+                                    naming: inout OutputNaming) throws(ImgError) -> (path: String, nameInFolder: String?) {
+        if let file = settings.outputFile { return (file, nil) }
+        guard let directory = settings.outputDirectory else { return ("-", nil) }
         let format = response.data.format ?? ImageFormat.sniff(response.data.data) ?? .png
         let name = naming.claim(stem: OutputNaming.baseName(for: source), fileExtension: format.fileExtension)
-        return "\(directory)/\(name)"
+        return ("\(directory)/\(name)", name)
     }
 
     static func milliseconds(since start: Date) -> Int { Int(Date().timeIntervalSince(start) * 1000) }

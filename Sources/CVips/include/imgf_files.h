@@ -13,4 +13,12 @@ int imgf_open_anonymous(const char *directory);
  * pread and write). Returns 0, or -1 with errno set (a source shorter than `count` is EIO). */
 int imgf_copy_range(int source, int64_t offset, int target, int64_t count);
 
+/* Opens a new unnamed file (O_TMPFILE) in the open directory `folder` for writing, with `mode`. Returns the
+ * descriptor, or -1 with errno set (EOPNOTSUPP, EISDIR or EINVAL where the file system has no unnamed files). */
+int imgf_open_unnamed_at(int folder, unsigned int mode);
+
+/* Gives the unnamed file `descriptor` the name `name` in the open directory `folder` (linkat through
+ * /proc/self/fd). Returns 0, or -1 with errno set (EEXIST when the name is taken). */
+int imgf_link_unnamed_at(int descriptor, int folder, const char *name);
+
 #endif

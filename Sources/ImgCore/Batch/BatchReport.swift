@@ -10,7 +10,7 @@ public struct BatchOutput: Sendable {
     /// Time spent on this output, milliseconds.
     public var milliseconds: Int
     /// The finished bytes in a temporary file, waiting for their name.
-    var staged: String?
+    var staged: StagedOutput?
 }
 
 /// One item, reported once all its outputs are done and named, strictly in input order.

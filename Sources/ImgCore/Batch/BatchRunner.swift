@@ -29,6 +29,8 @@ public final class BatchRunner: Sendable {
     private let started = Date()
     /// Prefetch of originals only: no processing options and no variants.
     private let originalsOnly: Bool
+    /// `-O DIR`, opened once (names resolved relative to it), or why it could not be.
+    private let outputFolder: Result<OutputFolder, ImgError>?
 
     /// `template` carries the shared processing, encoding and decoding options (its source is replaced per item).
     /// `cancellation` should be the one in the pipeline's network options, so that `stop(signal:)` aborts transfers.
@@ -41,6 +43,9 @@ public final class BatchRunner: Sendable {
         self.events = events
         queue = BoundedQueue(capacity: options.window)
         originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
+        outputFolder = options.outputDirectory.map { directory in
+            Result { () throws(ImgError) in try OutputFolder(opening: directory) }
+        }
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
         pipeline.keepOnlyWhatIsAnnounced()
     }
@@ -202,7 +207,7 @@ public final class BatchRunner: Sendable {
         }
         // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
         if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
-            for case let staged? in outputs.map(\.staged) { unlink(staged) }
+            for case let staged? in outputs.map(\.staged) { staged.discard() }
             return BatchItemReport(item: item, outputs: [], skipped: true)
         }
         return BatchItemReport(item: item, outputs: outputs)
@@ -221,9 +226,7 @@ public final class BatchRunner: Sendable {
         let request = request(for: source, variant: variant, format: format)
         do throws(ImgError) {
             let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
-            if let directory = options.outputDirectory {
-                output.staged = try OutputWriter.stage(response.data.bytes, in: directory)
-            }
+            if let outputFolder { output.staged = try outputFolder.get().stage(response.data.bytes) }
             output.result = .success(response)
         } catch {
             output.result = .failure(error)
@@ -261,7 +264,7 @@ public final class BatchRunner: Sendable {
     /// Names and commits the item's staged outputs and counts it.
     private func retire(_ report: BatchItemReport, order: inout Order) -> BatchItemReport {
         var report = report
-        if let directory = options.outputDirectory {
+        if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
             for index in report.outputs.indices {
                 guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result
                 else { continue }
@@ -273,11 +276,11 @@ public final class BatchRunner: Sendable {
                         throw .usage("output name '\(name)' is not a plain file name inside the output directory")
                     }
                     let path = "\(directory)/\(name)"
-                    try OutputWriter.commit(staged, to: path)
+                    try folder.commit(staged, as: name, shownAs: path)
                     report.outputs[index].path = path
                     order.written += 1
                 } catch {
-                    unlink(staged)
+                    staged.discard()
                     report.outputs[index].result = .failure(error)
                 }
             }

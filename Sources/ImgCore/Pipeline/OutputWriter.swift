@@ -6,7 +6,8 @@ import Glibc
 /// Writes outputs whole or not at all: a temporary file in the same directory, then rename.
 public enum OutputWriter {
     /// Writes `data` to `path` (`-` for stdout).
-    /// - A regular file (or a new one) is replaced whole: a temporary beside it, renamed over it. An existing file
+    /// - A regular file (or a new one) is replaced whole: a temporary beside it (unnamed where the file system
+    ///   allows), renamed over it. An existing file
     ///   keeps its permissions (and, for root, its owner); a symbolic link is followed and its target replaced.
     /// - `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are this process's descriptor N, written
     ///   as it is (a file the shell opened for appending is appended to; a socket works).
@@ -29,14 +30,15 @@ public enum OutputWriter {
         case .stream(let isFIFO):
             try writeInPlace(data, to: path, waitingForAReader: isFIFO, cancellation: cancellation)
         case .file(let resolved, let existing):
-            // A short temporary name, so that an output name near the 255-byte limit still has room.
-            let temporary = "\(split(resolved).directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
-            try FileWriting.createNew(temporary, mode: 0o644, data: data, shownAs: path) { descriptor in
+            // Made whole beside it (unnamed where the file system allows), then named in one step.
+            let (directory, name) = split(resolved)
+            let folder = try OutputFolder(opening: directory, followingLink: true)
+            let staged = try folder.stage(.memory(data), shownAs: path) { descriptor in
                 guard let existing else { return }
                 _ = fchown(descriptor, existing.st_uid, existing.st_gid)
                 _ = fchmod(descriptor, existing.st_mode & 0o7777)
             }
-            try commit(temporary, to: resolved)
+            try folder.commit(staged, as: name, shownAs: path)
         }
     }
 
@@ -131,32 +133,10 @@ public enum OutputWriter {
         if let reason { throw .io("cannot write \(path): \(reason)") }
     }
 
-    /// Writes `bytes` whole to a new hidden temporary file in `directory` (`.imgfetch-PID-RANDOM.part`), for a name
-    /// decided later with `commit`; returns its path. Nothing is left behind on failure. Bytes in a file region are
-    /// copied from their file, never through memory.
-    public static func stage(_ bytes: EncodedBytes, in directory: String) throws(ImgError) -> String {
-        let temporary = "\(directory)/.imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part"
-        let shown = "a file in \(directory)"
-        switch bytes {
-        case .memory(let data):
-            try FileWriting.createNew(temporary, mode: 0o644, data: data, shownAs: shown)
-        case .file(let region):
-            try FileWriting.createNew(temporary, mode: 0o644, data: Data(), then: region, shownAs: shown)
-        }
-        return temporary
-    }
-
-    /// Renames a staged file to `path` (replacing a file from an earlier run); removes it on failure.
-    public static func commit(_ staged: String, to path: String) throws(ImgError) {
-        guard rename(staged, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(staged)
-            throw .io("cannot write \(path): \(reason)")
-        }
-    }
-
-    /// Creates an output directory (and its parents) if missing, and checks that files can be made in it.
-    public static func prepareDirectory(_ path: String) throws(ImgError) {
+    /// Creates an output directory (and its parents) if missing, checks that files can be made in it, and opens it
+    /// (refusing a symbolic link as its last component: names are made up in it, see `OutputFolder`).
+    @discardableResult
+    public static func prepareDirectory(_ path: String) throws(ImgError) -> OutputFolder {
         guard !path.isEmpty else { throw .usage("-O needs a directory name") }
         var made = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
@@ -172,5 +152,6 @@ public enum OutputWriter {
         guard access(path, W_OK | X_OK) == 0 else {
             throw .io("cannot write into output directory \(path): \(String(cString: strerror(errno)))")
         }
+        return try OutputFolder(opening: path)
     }
 }

@@ -1,0 +1,169 @@
+import CVips
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder outputs are written into, opened once (`O_DIRECTORY`, and `O_NOFOLLOW` for `-O DIR`), with every name
+/// resolved relative to it (`openat`, `linkat`, `renameat`). An output is made whole under a temporary and then
+/// takes its name in one step: a symbolic link, FIFO or device planted at the name is replaced, never written
+/// through or opened.
+///
+/// Temporaries are unnamed (`O_TMPFILE`) where the file system has them, so a process killed at any moment leaves
+/// nothing; elsewhere (and past `unnamedLimit` files held open at once) they are `.imgfetch-PID-NONCE.part`,
+/// and opening the folder removes those whose process no longer exists (abandoned by a killed run).
+public final class OutputFolder: @unchecked Sendable { // owns a directory descriptor, closed on deinit
+    /// The folder as given.
+    public let path: String
+    let descriptor: Int32
+    /// Unnamed files held open at once before further temporaries are named; default 256 (each holds a descriptor
+    /// until its output is named, and a batch may hold a window of them).
+    static let unnamedLimit = 256
+    private let unnamedOpen = Locked(0)
+    private let unnamedSupported: Bool
+
+    /// Opens `path`. `followingLink`: whether a symbolic link as the folder's last component is followed (the
+    /// folder of `-o FILE`, already resolved) or refused (`-O DIR`, exit 7). Removes abandoned temporaries in it.
+    public init(opening path: String, followingLink: Bool = false) throws(ImgError) {
+        self.path = path
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
+        let opened = open(path, flags)
+        guard opened >= 0 else {
+            if errno == ELOOP || errno == ENOTDIR, !followingLink, OutputFolder.isSymbolicLink(path) {
+                throw .io("cannot write into output directory \(path): it is a symbolic link; give the directory it points to")
+            }
+            throw .io("cannot write into output directory \(path): \(String(cString: strerror(errno)))")
+        }
+        descriptor = opened
+        unnamedSupported = access("/proc/self/fd", F_OK) == 0
+        removeAbandonedTemporaries()
+    }
+
+    deinit { close(descriptor) }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var named = path
+        while named.count > 1, named.hasSuffix("/") { named.removeLast() }
+        var info = stat()
+        return lstat(named, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
+    // MARK: writing
+
+    /// Writes `bytes` whole to a new temporary in the folder (a file region is copied in the kernel), lets `finish`
+    /// act on its descriptor (permissions, owner), and returns it for `commit`. Nothing is left on failure.
+    public func stage(_ bytes: EncodedBytes, mode: mode_t = 0o644, shownAs: String? = nil,
+                      finish: (Int32) -> Void = { _ in }) throws(ImgError) -> StagedOutput {
+        let shown = shownAs ?? "a file in \(path)"
+        let (target, temporaryName) = try create(mode: mode, shownAs: shown)
+        var failure: String?
+        switch bytes {
+        case .memory(let data):
+            if !data.withUnsafeBytes({ FileWriting.writeAll(target, $0) }) { failure = String(cString: strerror(errno)) }
+        case .file(let region):
+            do { try region.copy(to: target) } catch { failure = error.message }
+        }
+        if failure == nil {
+            finish(target)
+            // The mode given at creation is masked by the umask, as a plain creat would be.
+        }
+        if temporaryName != nil {
+            if close(target) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        }
+        let staged = StagedOutput(descriptor: temporaryName == nil ? target : -1, temporaryName: temporaryName, folder: self)
+        if let failure {
+            staged.discard()
+            throw .io("cannot write \(shown): \(failure)")
+        }
+        return staged
+    }
+
+    /// Gives a staged output its name in the folder, replacing whatever has that name (a file of an earlier run, a
+    /// symbolic link, a FIFO: never opened). The staged bytes are discarded on failure.
+    public func commit(_ staged: StagedOutput, as name: String, shownAs: String? = nil) throws(ImgError) {
+        let shown = shownAs ?? "\(path)/\(name)"
+        guard staged.finish() else { throw .internalFailure("output \(shown) committed twice") }
+        var linked = staged.temporaryName
+        var reason: String?
+        if linked == nil {
+            // A new name takes the file in one step; a taken one goes through a named temporary and a rename.
+            if imgf_link_unnamed_at(staged.descriptor, descriptor, name) == 0 {
+                staged.release(removing: false)
+                return
+            }
+            if errno == EEXIST {
+                let temporary = OutputFolder.temporaryName()
+                if imgf_link_unnamed_at(staged.descriptor, descriptor, temporary) == 0 { linked = temporary }
+            }
+            if linked == nil { reason = String(cString: strerror(errno)) }
+        }
+        if let linked, renameat(descriptor, linked, descriptor, name) != 0 {
+            reason = String(cString: strerror(errno))
+            unlinkat(descriptor, linked, 0)
+        }
+        staged.release(removing: false)
+        if let reason { throw .io("cannot write \(shown): \(reason)") }
+    }
+
+    /// Writes `data` under `name` whole or not at all (`stage`, then `commit`).
+    public func write(_ data: Data, as name: String, shownAs: String? = nil) throws(ImgError) {
+        let staged = try stage(.memory(data), shownAs: shownAs ?? "\(path)/\(name)")
+        try commit(staged, as: name, shownAs: shownAs)
+    }
+
+    /// An unnamed file (when supported and under the limit), else a new `.imgfetch-PID-NONCE.part`.
+    private func create(mode: mode_t, shownAs shown: String) throws(ImgError) -> (Int32, String?) {
+        let reserved = unnamedSupported && unnamedOpen.withLock { count in
+            guard count < OutputFolder.unnamedLimit else { return false }
+            count += 1
+            return true
+        }
+        if reserved {
+            let unnamed = imgf_open_unnamed_at(descriptor, UInt32(mode))
+            if unnamed >= 0 { return (unnamed, nil) }
+            let reason = errno
+            unnamedClosed()
+            if reason != EOPNOTSUPP, reason != EISDIR, reason != EINVAL {
+                throw .io("cannot write \(shown): \(String(cString: strerror(reason)))")
+            }
+        }
+        for _ in 0..<8 {
+            let name = OutputFolder.temporaryName()
+            let named = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if named >= 0 { return (named, name) }
+            if errno != EEXIST { break }
+        }
+        throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
+    }
+
+    func unnamedClosed() { unnamedOpen.withLock { $0 -= 1 } }
+
+    // MARK: abandoned temporaries
+
+    /// `.imgfetch-PID-NONCE.part`: short, so an output name near the 255-byte limit still has room beside it.
+    static func temporaryName() -> String { ".imgfetch-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).part" }
+
+    /// The process id in a temporary's name, if it is one of ours.
+    static func owner(ofTemporary name: String) -> pid_t? {
+        guard name.hasPrefix(".imgfetch-"), name.hasSuffix(".part") else { return nil }
+        let parts = name.dropFirst(".imgfetch-".count).dropLast(".part".count).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+              let pid = pid_t(parts[0]), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Removes the folder's temporaries whose process is gone (no process with that id here): what a killed run
+    /// left. Another process's temporaries, and this one's, stay. Returns how many were removed.
+    @discardableResult
+    public func removeAbandonedTemporaries() -> Int {
+        var removed = 0
+        for (name, _) in DirectoryListing.children(of: descriptor) {
+            guard let owner = OutputFolder.owner(ofTemporary: name), owner != getpid(),
+                  kill(owner, 0) != 0, errno == ESRCH else { continue }
+            var info = stat()
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if unlinkat(descriptor, name, 0) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}
