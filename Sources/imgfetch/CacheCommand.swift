@@ -142,7 +142,13 @@ enum CacheOutput {
         if let url { text += "url            \(url)\n" }
         text += "entries        \(summary.entries) (\(Counted.of(summary.originals, "original", "originals")), "
             + "\(Counted.of(summary.variants, "variant", "variants")))\n"
-        text += "total          \(ByteSize.format(summary.totalBytes)), size limit \(inspection.sizeLimit.map { ByteSize.format($0) } ?? "none")\n"
+        text += "total          \(ByteSize.format(summary.totalBytes))"
+        if let limit = inspection.sizeLimit {
+            text += " of a \(ByteSize.format(limit)) size limit (\(Int((Double(summary.totalBytes) * 100 / Double(limit)).rounded()))% full)\n"
+        } else {
+            text += ", size limit none\n"
+        }
+        text += "last pruned    \(date(inspection.lastPruned))\n"
         text += "expired        \(summary.expired)\n"
         text += "oldest access  \(summary.oldestAccess.map { date($0) } ?? "-")\n"
         text += "newest access  \(summary.newestAccess.map { date($0) } ?? "-")\n"
@@ -182,6 +188,8 @@ enum CacheOutput {
             "directory": inspection.directory, "url": value(url), "originalKey": value(originalKey),
             "entries": summary.entries, "originals": summary.originals, "variants": summary.variants,
             "totalBytes": summary.totalBytes, "sizeLimit": value(inspection.sizeLimit), "expired": summary.expired,
+            "fullPercent": value(inspection.sizeLimit.map { (Double(summary.totalBytes) * 1000 / Double($0)).rounded() / 10 }),
+            "lastPruned": value(inspection.lastPruned),
             "oldestAccess": value(summary.oldestAccess), "newestAccess": value(summary.newestAccess),
             "shown": items.count, "items": items,
         ]

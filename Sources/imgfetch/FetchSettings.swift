@@ -111,6 +111,7 @@ struct FetchSettings {
         template.query = cacheSettings.query
         // Inputs that would share a key are worth a line even with -q: their outputs would silently be one image.
         configuration.queryCollisions = { Reporter.error($0) }
+        configuration.sizeLimit = cacheSettings.sizeLimit
 
         quiet = arguments.has("quiet")
         verbose = arguments.has("verbose") && !quiet

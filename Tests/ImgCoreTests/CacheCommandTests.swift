@@ -276,7 +276,7 @@ struct CacheCommandTests {
         }
         let usage: [([String], String)] = [
             (["cache"], "needs a command"), (["cache", "tidy"], "unknown cache command 'tidy'"),
-            (["cache", "prune"], "--size-limit"), (["cache", "prune", "--size-limit", "12Q"], "12Q"),
+            (["cache", "prune", "--size-limit", "none"], "--size-limit"), (["cache", "prune", "--size-limit", "12Q"], "12Q"),
             (["cache", "remove"], "one URL"), (["cache", "remove", "ftp://h/a.jpg"], "ftp"),
             (["cache", "clean-expired", "--temp-age", "soon"], "--temp-age"), (["cache", "config", "colour=red"], "colour"),
             (["cache", "config", "ttl=3w"], "3w"), (["cache", "inspect", "--limit", "-1"], "--limit"),
@@ -288,7 +288,7 @@ struct CacheCommandTests {
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(mention), "\(arguments): \(result.stderr)")
         }
-        let noLimit = try fixture.run(["cache", "prune"])
+        let noLimit = try fixture.run(["cache", "prune"], environment: ["IMGFETCH_SIZE_LIMIT": "none"])
         #expect(noLimit.stderr.contains("cache config size-limit="), "the message says how to set a limit")
         // An unsafe directory is refused first, with exit 7.
         chmod(fixture.cache, 0o777)
@@ -329,7 +329,9 @@ struct CacheCommandTests {
         #expect(shown.stdoutText.contains("size-limit 5.0 MiB (from the environment)"), "\(shown.stdoutText)")
         #expect(shown.stdoutText.contains("ttl        1h (from the directory's config)"), "\(shown.stdoutText)")
         let unset = try fixture.run(["cache", "config", "size-limit="])
-        #expect(unset.stdoutText.contains("size-limit none (default)"), "\(unset.stdoutText)")
+        #expect(unset.stdoutText.contains("size-limit 1.0 GiB (default)"), "\(unset.stdoutText)")
+        let off = try fixture.run(["cache", "config", "size-limit=none"])
+        #expect(off.stdoutText.contains("size-limit none (from the directory's config)"), "\(off.stdoutText)")
     }
 
     @Test func fetchCleansOnItsOwnAtMostOnceAnHour() throws {

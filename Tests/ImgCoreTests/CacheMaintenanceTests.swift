@@ -117,7 +117,7 @@ struct CacheMaintenanceTests {
                                                environment: ["IMGFETCH_SIZE_LIMIT": "5M", "IMGFETCH_TTL": "2h"])
         #expect(option.sizeLimit == 1 << 30 && option.ttl == .seconds(3600) && option.ttlOrigin == .option)
         let defaults = try CacheSettings.resolve(directory: home.file("none"), sizeLimitOption: nil, ttlOption: nil, environment: [:])
-        #expect(defaults == CacheSettings() && defaults.sizeLimit == nil && defaults.ttl == .seconds(7 * 86_400))
+        #expect(defaults == CacheSettings() && defaults.sizeLimit == CacheSettings.defaultSizeLimit && defaults.ttl == .seconds(7 * 86_400))
         #expect(throws: ImgError.usage("bad ttl '3w' in IMGFETCH_TTL: expected e.g. 30s, 15m, 12h, 7d or never")) {
             try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: ["IMGFETCH_TTL": "3w"])
         }

@@ -69,6 +69,7 @@ public final class BatchRunner: Sendable {
             thread.start()
         }
         workers.wait()
+        pipeline.settleCache()
         return order.withLock { order in
             var progress = order.progress
             progress.elapsed = Date().timeIntervalSince(started)

@@ -41,6 +41,8 @@ public enum CacheInspector {
         public var directory: String
         public var summary: CacheScan.Summary
         public var sizeLimit: Int64?
+        /// When a prune last removed entries, seconds since 1970; nil if never.
+        public var lastPruned: Double?
         /// Most recently used first.
         public var items: [CacheItem]
     }
@@ -60,7 +62,8 @@ public enum CacheInspector {
             entries.sort { $0.lastAccess > $1.lastAccess }
         }
         let items = entries.map { item(for: $0, directory: directory, now: now) }
-        return Inspection(directory: directory, summary: scan.summary(now: now), sizeLimit: sizeLimit, items: items)
+        return Inspection(directory: directory, summary: scan.summary(now: now), sizeLimit: sizeLimit,
+                          lastPruned: CacheMaintenance.lastPrune(directory: directory), items: items)
     }
 
     /// Reads one entry's header and metadata line (the first 64 KiB at most, never the body).

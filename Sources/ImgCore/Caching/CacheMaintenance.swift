@@ -89,16 +89,19 @@ public enum CacheMaintenance {
     // MARK: prune
 
     /// When the entries' total is over `sizeLimit`, removes the least recently accessed entries until the total is
-    /// at or below half of it (Kingfisher's rule). An entry accessed since the scan is kept (it is no longer the least
-    /// recently used).
-    public static func prune(directory: String, sizeLimit: Int64, dryRun: Bool = false) -> Report {
+    /// at or below `target` (default half the limit: Kingfisher's rule). An entry accessed since the scan is kept
+    /// (it is no longer the least recently used), and so is every entry in the folders `keeping` names (below
+    /// `entries/`: what a running batch still needs). A prune that removed something records its time in
+    /// `DIR/last-prune` (for `cache inspect`).
+    public static func prune(directory: String, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
+                             dryRun: Bool = false) -> Report {
         var report = Report()
         let scan = CacheScan(directory: directory)
         var total = scan.entries.reduce(Int64(0)) { $0 + $1.size }
         if total > sizeLimit {
-            let target = sizeLimit / 2
+            let target = target ?? sizeLimit / 2
             // Sort indices, not the entries (cheaper for 100,000); ties by path for a stable order.
-            let order = scan.entries.indices.sorted {
+            let order = scan.entries.indices.filter { keeping.isEmpty || !keeping.contains(scan.entries[$0].folder) }.sorted {
                 let (a, b) = (scan.entries[$0], scan.entries[$1])
                 return a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name)
             }
@@ -121,7 +124,27 @@ public enum CacheMaintenance {
             }
         }
         report.remainingBytes = total
+        if !dryRun, report.entries > 0 { recordPrune(directory: directory) }
         return report
+    }
+
+    /// `DIR/last-prune`: its mtime is when a prune last removed entries.
+    static func lastPruneMarker(_ directory: String) -> String { "\(directory)/last-prune" }
+
+    private static func recordPrune(directory: String, now: Double = Date().timeIntervalSince1970) {
+        let descriptor = open(lastPruneMarker(directory), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        _ = "\(Int(now))\n".withCString { write(descriptor, $0, strlen($0)) }
+        var times = [EntryIO.timespecOf(now), EntryIO.timespecOf(now)]
+        futimens(descriptor, &times)
+        close(descriptor)
+    }
+
+    /// When a prune last removed entries from `directory`, seconds since 1970; nil if never.
+    public static func lastPrune(directory: String) -> Double? {
+        var info = stat()
+        guard lstat(lastPruneMarker(directory), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return EntryIO.seconds(info.st_mtim)
     }
 
     // MARK: clear and remove

@@ -13,8 +13,12 @@ public struct CacheSettings: Sendable, Equatable {
         case option, environment, config, builtIn = "default"
     }
 
-    /// The size limit in bytes; nil (the default) means none, as does 0.
-    public var sizeLimit: Int64?
+    /// The size limit unless one is set: 1 GiB, a fixed modest default as ccache and Nuke have (Kingfisher has
+    /// none); `none` turns it off.
+    public static let defaultSizeLimit: Int64 = 1 << 30
+
+    /// The size limit in bytes; default `defaultSizeLimit`; nil for none (`none` or 0).
+    public var sizeLimit: Int64? = defaultSizeLimit
     /// Time to live of new entries; default 7 days.
     public var ttl: TimeToLive = .defaultValue
     /// Where `sizeLimit` came from.
@@ -26,7 +30,7 @@ public struct CacheSettings: Sendable, Equatable {
     /// Where `query` came from.
     public var queryOrigin: Origin = .builtIn
 
-    public init(sizeLimit: Int64? = nil, ttl: TimeToLive = .defaultValue) {
+    public init(sizeLimit: Int64? = defaultSizeLimit, ttl: TimeToLive = .defaultValue) {
         self.sizeLimit = sizeLimit
         self.ttl = ttl
     }

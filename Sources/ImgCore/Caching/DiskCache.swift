@@ -20,6 +20,9 @@ public final class DiskCache: Sendable {
         case missing
     }
 
+    /// The size limit kept during a long run (`keepWithin`); nil (the default) leaves it to cleans and prunes.
+    private let bound = Locked<CacheBound?>(nil)
+
     /// Opens (creating if needed, mode 0700, with `CACHEDIR.TAG`) the directory, refusing one that others may write to.
     public init(directory: String) throws(ImgError) {
         self.directory = directory
@@ -100,13 +103,29 @@ public final class DiskCache: Sendable {
         let folder = (path as NSString).deletingLastPathComponent
         for attempt in 0..<3 {
             _ = try? CacheDirectory.makePath(folder)
-            if rename(temporary, path) == 0 { return }
+            if rename(temporary, path) == 0 {
+                bound.withLock { $0 }?.added(Int64(file.count + (region?.count ?? 0)))
+                return
+            }
             // A concurrent prune may remove the empty folder between mkdir and rename: make it again.
             if errno != ENOENT || attempt == 2 { break }
         }
         let reason = String(cString: strerror(errno))
         unlink(temporary)
         throw .io("cannot write cache entry \(path): \(reason)")
+    }
+
+    /// From now on keeps the directory within `limit` while this process writes to it (see `CacheBound`), never
+    /// removing entries in the folders `needed` names. Once per cache; later calls change nothing.
+    func keepWithin(limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
+        bound.withLock { bound in
+            if bound == nil { bound = CacheBound(directory: directory, limit: limit, needed: needed) }
+        }
+    }
+
+    /// Waits for a prune under way and prunes once more if the directory is still over its limit (`keepWithin`).
+    func settleWithinLimit() {
+        bound.withLock { $0 }?.settle()
     }
 
     /// Removes every variant beside an original (after the original changed).

@@ -27,6 +27,9 @@ public struct PipelineConfiguration: Sendable {
     public var memoryLimit = 256 << 20
     /// The disk cache directory; nil when the policy uses no disk.
     public var cacheDirectory: String?
+    /// The disk cache's size limit, kept during a batch or prefetch as it writes; default
+    /// `CacheSettings.defaultSizeLimit` (1 GiB), nil for none.
+    public var sizeLimit: Int64? = CacheSettings.defaultSizeLimit
     /// Transfers at once to one host (`scheme://host:port`); nil (the default) for no limit. Idle connections are
     /// pooled per host as well, so no more than this many are ever open to one host.
     public var connectionsPerHost: Int?

@@ -44,8 +44,17 @@ public final class ImagePipeline: Sendable {
     /// Makes the memory cache keep only what a batch will use again, from now on: an original while uses of it that
     /// the batch announced (`expectUses`) are pending, and a variant only when the disk cache won't hold it for a
     /// later line (no disk cache, or `Cache-Control: no-store`). Called once by a batch before it starts.
+    /// The disk cache is kept within its size limit from then on, sparing the originals of pending uses.
     func keepOnlyWhatIsAnnounced() {
         demand.activate()
+        if let disk, let limit = configuration.sizeLimit {
+            disk.keepWithin(limit: limit) { [demand] in Set(demand.pendingKeys().map(DiskCache.entryFolder(originalKey:))) }
+        }
+    }
+
+    /// At the end of a batch: the disk cache ends at or under its size limit.
+    func settleCache() {
+        disk?.settleWithinLimit()
     }
 
     /// Announces `count` more uses (outputs of a line read ahead) of the original under `key`.

@@ -35,6 +35,11 @@ final class OriginalDemand: Sendable {
         }
     }
 
+    /// The keys with announced uses pending.
+    func pendingKeys() -> [String] {
+        pending.withLock { Array($0.keys) }
+    }
+
     /// Whether the memory cache should keep the original under `key`, now that one of its uses loaded it: always
     /// when inactive; in a batch, only when a use other than the one running now is pending.
     func keepsOriginal(_ key: String) -> Bool {

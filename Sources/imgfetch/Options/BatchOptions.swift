@@ -296,11 +296,15 @@ extension OptionCatalog {
             .BR fetch ,
             .B batch
             and
-            .BR prefetch )
-            The size limit.
+            .BR prefetch ,
+            which also keep to it while they run)
+            The cache's size limit, or
+            .B none
+            (also 0).
             Default: from
             .B IMGFETCH_SIZE_LIMIT
-            or the directory's configuration; none built in.
+            or the directory's configuration, else 1 GiB (a fixed modest default, as
+            ccache and Nuke have).
             """#),
         OptionDefinition("dry-run", for: [.cacheCleanExpired, .cachePrune, .cacheClear, .cacheRemove],
                          help: "say what would be removed; remove nothing",

@@ -35,6 +35,33 @@ extension OptionCatalog {
             with names derived from the inputs (see
             .BR "OUTPUT NAMES" ).
             Files left there by an earlier run are overwritten.
+            .I DIR
+            is opened once and every name is resolved in it: an output is made whole
+            under a temporary and then renamed to its name, so whatever another user
+            planted at that name (a symbolic link, a FIFO, a device) is replaced, never
+            written through or opened.
+            A
+            .I DIR
+            that is itself a symbolic link (its last component) is refused with exit 7;
+            give the directory it points to.
+            (This is for names imgfetch makes up;
+            .B \-o
+            .I FILE
+            names its file and follows a link, as above.)
+            .IP
+            Temporaries, in
+            .I DIR
+            and beside an
+            .B \-o
+            file, are unnamed files
+            .RB ( O_TMPFILE )
+            where the file system has them, so a process killed at any moment
+            .RB ( "kill \-9" ,
+            the OOM killer) leaves nothing.
+            Elsewhere they are hidden
+            .BI .imgfetch\- PID \- NONCE .part
+            files, and the next imgfetch that writes into that directory removes those
+            whose process no longer exists.
             """#),
     ], manOutro: #"""
         Without

@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+
+/// Keeps a cache directory within its size limit while a long run (a batch, a prefetch) writes to it, instead of
+/// only at the next clean. It learns the directory's total with one scan when the run starts, adds what the run
+/// writes, and whenever that passes the limit it prunes on a thread of its own (workers never wait for it): the
+/// least recently accessed entries go first until the total is at or below `runTarget` (80%) of the limit, the
+/// margin that keeps it from pruning after every write. Entries in the folders `needed` names (originals of lines
+/// read ahead) are kept. Other processes' writes are seen at the next scan. Thread-safe.
+final class CacheBound: Sendable {
+    let directory: String
+    let limit: Int64
+    /// What a prune during the run brings the total down to: 80% of the limit.
+    var runTarget: Int64 { limit / 10 * 8 }
+    /// Entry folders (below `entries/`) of originals this run still needs.
+    private let needed: @Sendable () -> Set<String>
+
+    private struct State {
+        /// The total after the last scan; nil until the first one.
+        var scanned: Int64?
+        /// Bytes written since that scan started.
+        var added: Int64 = 0
+        var pruning = false
+    }
+
+    private let state = Locked(State())
+    private let queue = DispatchQueue(label: "imgfetch.cache-bound")
+
+    init(directory: String, limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
+        self.directory = directory
+        self.limit = limit
+        self.needed = needed
+        state.withLock { $0.pruning = true }
+        queue.async { [self] in prune() }
+    }
+
+    /// Counts an entry of `bytes` just written; starts a prune when the total is now over the limit.
+    func added(_ bytes: Int64) {
+        let start = state.withLock { state -> Bool in
+            state.added += bytes
+            guard let scanned = state.scanned, !state.pruning, scanned + state.added > limit else { return false }
+            state.pruning = true
+            return true
+        }
+        if start { queue.async { [self] in prune() } }
+    }
+
+    /// Waits for a prune under way and, if the total is still over the limit, prunes once more: called at the end
+    /// of the run, so that it ends at or under the limit.
+    func settle() {
+        queue.sync {}
+        let over = state.withLock { state -> Bool in
+            guard !state.pruning else { return false }
+            guard let scanned = state.scanned else { return true }
+            if scanned + state.added > limit { state.pruning = true; return true }
+            return false
+        }
+        if over { queue.sync { prune() } }
+    }
+
+    /// Scans and prunes (runs on `queue`); counts from here on what is written meanwhile, then checks again.
+    private func prune() {
+        let keeping = needed()
+        state.withLock { $0.added = 0 }
+        let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, target: runTarget, keeping: keeping)
+        let again = state.withLock { state -> Bool in
+            state.scanned = report.remainingBytes ?? 0
+            // Kept entries may hold the total over the limit: then only new writes start the next prune.
+            let over = state.scanned! + state.added > limit && state.added > 0
+            state.pruning = over
+            return over
+        }
+        if again { queue.async { [self] in prune() } }
+    }
+}

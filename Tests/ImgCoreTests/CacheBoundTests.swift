@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ImgCore
+
+/// The cache keeps to its size limit during a batch, not only at the next clean; it has a limit by default; local
+/// originals are not copied into it; `cache inspect` shows how full it is and when it was last pruned.
+@Suite("A cache that stays in bounds", .serialized)
+struct CacheBoundTests {
+    /// Every byte of the regular files below `path` (entries, temporaries, locks, config).
+    static func bytesOnDisk(_ path: String) -> Int64 {
+        var total: Int64 = 0
+        for relative in (try? FileManager.default.subpathsOfDirectory(atPath: path)) ?? [] {
+            var info = stat()
+            if lstat(path + "/" + relative, &info) == 0, info.st_mode & S_IFMT == S_IFREG { total += Int64(info.st_size) }
+        }
+        return total
+    }
+
+    /// The aim of issue 14 scaled down (400 photos of 1.16 MB into 60 MB: at most 80 MB at any moment, at most 60 MB
+    /// at the end): 160 images of 30 KB (4.8 MB) into a 1.5 MB limit, the cache sampled while the batch runs.
+    @Test func aBatchIntoASmallCacheNeverGoesFarOverItsLimitAndEndsUnderIt() throws {
+        let root = try TemporaryDirectory()
+        let www = root.file("www"), cache = root.file("cache")
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        let count = 160
+        for index in 1...count { try StoredPNG.write(width: 100, height: 100, to: "\(www)/p\(index).png") }
+        let server = try FixtureServer(root: www)
+        let limit: Int64 = 1_500_000
+        let peak = Atomic<Int64>(0), running = Atomic<Bool>(true), samples = Atomic<Int>(0)
+        let sampler = Thread {
+            while running.load(ordering: .acquiring) {
+                let bytes = Self.bytesOnDisk(cache)
+                if bytes > peak.load(ordering: .relaxed) { peak.store(bytes, ordering: .relaxed) }
+                samples.add(1, ordering: .relaxed)
+                usleep(2_000)
+            }
+        }
+        sampler.start()
+        let list = root.file("list.txt")
+        try ((1...count).map { server.url("/img/p\($0).png") }.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try Imgfetch.run(["batch", list, "-O", root.file("out"), "--cache-dir", cache, "--size-limit", String(limit),
+                                       "--resize", "20x", "-j", "4", "--no-progress", "--no-auto-clean"])
+        running.store(false, ordering: .releasing)
+        while !sampler.isFinished { usleep(1_000) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.file("out")).count == count)
+        let final = Self.bytesOnDisk(cache)
+        print("bounded batch: \(count) originals of \(Self.bytesOnDisk(www) / Int64(count)) bytes, limit \(limit), "
+              + "peak \(peak.load(ordering: .relaxed)) over \(samples.load(ordering: .relaxed)) samples, final \(final)")
+        #expect(samples.load(ordering: .relaxed) > 10)
+        #expect(peak.load(ordering: .relaxed) <= limit / 3 * 4, "peak \(peak.load(ordering: .relaxed))")
+        #expect(final <= limit, "final \(final)")
+        let inspect = try Imgfetch.run(["cache", "inspect", "--cache-dir", cache, "--size-limit", String(limit)])
+        #expect(inspect.stdoutText.contains("of a 1.4 MiB size limit ("), "\(inspect.stdoutText)")
+        #expect(!inspect.stdoutText.contains("last pruned    never"), "\(inspect.stdoutText)")
+        let json = try #require(try JSONSerialization.jsonObject(with: try Imgfetch.run(["cache", "inspect", "--json", "--cache-dir", cache,
+                                                                                       "--size-limit", String(limit)]).stdout) as? [String: Any])
+        #expect(json["lastPruned"] is Double && json["fullPercent"] is Double && json["sizeLimit"] as? Int == Int(limit))
+    }
+
+    @Test func theDefaultLimitIsShownAndNoneTurnsItOff() throws {
+        let root = try TemporaryDirectory()
+        let cache = root.file("cache")
+        let config = try Imgfetch.run(["cache", "config", "--cache-dir", cache])
+        #expect(config.stdoutText.contains("size-limit 1.0 GiB (default)"), "\(config.stdoutText)")
+        let inspect = try Imgfetch.run(["cache", "inspect", "--cache-dir", cache])
+        #expect(inspect.stdoutText.contains("of a 1.0 GiB size limit (0% full)"), "\(inspect.stdoutText)")
+        #expect(inspect.stdoutText.contains("last pruned    never"), "\(inspect.stdoutText)")
+        #expect(try Imgfetch.run(["cache", "config", "size-limit=none", "--cache-dir", cache]).status == 0)
+        let off = try Imgfetch.run(["cache", "inspect", "--cache-dir", cache])
+        #expect(off.stdoutText.contains("size limit none"), "\(off.stdoutText)")
+    }
+
+    @Test func aLocalFilesOriginalIsNotCopiedIntoTheCacheOnlyItsVariant() throws {
+        let root = try TemporaryDirectory()
+        let cache = root.file("cache")
+        let result = try Imgfetch.run([Paths.images + "/sample.jpg", "--resize", "50x", "-o", root.file("a.jpg"), "--cache-dir", cache])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = FileState.listing(cache + "/entries").filter { !$0.value.isFolder }.keys
+        #expect(files.count == 1 && files.allSatisfy { $0.hasSuffix(".variant") }, "\(files)")
+    }
+
+    @Test func aPruneKeepsTheEntriesARunStillNeeds() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        var folders: [String] = []
+        for index in 0..<10 {
+            let body = Data(repeating: UInt8(index), count: 1000)
+            let url = "http://h/\(index).png"
+            let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
+                                              sha256: Digest.sha256(body), format: "png", width: 1, height: 1,
+                                              created: Date().timeIntervalSince1970, ttl: 3600)
+            try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
+                            now: Date(timeIntervalSinceNow: Double(index - 100)))
+            folders.append(DiskCache.entryFolder(originalKey: url))
+        }
+        let size = CacheScan(directory: home.path).entries[0].size
+        // The two least recently used are needed: the prune takes the next ones instead.
+        let report = CacheMaintenance.prune(directory: home.path, sizeLimit: size * 5, target: size * 5, keeping: Set(folders.prefix(2)))
+        #expect(report.entries == 5)
+        let left = Set(CacheScan(directory: home.path).entries.map(\.folder))
+        #expect(left == Set(folders.prefix(2) + folders.suffix(3)))
+        #expect(CacheMaintenance.lastPrune(directory: home.path) != nil)
+    }
+}
