@@ -84,7 +84,7 @@ struct ContractRefusalTests: EndToEndSuite {
         }
         let config = try document(["cache", "config"])
         #expect(config["command"] as? String == "cache config" && config["ttl"] as? Int == 7 * 86_400)
-        #expect(config["sizeLimitOrigin"] as? String == "default" && config["sizeLimit"] is NSNull)
+        #expect(config["sizeLimitOrigin"] as? String == "default" && config["sizeLimit"] as? Int == 1 << 30, "the default limit is 1 GiB")
         // A download is cached as an original and a variant.
         let verify = try document(["cache", "verify"])
         #expect(verify["checked"] as? Int == 2 && (verify["damaged"] as? [Any])?.isEmpty == true)

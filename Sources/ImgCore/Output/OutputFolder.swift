@@ -27,7 +27,10 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
     public init(opening path: String, followingLink: Bool = false) throws(ImgError) {
         self.path = path
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
-        let opened = open(path, flags)
+        // Without its trailing slashes: `link/` would follow the link.
+        var named = path
+        while named.count > 1, named.hasSuffix("/") { named.removeLast() }
+        let opened = open(named, flags)
         guard opened >= 0 else {
             if errno == ELOOP || errno == ENOTDIR, !followingLink, OutputFolder.isSymbolicLink(path) {
                 throw .io("cannot write into output directory \(path): it is a symbolic link; give the directory it points to")
