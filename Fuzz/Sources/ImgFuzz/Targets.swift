@@ -111,12 +111,8 @@ private func checkEntry(_ file: Data) {
 
 @Sendable func fuzzTruncation(_ data: Data) {
     #if DEBUG || FUZZING
-    data.withUnsafeBytes { raw in
-        for format in ImageFormat.allCases {
-            _ = TruncationCheck.isTruncated(ByteReader(memory: raw), format: format)
-            _ = TruncationCheck.hasBadChecksum(ByteReader(memory: raw), format: format)
-        }
-    }
+    let input = VipsInput(.memory(data))
+    for format in ImageFormat.allCases { _ = IntegrityCheck.damage(in: input, format: format) }
     #endif
 }
 

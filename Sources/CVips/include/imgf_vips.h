@@ -28,6 +28,7 @@
     X(vips_extract_area) \
     X(vips_extract_band) \
     X(vips_flatten) \
+    X(vips_flip) \
     X(vips_foreign_find_load_buffer) \
     X(vips_foreign_find_save_buffer) \
     X(vips_operation_new) \
@@ -151,6 +152,7 @@ static inline int imgf_copy_memory(VipsImage *in, VipsImage **out) {
 
 static inline int imgf_autorot(VipsImage *in, VipsImage **out) { return V->vips_autorot(in, out, NULL); }
 static inline int imgf_rot(VipsImage *in, VipsImage **out, VipsAngle angle) { return V->vips_rot(in, out, angle, NULL); }
+static inline int imgf_flip(VipsImage *in, VipsImage **out, VipsDirection direction) { return V->vips_flip(in, out, direction, NULL); }
 /* precision: VipsPrecision (VIPS_PRECISION_APPROXIMATE is many times faster for a wide blur). */
 static inline int imgf_gaussblur(VipsImage *in, VipsImage **out, double sigma, int precision) {
     return V->vips_gaussblur(in, out, sigma, "precision", precision, NULL);

@@ -10,6 +10,9 @@ public struct DecodeOptions: Sendable, Hashable {
     public var autorotate = true
     /// Take only the first frame of an animation; default false.
     public var firstFrame = false
+    /// How damaged an input may be and still be decoded (`--fail-on`); default `truncated`. Not in the variant
+    /// key: a result differs only when a damaged input is let through, and then the pipeline keys it apart.
+    public var failOn = FailOn.standard
 
     public init() {}
 

@@ -22,6 +22,9 @@ enum ImageDecoder {
         /// The pages of a multi-page file (TIFF, HEIF) differ in size, so only the first is read; 0 otherwise,
         /// else the number of pages in the file.
         var pagesInFileWhenTheyDiffer = 0
+        /// What the integrity check found and the `--fail-on` level let through: a warning, or (under `none`)
+        /// truncated or corrupt data decoded as far as it goes.
+        var damage: DataDamage?
 
         /// Width and height once the orientation is applied (when `autorotate`).
         func orientedSize(autorotate: Bool) -> (width: Int, height: Int) {
@@ -52,19 +55,22 @@ enum ImageDecoder {
         }
         guard let found else {
             imgf_error_clear()
-            throw .image("not an image (no loader recognises the bytes)")
+            throw .image(RefusalMessage.notAnImage(input))
         }
         let loader = loaderName(found)
         if isRemote, !options.allowUntrustedFormats, !trustedLoaders.contains(loader) {
             throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
         }
         let format = sniffed
+        var damage: DataDamage?
         if let format {
-            let reader = input.reader()
-            if TruncationCheck.isTruncated(reader, format: format) { throw .image("truncated \(format.rawValue) data") }
-            if TruncationCheck.hasBadChecksum(reader, format: format) {
-                throw .image("corrupt \(format.rawValue) data (a chunk fails its checksum)")
-            }
+            damage = IntegrityCheck.damage(in: input, format: format)
+            if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
+        }
+        if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()),
+           Int64(size.width) * Int64(size.height) > options.maxPixels {
+            // libheif refuses sizes over its own limit with "Security limit exceeded": say which limit of ours it is.
+            throw .image(RefusalMessage.overPixelLimit(width: size.width, height: size.height, frames: 1, limit: options.maxPixels))
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         var opened = input.open(options: allFrames ? "n=-1" : "")
@@ -82,13 +88,15 @@ enum ImageDecoder {
         let image = DecodedImage(taking: opened, source: input.owner)
         var header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
                             orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
+        header.damage = damage
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = Int(imgf_get_int(image.pointer, "n-pages", 2)) }
         if header.frames > options.maxFrames {
             throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
         }
         let pixels = Int64(header.width) * Int64(header.frameHeight) * Int64(header.frames)
         if pixels > options.maxPixels {
-            throw .image("\(header.width)x\(header.frameHeight)\(header.frames > 1 ? "x\(header.frames) frames" : "") is \(pixels) pixels, over --max-pixels \(options.maxPixels)")
+            throw .image(RefusalMessage.overPixelLimit(width: header.width, height: header.frameHeight, frames: header.frames,
+                                                       limit: options.maxPixels))
         }
         return header
     }
@@ -103,7 +111,8 @@ enum ImageDecoder {
         var remaining = chain.steps[...]
         var image: DecodedImage
         if let resize = remaining.first as? ImageProcessors.Resize, !(resize.needsFrameByFrame && header.frames > 1) {
-            let arguments = resize.thumbnailArguments
+            let upright = header.orientedSize(autorotate: options.autorotate)
+            let arguments = resize.thumbnailArguments(imageWidth: upright.width, imageHeight: upright.height)
             var output: UnsafeMutablePointer<VipsImage>?
             guard input.thumbnail(&output, width: arguments.width, height: arguments.height, size: arguments.size,
                                   crop: arguments.crop, noRotate: options.autorotate ? 0 : 1, options: optionString) == 0,
@@ -126,11 +135,13 @@ enum ImageDecoder {
         return (try toStandardRGB(image), remaining)
     }
 
-    /// The loader's options for a decode: `fail_on=error`, and `n=-1` (all frames) where the loader takes it,
-    /// `options` don't ask for the first frame only and the pages are all the same size.
+    /// The loader's options for a decode: `fail_on` for the `--fail-on` level (`FailOn.loaderOption`), and `n=-1`
+    /// (all frames) where the loader takes it, `options` don't ask for the first frame only and the pages are all
+    /// the same size.
     static func loadOptions(_ header: Header, options: DecodeOptions) -> String {
-        multiFrameLoaders.contains(header.loader) && !options.firstFrame && header.pagesInFileWhenTheyDiffer == 0
-            ? "fail_on=error,n=-1" : "fail_on=error"
+        let failOn = options.failOn.loaderOption
+        return multiFrameLoaders.contains(header.loader) && !options.firstFrame && header.pagesInFileWhenTheyDiffer == 0
+            ? "\(failOn),n=-1" : failOn
     }
 
     /// Whether libvips refused to read all pages because they differ in size (TIFF: "page 1 differs from page 0";

@@ -49,7 +49,8 @@ public struct SharedDecode: Sendable {
     /// `vips_thumbnail_find_jpegshrink`): the shrink common to both axes, leaving at least a factor of two to the
     /// resize that follows the load.
     static func jpegShrink(_ resize: ImageProcessors.Resize, header: ImageDecoder.Header, autorotate: Bool) -> Int {
-        let arguments = resize.thumbnailArguments
+        let upright = header.orientedSize(autorotate: autorotate)
+        let arguments = resize.thumbnailArguments(imageWidth: upright.width, imageHeight: upright.height)
         let swap = autorotate && (5...8).contains(header.orientation)
         let width = Double(header.width), height = Double(header.frameHeight)
         var horizontal = width / Double(swap ? arguments.height : arguments.width)
@@ -92,7 +93,8 @@ public struct SharedDecode: Sendable {
         guard case .shrunk = plan, let resize = chain.steps.first as? ImageProcessors.Resize else {
             return (loaded, chain.steps[...])
         }
-        let arguments = resize.thumbnailArguments
+        let upright = header.orientedSize(autorotate: autorotate)
+        let arguments = resize.thumbnailArguments(imageWidth: upright.width, imageHeight: upright.height)
         let resized = try loaded.derive("resize") {
             imgf_thumbnail_image($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop, autorotate ? 0 : 1)
         }

@@ -1,0 +1,64 @@
+/// How damaged an input may be and still be decoded: libvips' own scale and names (`--fail-on`).
+/// Each level refuses what the levels before it refuse, and more.
+public enum FailOn: String, CaseIterable, Sendable, Comparable, Codable {
+    /// Decode whatever can be decoded, as vipsthumbnail does; a damaged input gives a result marked damaged.
+    case none
+    /// Refuse inputs whose pixel data is cut short (the default), decided by imgfetch's own deterministic checks.
+    case truncated
+    /// Also refuse what the decoder reports as an error (libvips `fail_on=error`).
+    case error
+    /// Also refuse on any decoder warning (libvips `fail_on=warning`), bad ancillary PNG checksums included.
+    case warning
+
+    /// The default: `truncated`.
+    public static let standard = FailOn.truncated
+
+    /// Parses a level name (any case); nil when it is none of them.
+    public init?(name: String) { self.init(rawValue: name.lowercased()) }
+
+    public static func < (left: FailOn, right: FailOn) -> Bool {
+        allCases.firstIndex(of: left)! < allCases.firstIndex(of: right)!
+    }
+
+    /// The libvips loader option for this level. Truncation is imgfetch's check, so at `truncated` libvips
+    /// decodes as under `none` (a JPEG missing only its end marker after complete data is then read, as browsers
+    /// read it); `error` and `warning` hand libvips their own level.
+    var loaderOption: String {
+        switch self {
+        case .none, .truncated: "fail_on=none"
+        case .error: "fail_on=error"
+        case .warning: "fail_on=warning"
+        }
+    }
+}
+
+/// What an integrity check found wrong with an input's data.
+struct DataDamage: Equatable, Sendable {
+    enum Severity: Int, Comparable, Sendable {
+        /// Harmless to the pixels (a bad checksum on an ancillary PNG chunk): refused only at `--fail-on warning`.
+        case warning
+        /// Pixel data is missing: refused from `--fail-on truncated` up.
+        case truncated
+        /// Data that every decoder refuses (a bad checksum on IHDR, PLTE or IDAT): refused from `truncated` up.
+        case corrupt
+
+        static func < (left: Severity, right: Severity) -> Bool { left.rawValue < right.rawValue }
+    }
+
+    var severity: Severity
+    /// One line in the user's terms: `truncated: pixel data ends at row 1210 of 3000`.
+    var message: String
+
+    /// Whether `level` refuses an input with this damage.
+    func refused(at level: FailOn) -> Bool {
+        switch severity {
+        case .warning: level == .warning
+        case .truncated, .corrupt: level != .none
+        }
+    }
+
+    static func truncated(row: Int, of height: Int, frame: Int? = nil) -> DataDamage {
+        let place = frame.map { " of frame \($0 + 1)" } ?? ""
+        return DataDamage(severity: .truncated, message: "truncated: pixel data ends at row \(row) of \(height)\(place)")
+    }
+}

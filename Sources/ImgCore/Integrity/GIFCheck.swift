@@ -1,0 +1,109 @@
+/// GIF: truncated when a frame's LZW data ends before its pixels do. Tolerated, as giflib and libnsgif tolerate
+/// them: stray bytes between blocks, a missing trailer, garbage or a cut-off block after the last complete frame.
+enum GIFCheck {
+    static func damage(in bytes: ByteReader) -> DataDamage? {
+        guard bytes.count >= 13, let flags = bytes.byte(at: 10) else {
+            return DataDamage(severity: .truncated, message: "truncated: the file ends inside the GIF header (\(bytes.count) bytes)")
+        }
+        var offset = 13
+        if flags & 0x80 != 0 { offset += 3 << (Int(flags & 0x07) + 1) }
+        var frame = 0
+        while offset < bytes.count, let introducer = bytes.byte(at: offset) {
+            switch introducer {
+            case 0x3B:
+                return nil
+            case 0x21:
+                offset += 2
+                guard skipSubBlocks(bytes, &offset) else { return nil }  // a cut extension: no pixels lost
+            case 0x2C:
+                // A frame whose descriptor is cut off has no pixels to lose; one with none before it is no image.
+                guard let descriptor = bytes.bytes(at: offset, length: 10), let codeSize = bytes.byte(at: offset + 10 + colorTableLength(descriptor[9])) else {
+                    return frame == 0 ? .truncated(row: 0, of: 0) : nil
+                }
+                let width = Int(descriptor[5]) | Int(descriptor[6]) << 8, height = Int(descriptor[7]) | Int(descriptor[8]) << 8
+                offset += 10 + colorTableLength(descriptor[9]) + 1
+                let pixels = LZWCounter.pixels(bytes, from: &offset, minimumCodeSize: Int(codeSize), wanted: width * height)
+                if pixels < width * height, width > 0 {
+                    return .truncated(row: pixels / width, of: height, frame: frame == 0 && offset >= bytes.count ? nil : frame)
+                }
+                frame += 1
+            default:
+                offset += 1  // a stray byte between blocks
+            }
+        }
+        return frame == 0 ? DataDamage(severity: .truncated, message: "truncated: the GIF file ends before its first frame") : nil
+    }
+
+    private static func colorTableLength(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 3 << (Int(flags & 0x07) + 1) : 0 }
+
+    /// Moves past data sub-blocks up to their terminator; false when the file ends first.
+    private static func skipSubBlocks(_ bytes: ByteReader, _ offset: inout Int) -> Bool {
+        while let size = bytes.byte(at: offset) {
+            offset += 1
+            if size == 0 { return true }
+            offset += Int(size)
+        }
+        return false
+    }
+}
+
+/// Counts the pixels a frame's LZW data decodes to, without decoding them: each code's string length is its
+/// prefix's plus one.
+enum LZWCounter {
+    /// Reads the sub-blocks from `offset` (left past the terminator, or at the end of the file) and returns how many
+    /// pixels they give, up to `wanted`.
+    static func pixels(_ bytes: ByteReader, from offset: inout Int, minimumCodeSize: Int, wanted: Int) -> Int {
+        guard (1...11).contains(minimumCodeSize) else { return 0 }
+        let clear = 1 << minimumCodeSize, end = clear + 1
+        var lengths = [Int32](repeating: 1, count: 4096)
+        var codeSize = minimumCodeSize + 1, next = end + 1, previous = -1
+        var bitBuffer = 0, bitCount = 0, produced = 0
+        var finished = false
+        while let size = bytes.byte(at: offset) {
+            offset += 1
+            if size == 0 { return produced }
+            // The last sub-block may be cut: its bytes up to the end of the file still count.
+            let available = min(Int(size), bytes.count - offset)
+            if !finished { bytes.scan(from: offset, length: available) { consume($0); return !finished } }
+            offset += Int(size)
+            if available < Int(size) { offset = bytes.count; return produced }
+        }
+        return produced
+
+        func consume(_ block: UnsafeRawBufferPointer) {
+            for byte in block where !finished {
+                bitBuffer |= Int(byte) << bitCount
+                bitCount += 8
+                while bitCount >= codeSize, !finished {
+                    let code = bitBuffer & ((1 << codeSize) - 1)
+                    bitBuffer >>= codeSize
+                    bitCount -= codeSize
+                    if code == clear {
+                        codeSize = minimumCodeSize + 1; next = end + 1; previous = -1
+                        continue
+                    }
+                    if code == end { finished = true; break }
+                    var length: Int32
+                    if previous < 0 {
+                        guard code < clear else { finished = true; break }
+                        length = 1
+                    } else if code < next {
+                        length = lengths[code]
+                        if next < 4096 { lengths[next] = lengths[previous] + 1; next += 1 }
+                    } else if code == next, next < 4096 {
+                        length = lengths[previous] + 1
+                        lengths[next] = length; next += 1
+                    } else {
+                        finished = true  // a code that can't be: corrupt, for the decoder to judge
+                        produced = max(produced, wanted)
+                        break
+                    }
+                    produced += Int(length)
+                    previous = code
+                    if produced >= wanted { finished = true; break }
+                    if next == 1 << codeSize, codeSize < 12 { codeSize += 1 }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import CVips
+import Foundation
+
+/// JPEG: truncated when the entropy-coded data of the last scan ends before the image's last MCU row, as libjpeg's
+/// "Premature end of JPEG file" with rows missing. A missing end-of-image marker after complete data is not.
+enum JPEGCheck {
+    static func damage(in input: VipsInput, reader: ByteReader) -> DataDamage? {
+        // The usual case costs one pass of memchr: an end-of-image marker after the last scan means nothing is cut.
+        if hasEndAfterLastScan(reader) { return nil }
+        var rows: Int32 = 0, height: Int32 = 0
+        let result: Int32 = switch input {
+        case .buffer(let bytes):
+            imgf_jpeg_rows(bytes.pointer.assumingMemoryBound(to: UInt8.self), bytes.count, -1, 0, &rows, &height)
+        case .region(let region):
+            imgf_jpeg_rows(nil, region.count, region.descriptor, region.offset, &rows, &height)
+        }
+        guard result == 1 else { return nil }
+        return height > 0 ? .truncated(row: Int(rows), of: Int(height))
+            : DataDamage(severity: .truncated, message: "truncated: the file ends inside the JPEG header (\(input.count) bytes)")
+    }
+
+    /// Whether the last start-of-scan marker (FF DA) is followed by an end-of-image marker (FF D9). Inside
+    /// entropy-coded data FF is always followed by 00 or a restart marker, so FF D9 can't appear by accident.
+    static func hasEndAfterLastScan(_ bytes: ByteReader) -> Bool {
+        var lastScan = -1, lastEnd = -1
+        var start = 0
+        var previousWasMarker = false
+        bytes.scan(from: 0, length: bytes.count) { window in
+            guard let base = window.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
+            let count = window.count
+            func note(_ byte: UInt8, markerAt position: Int) {
+                if byte == 0xDA { lastScan = position } else if byte == 0xD9 { lastEnd = position }
+            }
+            if previousWasMarker { note(base[0], markerAt: start - 1) }
+            var index = 0
+            while index < count, let found = memchr(base + index, 0xFF, count - index) {
+                let at = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+                if at + 1 < count { note(base[at + 1], markerAt: start + at) }
+                index = at + 1
+            }
+            previousWasMarker = base[count - 1] == 0xFF
+            start += count
+            return true
+        }
+        return lastScan >= 0 && lastEnd > lastScan
+    }
+}

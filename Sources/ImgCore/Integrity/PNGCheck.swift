@@ -1,0 +1,137 @@
+import CVips
+
+/// PNG: truncated when the IDAT zlib stream does not reach its end or inflates to fewer bytes than the image needs
+/// (height × (1 + row bytes), per Adam7 pass when interlaced), whatever follows it (a missing IEND, junk after it).
+/// A bad checksum on a critical chunk (IHDR, PLTE, IDAT) is corrupt, as libpng has it; on an ancillary chunk, a
+/// warning (libpng drops the chunk and goes on).
+enum PNGCheck {
+    /// What IHDR says.
+    struct Header: Equatable {
+        var width: Int, height: Int, bitDepth: Int, colorType: Int, interlaced: Bool
+
+        /// Samples per pixel of the colour type (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA).
+        var channels: Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 1 }
+
+        /// The filtered bytes of a row `width` pixels wide: a filter byte and the packed samples.
+        func filteredRowBytes(width: Int) -> Int { 1 + (width * channels * bitDepth + 7) / 8 }
+
+        /// The (width, height) of each pass holding pixels: one pass, or Adam7's seven.
+        var passes: [(width: Int, height: Int)] {
+            guard interlaced else { return [(width, height)] }
+            let adam7 = [(0, 8, 0, 8), (4, 8, 0, 8), (0, 4, 4, 8), (2, 4, 0, 4), (0, 2, 2, 4), (1, 2, 0, 2), (0, 1, 1, 2)]
+            return adam7.map { x0, dx, y0, dy in
+                (width > x0 ? (width - x0 + dx - 1) / dx : 0, height > y0 ? (height - y0 + dy - 1) / dy : 0)
+            }
+        }
+
+        /// The bytes the IDAT stream must inflate to.
+        var neededBytes: Int {
+            passes.reduce(0) { total, pass in pass.width == 0 || pass.height == 0 ? total : total + pass.height * filteredRowBytes(width: pass.width) }
+        }
+
+        /// The last complete row once `inflated` bytes are there: in the image, or for an interlaced image the row
+        /// of the full image that the pass reached.
+        func rowReached(inflated: Int) -> Int {
+            var left = inflated
+            let adam7Rows = [(0, 8), (0, 8), (4, 8), (0, 4), (2, 4), (0, 2), (1, 2)]
+            for (index, pass) in passes.enumerated() where pass.width > 0 && pass.height > 0 {
+                let rowBytes = filteredRowBytes(width: pass.width), passBytes = pass.height * rowBytes
+                if left < passBytes {
+                    let rows = left / rowBytes
+                    guard interlaced else { return rows }
+                    let (y0, dy) = adam7Rows[index]
+                    return min(height, y0 + rows * dy)
+                }
+                left -= passBytes
+            }
+            return height
+        }
+    }
+
+    private static let signatureLength = 8
+
+    static func damage(in bytes: ByteReader) -> DataDamage? {
+        var offset = signatureLength
+        var header: Header?
+        var worstChecksum: DataDamage?
+        var reachedEnd = false
+        // Chunk walk: checksums, IHDR, and whether the file reaches a complete IEND.
+        walk: while offset + 8 <= bytes.count, let head = bytes.bytes(at: offset, length: 8) {
+            let length = bigEndian32(head, at: 0)
+            let type = Array(head[4..<8])
+            guard offset + 12 + length <= bytes.count else { break }
+            if let bad = checksumDamage(bytes, at: offset, length: length, type: type),
+               worstChecksum.map({ $0.severity < bad.severity }) ?? true {
+                worstChecksum = bad
+            }
+            switch String(decoding: type, as: UTF8.self) {
+            case "IHDR":
+                if length >= 13, let data = bytes.bytes(at: offset + 8, length: 13) {
+                    header = Header(width: bigEndian32(data, at: 0), height: bigEndian32(data, at: 4), bitDepth: Int(data[8]),
+                                    colorType: Int(data[9]), interlaced: data[12] == 1)
+                }
+            case "IEND":
+                reachedEnd = true
+                break walk
+            default: break
+            }
+            offset += 12 + length
+        }
+        if let worstChecksum, worstChecksum.severity == .corrupt { return worstChecksum }
+        guard !reachedEnd else { return worstChecksum }
+        guard let header else {
+            return DataDamage(severity: .truncated, message: "truncated: the file ends before the PNG header (\(bytes.count) bytes)")
+        }
+        // The file does not reach IEND: inflate what image data there is to see whether the pixels are all there.
+        let (inflated, ended) = inflateImageData(bytes)
+        let needed = header.neededBytes
+        if inflated >= needed, ended { return worstChecksum }
+        return .truncated(row: header.rowReached(inflated: min(inflated, max(needed - 1, 0))), of: header.height)
+    }
+
+    /// A chunk whose stored CRC does not match its type and data.
+    private static func checksumDamage(_ bytes: ByteReader, at offset: Int, length: Int, type: [UInt8]) -> DataDamage? {
+        var computed = type.withUnsafeBytes { imgf_crc32(0, $0.baseAddress, 4) }
+        guard bytes.scan(from: offset + 8, length: length, { window in
+            computed = imgf_crc32(computed, window.baseAddress, UInt32(window.count))
+            return true
+        }), let crc = bytes.bytes(at: offset + 8 + length, length: 4) else { return nil }
+        guard computed != UInt(bigEndian32(crc, at: 0)) else { return nil }
+        let name = String(decoding: type, as: UTF8.self)
+        // Bit 5 of the first letter: upper case is critical, lower case ancillary.
+        return type[0] & 0x20 == 0
+            ? DataDamage(severity: .corrupt, message: "corrupt png data: the \(name) chunk fails its checksum")
+            : DataDamage(severity: .warning, message: "the png \(name) chunk fails its checksum (ignored)")
+    }
+
+    /// Inflates the IDAT chunks in order, the last one as far as the file goes: how many bytes, and whether the
+    /// zlib stream reached its end (or an error that ends it).
+    private static func inflateImageData(_ bytes: ByteReader) -> (inflated: Int, ended: Bool) {
+        guard let inflater = imgf_inflater_new() else { return (0, false) }
+        defer { imgf_inflater_free(inflater) }
+        var offset = signatureLength
+        var status: Int32 = 0
+        var seenImageData = false
+        while status == 0, offset + 8 <= bytes.count, let head = bytes.bytes(at: offset, length: 8) {
+            let length = bigEndian32(head, at: 0)
+            let isImageData = head[4...7].elementsEqual("IDAT".utf8)
+            if isImageData {
+                seenImageData = true
+                let available = min(length, bytes.count - offset - 8)
+                bytes.scan(from: offset + 8, length: available) { window in
+                    status = imgf_inflater_feed(inflater, window.baseAddress, window.count)
+                    return status == 0
+                }
+            } else if seenImageData {
+                break  // the image data is one run of IDAT chunks
+            }
+            offset += 12 + length
+        }
+        // A data error is not for this check to judge: the stream ended there, as far as inflating goes.
+        return (Int(imgf_inflater_total(inflater)), status != 0)
+    }
+
+    private static func bigEndian32(_ bytes: [UInt8], at index: Int) -> Int {
+        Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+    }
+}
