@@ -105,9 +105,10 @@ struct FetchSettings {
         configuration.cacheDirectory = cacheDirectory
         // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
         cacheSettings = try CacheSettings.resolve(directory: cacheDirectory, sizeLimitOption: arguments.value("size-limit"),
-                                                  ttlOption: arguments.value("ttl"),
+                                                  ttlOption: arguments.value("ttl"), failOnOption: arguments.value("fail-on"),
                                                   queryOption: try Self.queryOption(arguments), environment: environment)
         configuration.ttl = cacheSettings.ttl
+        template.decoding.failOn = cacheSettings.failOn
         template.query = cacheSettings.query
         // Inputs that would share a key are worth a line even with -q: their outputs would silently be one image.
         configuration.queryCollisions = { Reporter.error($0) }
@@ -151,7 +152,7 @@ struct FetchSettings {
                 switch name {
                 case "process":
                     chain = chain |> (try ProcessingChain.parse(text))
-                case "circle", "grayscale":
+                case "circle", "grayscale", "flip", "flop":
                     chain.steps.append(try ProcessingChain.step(named: name, arguments: []))
                 default:
                     let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)

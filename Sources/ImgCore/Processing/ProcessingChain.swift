@@ -10,8 +10,9 @@ public struct ProcessingChain: Sendable {
         self.steps = steps
     }
 
-    /// The canonical identifier: the steps' identifiers joined by `|>`; empty for no steps.
-    public var identifier: String { steps.map(\.identifier).joined(separator: "|>") }
+    /// The canonical identifier: the steps' identifiers joined by `|>`; empty for no steps. Steps that change
+    /// nothing (`rotate(0)`) have an empty identifier and are left out.
+    public var identifier: String { steps.map(\.identifier).filter { !$0.isEmpty }.joined(separator: "|>") }
 
     public var isEmpty: Bool { steps.isEmpty }
 
@@ -36,16 +37,7 @@ public struct ProcessingChain: Sendable {
         switch name.lowercased() {
         case "resize":
             try argumentCount(1...3)
-            let (width, height) = try ImageProcessors.Resize.parseBox(arguments[0])
-            var mode = ImageProcessors.Resize.Mode.fit, upscale = false
-            for option in arguments.dropFirst().map({ $0.lowercased() }) {
-                if option == "upscale" { upscale = true } else if let parsed = ImageProcessors.Resize.Mode(rawValue: option) {
-                    mode = parsed
-                } else {
-                    throw .usage("unknown resize mode '\(option)' (fit, fill, exact, upscale)")
-                }
-            }
-            return try ImageProcessors.Resize(width: width, height: height, mode: mode, upscale: upscale)
+            return try ImageProcessors.Resize.parse(arguments[0], options: Array(arguments.dropFirst()))
         case "crop":
             try argumentCount(1...2)
             let (width, height) = try ImageProcessors.Resize.parseBox(arguments[0])
@@ -79,8 +71,14 @@ public struct ProcessingChain: Sendable {
             try argumentCount(1...1)
             guard let degrees = Int(arguments[0]) else { throw .usage("bad rotation '\(arguments[0])'") }
             return try ImageProcessors.Rotate(degrees: degrees)
+        case "flip":
+            try argumentCount(0...0)
+            return ImageProcessors.Flip(direction: .vertical)
+        case "flop":
+            try argumentCount(0...0)
+            return ImageProcessors.Flip(direction: .horizontal)
         default:
-            throw .usage("unknown processing step '\(name)' (resize, crop, round, circle, blur, overlay, grayscale, rotate)")
+            throw .usage("unknown processing step '\(name)' (resize, crop, round, circle, blur, overlay, grayscale, rotate, flip, flop)")
         }
     }
 }

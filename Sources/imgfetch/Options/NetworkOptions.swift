@@ -81,6 +81,54 @@ extension OptionCatalog {
             Default: 100000000.
             """#),
         OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "trust the CAs in this PEM bundle",
+        OptionDefinition("fail-on", value: "LEVEL", default: "truncated", for: .fetchLike,
+                         help: "how damaged an input may be: none, truncated, error or warning",
+                         man: #"""
+            How damaged an input may be and still be decoded, on libvips' scale and with
+            its names:
+            .B none
+            decodes whatever can be decoded, as vipsthumbnail does;
+            .B truncated
+            (the default) refuses an input whose pixel data is cut short (exit 5);
+            .B error
+            also refuses what the decoder reports as an error, and
+            .B warning
+            refuses on any decoder warning (a bad checksum on an ancillary PNG chunk
+            included).
+            Also
+            .B IMGFETCH_FAIL_ON
+            and
+            .BR "imgfetch cache config fail\-on=" \fILEVEL .
+            Truncation is decided from the pixel data, the same way every run:
+            a JPEG is truncated when the entropy-coded data of its last scan ends before
+            the last row of blocks (a missing end marker after complete data is not),
+            a PNG when its IDAT stream does not reach its end or holds fewer bytes than
+            the image needs (a missing IEND, or junk after it, is not),
+            a GIF when a frame's data ends before its pixels (stray bytes between
+            blocks, a missing trailer or garbage after the last complete frame are not),
+            a WebP when a chunk is shorter than it declares.
+            The message says where:
+            .BR "truncated: pixel data ends at row 1210 of 3000" .
+            A bad checksum on IHDR, PLTE or IDAT is refused at every level but
+            .BR none .
+            Under
+            .BR none ,
+            a result made from a damaged input is marked damaged
+            .RB ( \-v ,
+            and
+            .B \(dqdamaged\(dq: true
+            with the message in
+            .BR \(dqdamage\(dq " in " \-\-json )
+            and cached under a variant key of its own (ending in
+            .BR ,fail\-on=none );
+            the level enters the key only when it changed the result.
+            The limits
+            .RB ( \-\-max\-pixels ,
+            .BR \-\-max\-frames ,
+            .BR \-\-max\-bytes )
+            refuse at every level.
+            """#),
+        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "also trust the CAs in this PEM bundle",
                          man: #"""
             Trust the certificate authorities in the PEM bundle
             .I FILE

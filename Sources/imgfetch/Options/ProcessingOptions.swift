@@ -102,9 +102,32 @@ extension OptionCatalog {
                          man: #"""
             Convert to shades of grey.
             """#),
-        OptionDefinition("rotate", value: "90|180|270", for: .fetchLike, step: true, help: "rotate clockwise",
+        OptionDefinition("rotate", value: "DEGREES", for: .fetchLike, step: true,
+                         help: "rotate clockwise by a multiple of 90 (-90 turns anticlockwise)",
                          man: #"""
-            Rotate clockwise by that many degrees.
+            Rotate clockwise by
+            .IR DEGREES ,
+            any multiple of 90; negative values turn anticlockwise
+            .RB ( \-90
+            is
+            .BR 270 ,
+            .B \-180
+            is
+            .BR 180 ,
+            .B \-270
+            is
+            .BR 90 ;
+            one variant key for each pair), and 0 or 360 leave the image as it is.
+            """#),
+        OptionDefinition("flip", for: .fetchLike, step: true, help: "mirror top to bottom",
+                         man: #"""
+            Mirror top to bottom (ImageMagick's
+            .BR \-flip ).
+            """#),
+        OptionDefinition("flop", for: .fetchLike, step: true, help: "mirror left to right",
+                         man: #"""
+            Mirror left to right (ImageMagick's
+            .BR \-flop ).
             """#),
         OptionDefinition("process", short: "p", value: "CHAIN", for: .fetchLike, step: true,
                          help: "apply a chain: 'resize(200x200,fill)|>round(12)'",
