@@ -118,7 +118,8 @@ enum CacheCommand {
     private static func settings(_ arguments: ScannedArguments, directory: String,
                                  environment: [String: String]) throws(ImgError) -> CacheSettings {
         try CacheSettings.resolve(directory: directory, sizeLimitOption: arguments.value("size-limit"),
-                                  ttlOption: arguments.value("ttl"), queryOption: try FetchSettings.queryOption(arguments),
+                                  ttlOption: arguments.value("ttl"), failOnOption: arguments.value("fail-on"),
+                                  queryOption: try FetchSettings.queryOption(arguments),
                                   environment: environment)
     }
 

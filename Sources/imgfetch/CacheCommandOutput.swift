@@ -73,6 +73,7 @@ struct CacheCommandOutput {
                 "sizeLimit": settings.sizeLimit.map { $0 as Any } ?? NSNull(), "sizeLimitOrigin": Self.word(settings.sizeLimitOrigin),
                 "ttl": ttl, "ttlOrigin": Self.word(settings.ttlOrigin),
                 "keepQuery": settings.query.description, "keepQueryOrigin": Self.word(settings.queryOrigin),
+                "failOn": settings.failOn.rawValue, "failOnOrigin": Self.word(settings.failOnOrigin),
             ])
         }
         let limit = settings.sizeLimit.map { ByteSize.format($0) } ?? "none"
@@ -80,6 +81,7 @@ struct CacheCommandOutput {
         try line("size-limit \(limit) (\(Self.describe(settings.sizeLimitOrigin)))")
         try line("ttl        \(Self.duration(settings.ttl)) (\(Self.describe(settings.ttlOrigin)))")
         try line("keep-query \(settings.query.description) (\(Self.describe(settings.queryOrigin)))")
+        try line("fail-on    \(settings.failOn.rawValue) (\(Self.describe(settings.failOnOrigin)))")
     }
 
     /// One JSON document on stdout: keys sorted, slashes not escaped.

@@ -29,6 +29,11 @@ public struct CacheSettings: Sendable, Equatable {
     public var query: QueryInKey = .none
     /// Where `query` came from.
     public var queryOrigin: Origin = .builtIn
+    /// How damaged an input may be and still be decoded (`--fail-on`, `IMGFETCH_FAIL_ON`, `fail-on=`); default
+    /// `truncated`.
+    public var failOn = FailOn.standard
+    /// Where `failOn` came from.
+    public var failOnOrigin: Origin = .builtIn
 
     public init(sizeLimit: Int64? = defaultSizeLimit, ttl: TimeToLive = .defaultValue) {
         self.sizeLimit = sizeLimit
@@ -36,12 +41,12 @@ public struct CacheSettings: Sendable, Equatable {
     }
 
     /// The keys `cache config` knows.
-    public static let keys = ["size-limit", "ttl", "keep-query"]
+    public static let keys = ["size-limit", "ttl", "keep-query", "fail-on"]
 
-    /// Resolves both settings. The directory's `config` is read only when the directory exists and is safe
+    /// Resolves the settings. The directory's `config` is read only when the directory exists and is safe
     /// (owned by us, not group or world writable); a malformed value anywhere is `ImgError.usage` naming its place.
     /// `queryOption` is what `--keep-query` said (no option: nil); it wins over the directory's `keep-query`.
-    public static func resolve(directory: String, sizeLimitOption: String?, ttlOption: String?,
+    public static func resolve(directory: String, sizeLimitOption: String?, ttlOption: String?, failOnOption: String? = nil,
                                queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
         var settings = CacheSettings()
         var stored: [String: String] = [:]
@@ -73,6 +78,12 @@ public struct CacheSettings: Sendable, Equatable {
             }
             (settings.query, settings.queryOrigin) = (query, .config)
         }
+        if let (value, origin, place) = pick(failOnOption, "--fail-on", environment["IMGFETCH_FAIL_ON"], "IMGFETCH_FAIL_ON",
+                                             stored["fail-on"], configName) {
+            guard let level = FailOn(name: value) else { throw .usage("bad fail-on '\(value)' in \(place): \(failOnLevels)") }
+            settings.failOn = level
+            settings.failOnOrigin = origin
+        }
         return settings
     }
 
@@ -83,6 +94,8 @@ public struct CacheSettings: Sendable, Equatable {
         if let stored, !stored.isEmpty { return (stored, .config, configName) }
         return nil
     }
+
+    static let failOnLevels = "expected none, truncated, error or warning"
 
     /// Parses a size limit: `500M`, `2G`…; `0` and `none` mean no limit (nil inside `.some`).
     public static func parseSizeLimit(_ text: String) -> Int64?? {
@@ -149,6 +162,8 @@ public struct CacheSettings: Sendable, Equatable {
                 guard value.isEmpty || QueryInKey(setting: value) != nil else {
                     throw .usage("bad keep-query '\(value)': expected all, none or NAME,NAME")
                 }
+            case "fail-on":
+                guard value.isEmpty || FailOn(name: value) != nil else { throw .usage("bad fail-on '\(value)': \(failOnLevels)") }
             default:
                 throw .usage("unknown setting '\(key)' (keys: \(keys.joined(separator: ", ")))")
             }
