@@ -130,6 +130,7 @@ public final class RendererConnection: Sendable {
             var image = EncodedImage(data: body, format: format, width: reply.width, height: reply.height, frames: reply.frames)
             image.notes = reply.notes + ["rendered by the warm renderer (pid \(serverProcess))"]
             if let width = reply.sourceWidth, let height = reply.sourceHeight { image.sourceSize = (width, height) }
+            image.damage = reply.damage
             return .rendered(image)
         }
     }

@@ -72,6 +72,7 @@ struct RenderJob: Sendable, Equatable {
         fields.set("allow-untrusted", decoding.allowUntrustedFormats)
         fields.set("autorotate", decoding.autorotate)
         fields.set("first-frame", decoding.firstFrame)
+        fields.set("fail-on", decoding.failOn.rawValue)
         fields.set("remote", isRemote)
         return fields
     }
@@ -97,6 +98,10 @@ struct RenderJob: Sendable, Equatable {
         var decoding = DecodeOptions()
         (decoding.maxPixels, decoding.maxFrames, decoding.allowUntrustedFormats) = (maxPixels, maxFrames, allowUntrusted)
         (decoding.autorotate, decoding.firstFrame) = (autorotate, firstFrame)
+        if let level = fields["fail-on"] {
+            guard let failOn = FailOn(name: level) else { return nil }
+            decoding.failOn = failOn
+        }
         self.init(chain: chain, encoding: encoding, decoding: decoding, isRemote: isRemote)
     }
 }
@@ -118,6 +123,8 @@ struct RendererReply: RendererMessage {
     var width = 0, height = 0, frames = 1
     var notes: [String] = []
     var sourceWidth: Int?, sourceHeight: Int?
+    /// `EncodedImage.damage`.
+    var damage: String?
     var status: RendererStatus?
 
     init() {}
@@ -133,6 +140,7 @@ struct RendererReply: RendererMessage {
         for note in notes { fields.set("note", note) }
         fields.set("source-width", sourceWidth)
         fields.set("source-height", sourceHeight)
+        fields.set("damage", damage)
         if let status {
             fields.set("process", status.process)
             fields.set("version", status.version)
@@ -157,6 +165,7 @@ struct RendererReply: RendererMessage {
         (self.width, self.height, self.frames) = (width, height, frames)
         notes = fields.all("note")
         (sourceWidth, sourceHeight) = (fields.value("source-width"), fields.value("source-height"))
+        damage = fields["damage"]
         if let process = fields.value("process", as: Int32.self) {
             status = RendererStatus(process: process, version: fields["version"] ?? "?", uptime: fields.value("uptime") ?? 0,
                                     renderings: fields.value("renderings") ?? 0, active: fields.value("active") ?? 0,

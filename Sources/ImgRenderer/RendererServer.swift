@@ -184,6 +184,7 @@ public final class RendererServer: Sendable {
             (reply.format, reply.width, reply.height, reply.frames) = (image.format, image.width, image.height, image.frames)
             reply.notes = image.notes
             (reply.sourceWidth, reply.sourceHeight) = (image.sourceSize?.width, image.sourceSize?.height)
+            reply.damage = image.damage
             return (reply, image.data)
         } catch {
             reply.failure = (error.kind, error.message)

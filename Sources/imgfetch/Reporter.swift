@@ -20,6 +20,9 @@ struct Reporter: Sendable {
         var ms: Int
         var url: String?
         var variant: String?
+        /// True (with `damage`, the decoder's message) for a result made under `--fail-on none` from a damaged input.
+        var damaged: Bool?
+        var damage: String?
         var error: ErrorRecord?
 
         /// The record of a success; `url` and `variant` are a batch's.
@@ -27,7 +30,8 @@ struct Reporter: Sendable {
                        variant: String? = nil) -> Record {
             Record(input: input, output: output, status: "ok", source: response.source.rawValue, bytes: response.data.bytes.count,
                    width: response.data.width, height: response.data.height, format: response.data.format?.rawValue,
-                   ms: milliseconds, url: url, variant: variant)
+                   ms: milliseconds, url: url, variant: variant, damaged: response.data.damage.map { _ in true },
+                   damage: response.data.damage)
         }
 
         /// The record of a failure; `url` and `variant` are a batch's.
@@ -78,6 +82,7 @@ struct Reporter: Sendable {
         info(line)
         if let key = response.originalKey { info("  original key: \(key)") }
         if let key = response.variantKey { info("  variant key:  \(key)") }
+        if let damage = response.data.damage { info("  damaged: \(damage) (decoded as far as it goes: --fail-on none)") }
         for note in response.notes { info("  note: \(note)") }
         info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
     }

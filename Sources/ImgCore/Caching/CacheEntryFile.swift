@@ -22,6 +22,8 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var etag: String?
     public var lastModified: String?
     public var contentType: String?
+    /// A variant made under `--fail-on none` from a damaged input: what was wrong with it; absent otherwise.
+    public var damage: String?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 2\n`, one line of JSON metadata, then the bytes. Format 1 (keys that could

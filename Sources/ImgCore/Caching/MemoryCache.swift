@@ -81,6 +81,9 @@ public struct CachedImage: Sendable {
     public var notes: [String] = []
     /// The width and height of the image this was rendered from, when known.
     public var sourceSize: (width: Int, height: Int)?
+    /// For a variant made under `--fail-on none` from a damaged input: the damage (`truncated: pixel data ends
+    /// at row 208 of 442`); nil otherwise. Such a variant is cached under its own key (`ImageRequest.damagedVariantIdentifier`).
+    public var damage: String?
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {

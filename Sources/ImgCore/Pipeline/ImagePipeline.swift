@@ -113,8 +113,13 @@ public final class ImagePipeline: Sendable {
                                      originalKey: originalKey, variantKey: variantKey)
 
         // An expired variant, kept to be served as it is if its original turns out unchanged (a 304).
-        var expiredVariant: (path: String, metadata: CacheEntryMetadata, body: EncodedBytes)?
-        if let originalKey, let variantKey, !policy.forceRefresh {
+        var expiredVariant: (path: String, key: String, metadata: CacheEntryMetadata, body: EncodedBytes)?
+        // Under --fail-on none, a variant made from a damaged input is under its own key: looked for second.
+        let damagedKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.damagedVariantIdentifier) }
+        let candidates = [variantKey] + (request.decoding.failOn == .none ? [damagedKey] : [])
+        for case let variantKey? in candidates where originalKey != nil && !policy.forceRefresh && expiredVariant == nil {
+            guard let originalKey else { break }
+            response.variantKey = variantKey
             if policy.usesMemory, let hit = memory.value(forKey: variantKey) {
                 response.data = hit
                 response.source = .memory
@@ -130,12 +135,13 @@ public final class ImagePipeline: Sendable {
                     if keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
                     return response
                 case .expired(let metadata, let body):
-                    expiredVariant = (path, metadata, body)
+                    expiredVariant = (path, variantKey, metadata, body)
                 case .missing:
                     break
                 }
             }
         }
+        response.variantKey = variantKey
 
         // The variant must be made: by the warm renderer when one runs (connected to only once the input is here, so
         // that a long download holds no connection), else here, with libvips loading beside the reading or
@@ -158,7 +164,8 @@ public final class ImagePipeline: Sendable {
             // The original is unchanged: so is the variant made from it.
             disk.touch(expiredVariant.path, ttl: expiredVariant.metadata.ttl)
             response.data = CachedImage(entry: expiredVariant.metadata, body: expiredVariant.body)
-            if let variantKey, keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
+            response.variantKey = expiredVariant.key
+            if keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: expiredVariant.key) }
             return response
         }
         let rendered: CachedImage
@@ -169,15 +176,18 @@ public final class ImagePipeline: Sendable {
         }
         response.data = rendered
         response.notes = rendered.notes
+        let storedKey = rendered.damage == nil ? variantKey : damagedKey
+        response.variantKey = storedKey
         if original.image.noStore, disk != nil { response.notes.append(ImagePipeline.noStoreNote) }
-        if let originalKey, let variantKey {
+        if let originalKey, let variantKey = storedKey {
             if keepsVariantInMemory(diskWillServe: disk != nil && !original.image.noStore) {
                 memory.store(rendered, forKey: variantKey)
             }
             if let disk, !original.image.noStore {
-                let metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey,
-                                                  variant: request.variantIdentifier, kind: .variant,
-                                                  body: rendered, ttl: configuration.ttl)
+                var metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey,
+                                                  variant: rendered.damage == nil ? request.variantIdentifier : request.damagedVariantIdentifier,
+                                                  kind: .variant, body: rendered, ttl: configuration.ttl)
+                metadata.damage = rendered.damage
                 do {
                     try disk.store(rendered.bytes, metadata: metadata, at: disk.variantPath(originalKey: originalKey, variantKey: variantKey))
                 } catch {
@@ -209,6 +219,7 @@ public final class ImagePipeline: Sendable {
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
             image.notes = encoded.notes
             image.sourceSize = encoded.sourceSize
+            image.damage = encoded.damage
             return image
         }
         guard let variantKey else { return try work() }
@@ -239,6 +250,7 @@ extension CachedImage {
         self.init(bytes: body, format: entry.format.flatMap(ImageFormat.init(rawValue:)), width: entry.width,
                   height: entry.height, validators: Validators(etag: entry.etag, lastModified: entry.lastModified),
                   contentType: entry.contentType)
+        damage = entry.damage
     }
 }
 

@@ -40,6 +40,10 @@ public struct ImageRequest: Sendable {
 
     /// Whether a source in the output format is written as its own bytes (`keepsSourceBytes` and no step).
     public var passesSourceBytes: Bool { keepsSourceBytes && chain.isEmpty }
+
+    /// The variant identifier of a result made under `--fail-on none` from a damaged input: the level enters the
+    /// key only when it changed the result, so a whole input's variant is shared by every level.
+    public var damagedVariantIdentifier: String { variantIdentifier + ",fail-on=none" }
 }
 
 /// Where a result came from, as `-v` and `--json` report it.

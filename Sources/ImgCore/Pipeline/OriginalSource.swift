@@ -130,7 +130,9 @@ final class OriginalSource: Sendable {
         do {
             rendered = try renderFirst(image)
         } catch {
-            if case .image(let message) = error, let type = response.contentType, !type.lowercased().hasPrefix("image/") {
+            // (A body no loader knows already says what it looks like: `not an image (text/html, …)`.)
+            if case .image(let message) = error, let type = response.contentType, !type.lowercased().hasPrefix("image/"),
+               !message.hasPrefix("not an image (") {
                 throw .image("\(message) (Content-Type \(type))")
             }
             throw error

@@ -12,6 +12,9 @@ public struct EncodedImage: Sendable {
     public var notes: [String] = []
     /// The width and frame height of the input, from its header.
     public var sourceSize: (width: Int, height: Int)?
+    /// Why the input was damaged (truncated or corrupt data decoded as far as it goes under `--fail-on none`);
+    /// nil for a whole input.
+    public var damage: String?
 
     /// No notes and no source size by default.
     public init(data: Data, format: ImageFormat, width: Int, height: Int, frames: Int, notes: [String] = []) {

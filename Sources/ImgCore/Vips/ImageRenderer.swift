@@ -23,6 +23,10 @@ public enum ImageRenderer {
         }
         var encoded = try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
         encoded.sourceSize = (header.width, header.frameHeight)
+        if let damage = header.damage {
+            // Let through by --fail-on: a warning is a note; truncated or corrupt data (under `none`) marks the result.
+            if damage.severity == .warning { encoded.notes.append("warning: \(damage.message)") } else { encoded.damage = damage.message }
+        }
         if header.pagesInFileWhenTheyDiffer > 0 {
             encoded.notes.append("the pages differ in size: read the first of \(header.pagesInFileWhenTheyDiffer) pages")
         }

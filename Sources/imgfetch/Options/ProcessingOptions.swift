@@ -1,7 +1,7 @@
 extension OptionCatalog {
     static let processing = OptionGroup(title: "Processing", options: [
         OptionDefinition("resize", value: "WxH[:MODE]", for: .fetchLike, step: true,
-                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact",
+                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact, cover; WxH> WxH< WxH! WxH^ N% N%xM%",
                          man: #"""
             Resize to the box
             .IR W \(mu H
@@ -32,6 +32,70 @@ extension OptionCatalog {
             .B \-\-resize 200
             fits the image in 200\(mu200.
             JPEG and WebP are shrunk while they are loaded.
+            .IP
+            The size may also be spelled as vipsthumbnail and ImageMagick spell it
+            (then without a
+            .IR MODE ,
+            or with the one it already means).
+            For a 290\(mu442 image:
+            .RS
+            .TP 14
+            .IB W x H >
+            shrink only: the same as
+            .IB W x H
+            (fit);
+            .B 200x200>
+            gives 131\(mu200, and an image already inside the box is left as it is.
+            .TP
+            .IB W x H <
+            enlarge only: an image inside the box grows to fit it, a larger one is left
+            as it is;
+            .B 1000x1000<
+            gives 656\(mu1000.
+            .TP
+            .IB W x H !
+            exact (ignore the aspect ratio):
+            .B 100x100!\&
+            gives 100\(mu100.
+            .TP
+            .IB W x H ^
+            cover the box without cropping: the smaller side reaches the box (enlarging
+            if need be), the other follows the aspect ratio;
+            .B 100x100^
+            gives 100\(mu152.
+            Also spelled
+            .IB W x H :cover\fR.
+            .TP
+            .IB N %
+            scale both sides by
+            .I N
+            percent (rounded to whole pixels, over 0 to 10000%);
+            .B 50%
+            gives 145\(mu221.
+            .TP
+            .IB N % x M %
+            scale the width by
+            .I N
+            and the height by
+            .I M
+            percent;
+            .B 50%x25%
+            gives 145\(mu111.
+            .RE
+            .IP
+            Quote
+            .BR > ,
+            .B <
+            and
+            .B !\&
+            for the shell.
+            Equal results have one variant key:
+            .B 200x200>
+            is
+            .BR resize(200x200,fit) ,
+            .B 50%x50%
+            is
+            .BR resize(50%) .
             """#),
         OptionDefinition("upscale", for: .fetchLike, help: "let --resize fit enlarge small images",
                          man: #"""

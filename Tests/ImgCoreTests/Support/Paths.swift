@@ -21,7 +21,7 @@ enum Paths {
     /// names of their own), so that no test leaves a renderer running or is served by one.
     static var childEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for key in ["IMGFETCH_CACHE_DIR", "IMGFETCH_TTL", "IMGFETCH_SIZE_LIMIT", "IMGFETCH_RENDERER_SOCKET", "IMGFETCH_RENDERER_IDLE"] {
+        for key in ["IMGFETCH_CACHE_DIR", "IMGFETCH_TTL", "IMGFETCH_SIZE_LIMIT", "IMGFETCH_FAIL_ON", "IMGFETCH_RENDERER_SOCKET", "IMGFETCH_RENDERER_IDLE"] {
             environment[key] = nil
         }
         environment["IMGFETCH_RENDERER"] = "off"

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Truncation is decided from pixel data (issue #13): each quirk that libjpeg, libpng, giflib and libwebp read is
+/// read, each form of missing pixel data is refused, the same way on every run (libvips' thread pool made earlier
+/// checks intermittent, so every case is rendered many times).
+@Suite("Decode fidelity")
+struct DecodeFidelityTests {
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/" + name))
+    }
+
+    /// A PNG with the chunk of `type` changed by `change` (its CRC left as it was unless `fixChecksum`).
+    static func png(_ data: Data, changing type: String, fixChecksum: Bool = false, _ change: (inout Data) -> Void) -> Data {
+        var offset = 8
+        var result = data.prefix(8)
+        while offset + 12 <= data.count {
+            let length = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            var chunk = Data(data[offset..<offset + 12 + length])
+            if String(decoding: chunk[4..<8], as: UTF8.self) == type { change(&chunk) }
+            result += chunk
+            offset += 12 + length
+        }
+        return result
+    }
+
+    /// Inputs that are whole, with the quirk each has: read, at the default level, every run.
+    static func tolerated() throws -> [(String, Data)] {
+        let jpeg = try fixture("sample.jpg"), progressive = try fixture("generated/progressive.jpg")
+        let png = try fixture("sample.png"), interlaced = try fixture("generated/interlaced.png")
+        let gif = try fixture("trans-x.gif"), animation = try fixture("cogs.gif"), webp = try fixture("1.webp")
+        let endOfPNG = png.count - 12
+        let cases: [(String, Data)] = [
+            ("JPEG without its end marker", jpeg.dropLast(2)),
+            ("progressive JPEG without its end marker", progressive.dropLast(2)),
+            ("JPEG with junk after its end marker", jpeg + Data("trailing junk".utf8)),
+            ("PNG without IEND", png.prefix(endOfPNG)),
+            ("interlaced PNG without IEND", interlaced.prefix(interlaced.count - 12)),
+            ("PNG with junk after IEND", png + Data(repeating: 0x42, count: 100)),
+            ("PNG whose IEND is cut", png.prefix(endOfPNG + 5)),
+            ("PNG with a bad ancillary checksum", Self.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }),
+            ("GIF without its trailer", gif.dropLast()),
+            ("GIF with a stray byte before its trailer", gif.dropLast() + Data([0x00, 0x3B])),
+            ("GIF with garbage after its last frame", animation.dropLast() + Data("garbage after the last frame".utf8)),
+            ("WebP with bytes after its RIFF chunk", webp + Data(repeating: 0, count: 64)),
+        ]
+        return cases.map { ($0.0, Data($0.1)) }
+    }
+
+    /// Inputs whose pixel data is cut, with the row the message must name (nil: any).
+    static func truncated() throws -> [(String, Data, String)] {
+        let jpeg = try fixture("sample.jpg"), progressive = try fixture("generated/progressive.jpg")
+        let png = try fixture("sample.png"), interlaced = try fixture("generated/interlaced.png")
+        let animation = try fixture("cogs.gif"), webp = try fixture("1.webp")
+        let cases: [(String, Data, String)] = [
+            ("baseline JPEG cut in its scan", jpeg.prefix(jpeg.count / 2), "of 442"),
+            ("progressive JPEG cut in its last scan", progressive.dropLast(200), "of 442"),
+            ("PNG cut in its image data", png.prefix(png.count / 2), "of 442"),
+            ("PNG missing only the end of its zlib stream", png.prefix(png.count - 12 - 6), "of 442"),
+            ("interlaced PNG cut", interlaced.prefix(interlaced.count / 2), "of 120"),
+            ("GIF cut in a frame", animation.prefix(animation.count * 2 / 3), "of 77"),
+            ("WebP cut", webp.prefix(webp.count - 100), "the WebP file declares"),
+            ("truncated.jpg", try fixture("truncated.jpg"), "pixel data ends at row"),
+            ("truncated.gif", try fixture("truncated.gif"), "pixel data ends at row"),
+        ]
+        return cases.map { ($0.0, Data($0.1), $0.2) }
+    }
+
+    static func render(_ data: Data, failOn: FailOn = .standard) throws(ImgError) -> EncodedImage {
+        var decoding = DecodeOptions()
+        decoding.failOn = failOn
+        return try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(64x64)"),
+                                        encoding: OutputEncoding(format: .png), decoding: decoding)
+    }
+
+    @Test func wholeInputsWithQuirksAreReadEveryTime() throws {
+        for (name, data) in try Self.tolerated() {
+            for _ in 0..<25 {
+                do {
+                    let image = try Self.render(data)
+                    #expect(image.width > 0 && image.damage == nil, "\(name)")
+                } catch {
+                    Issue.record("\(name): \(error.message)")
+                    break
+                }
+            }
+        }
+    }
+
+    @Test func missingPixelDataIsRefusedEveryTimeAndSaysWhere() throws {
+        var rescuedCount = 0
+        for (name, data, wording) in try Self.truncated() {
+            for _ in 0..<25 {
+                do {
+                    _ = try Self.render(data)
+                    Issue.record("\(name) was read")
+                    break
+                } catch {
+                    #expect(error.message.hasPrefix("truncated: ") && error.message.contains(wording), "\(name): \(error.message)")
+                    #expect(!error.message.contains("\n"))
+                }
+            }
+            // Under `none` the same input is decoded as far as it goes, and the result says so (a cut WebP and a
+            // cut interlaced PNG are beyond libwebp and libpng, as they are for vipsthumbnail).
+            if let rescued = try? Self.render(data, failOn: .none) {
+                rescuedCount += 1
+                #expect(rescued.damage?.hasPrefix("truncated: ") == true, "\(name)")
+            }
+        }
+        #expect(rescuedCount >= 6)
+    }
+
+    @Test func checksumsOfCriticalChunksStayErrorsAndAncillaryOnesAreWarnings() throws {
+        let interlaced = try Self.fixture("generated/interlaced.png")
+        let badIDAT = Self.png(interlaced, changing: "IDAT") { $0[$0.count - 1] ^= 0xFF }
+        #expect(throws: ImgError.image("corrupt png data: the IDAT chunk fails its checksum")) { try Self.render(badIDAT) }
+        let badPHYs = Self.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }
+        #expect(try Self.render(badPHYs).notes.contains { $0.contains("pHYs chunk fails its checksum") })
+        #expect(throws: ImgError.self) { try Self.render(badPHYs, failOn: .warning) }
+    }
+
+    @Test func refusedImagesSayWhatIsWrongInOneLine() throws {
+        #expect(throws: ImgError.image("over the pixel limit: 17000x17000 = 289 MP > 100 MP (--max-pixels)")) {
+            try Self.render(Self.fixture("17000x17000.avif"))
+        }
+        let page = Data("<html><body>Sign in to see this picture</body></html>".utf8)
+        #expect(throws: ImgError.image("not an image (text/html, \(page.count) bytes: '<html><body>Sign in …')")) {
+            try Self.render(page)
+        }
+        #expect(RefusalMessage.overPixelLimit(width: 4000, height: 3000, frames: 1, limit: 1_000_000)
+                == "over the pixel limit: 4000x3000 = 12 MP > 1.0 MP (--max-pixels)")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `--fail-on LEVEL`, `IMGFETCH_FAIL_ON` and `cache config fail-on=` (issue #13), end to end.
+@Suite("--fail-on", .serialized)
+struct FailOnTests {
+    let work: TemporaryDirectory
+    var cache: String { work.file("cache") }
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+        try Imgfetch.run(arguments + ["--cache-dir", cache], environment: environment)
+    }
+
+    struct Record: Decodable {
+        var status: String
+        var source: String?
+        var damaged: Bool?
+        var damage: String?
+    }
+
+    func record(_ result: CommandResult) throws -> Record {
+        try JSONDecoder().decode(Record.self, from: result.stdout)
+    }
+
+    @Test func aDamagedResultIsMarkedAndCachedUnderItsOwnKey() throws {
+        let cut = work.file("cut.jpg")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let output = work.file("out.png")
+
+        let refused = try run([cut, "--resize", "64x", "-o", output])
+        #expect(refused.status == 5 && refused.stderr.contains("truncated: pixel data ends at row"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        let rescued = try run([cut, "--resize", "64x", "-o", output, "--fail-on", "none", "--json"])
+        #expect(rescued.status == 0, "\(rescued.stderr)")
+        let made = try record(rescued)
+        #expect(made.damaged == true && made.damage?.hasPrefix("truncated: pixel data ends at row") == true)
+        let verbose = try run([cut, "--resize", "64x", "-o", output, "--fail-on", "none", "-v"])
+        #expect(verbose.stderr.contains("fail-on=none") && verbose.stderr.contains("damaged: truncated"), "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("disk,"), "served from the damaged variant's own entry: \(verbose.stderr)")
+
+        // The damaged result is never served at the default level.
+        try? FileManager.default.removeItem(atPath: output)
+        let again = try run([cut, "--resize", "64x", "-o", output])
+        #expect(again.status == 5)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func aWholeInputSharesItsVariantAcrossLevels() throws {
+        let output = work.file("out.png")
+        let first = try run([Paths.images + "/sample.jpg", "--resize", "64x", "-o", output, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let firstRecord = try record(first)
+        #expect(firstRecord.damaged == nil)
+        for level in ["none", "error", "warning"] {
+            let later = try run([Paths.images + "/sample.jpg", "--resize", "64x", "-o", output, "--json", "--fail-on", level])
+            #expect(try record(later).source == "disk", "--fail-on \(level): \(later.stdoutText)")
+        }
+    }
+
+    @Test func theLevelComesFromOptionEnvironmentOrConfig() throws {
+        let cut = work.file("cut.png")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.png"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let output = work.file("out.png")
+        #expect(try run([cut, "-o", output, "--no-cache"]).status == 5)
+        #expect(try run([cut, "-o", output, "--no-cache"], environment: ["IMGFETCH_FAIL_ON": "none"]).status == 0)
+        #expect(try run(["cache", "config", "fail-on=none"]).status == 0)
+        #expect(try run([cut, "-o", output, "--no-cache"]).status == 0)
+        #expect(try run([cut, "-o", output, "--no-cache", "--fail-on", "truncated"]).status == 5)
+        let shown = try run(["cache", "config"])
+        #expect(shown.stdoutText.contains("fail-on    none (from"), "\(shown.stdoutText)")
+        for bad in [["--fail-on", "sometimes"], ["cache", "config", "fail-on=sometimes"]] {
+            let result = try run(bad[0] == "cache" ? bad : [cut, "-o", output] + bad)
+            #expect(result.status == 2 && result.stderr.contains("none, truncated, error or warning"), "\(result.stderr)")
+        }
+    }
+}
