@@ -80,7 +80,6 @@ extension OptionCatalog {
             decoding, whatever the limit.
             Default: 100000000.
             """#),
-        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "trust the CAs in this PEM bundle",
         OptionDefinition("fail-on", value: "LEVEL", default: "truncated", for: .fetchLike,
                          help: "how damaged an input may be: none, truncated, error or warning",
                          man: #"""
@@ -128,7 +127,7 @@ extension OptionCatalog {
             .BR \-\-max\-bytes )
             refuse at every level.
             """#),
-        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "also trust the CAs in this PEM bundle",
+        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "trust the CAs in this PEM bundle",
                          man: #"""
             Trust the certificate authorities in the PEM bundle
             .I FILE
