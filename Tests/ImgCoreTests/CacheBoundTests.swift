@@ -88,17 +88,21 @@ struct CacheBoundTests {
         let home = try TemporaryDirectory()
         let cache = try DiskCache(directory: home.path)
         var folders: [String] = []
+        // One creation time for all, so every entry's metadata (and so its size) is the same length.
+        let created = Date().timeIntervalSince1970.rounded()
         for index in 0..<10 {
             let body = Data(repeating: UInt8(index), count: 1000)
             let url = "http://h/\(index).png"
             let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
                                               sha256: Digest.sha256(body), format: "png", width: 1, height: 1,
-                                              created: Date().timeIntervalSince1970, ttl: 3600)
+                                              created: created, ttl: 3600)
             try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
                             now: Date(timeIntervalSinceNow: Double(index - 100)))
             folders.append(DiskCache.entryFolder(originalKey: url))
         }
-        let size = CacheScan(directory: home.path).entries[0].size
+        let sizes = Set(CacheScan(directory: home.path).entries.map(\.size))
+        #expect(sizes.count == 1, "entries of equal bodies differ in size: \(sizes)")
+        let size = try #require(sizes.max())
         // The two least recently used are needed: the prune takes the next ones instead.
         let report = CacheMaintenance.prune(directory: home.path, sizeLimit: size * 5, target: size * 5, keeping: Set(folders.prefix(2)))
         #expect(report.entries == 5)
