@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <dirent.h>
 #include <gmodule.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,12 @@ static imgf_vips_table table;
 
 void imgf_vips_prepare_environment(void) {
     setenv("VIPSHOME", IMGF_NO_MODULES_HOME, 1);
+}
+
+void imgf_limit_malloc_arenas(int arenas) {
+    const char *set = getenv("MALLOC_ARENA_MAX");
+    if (set && *set) return;
+    mallopt(M_ARENA_MAX, arenas);
 }
 
 

@@ -88,6 +88,9 @@ int imgf_vips_start(const char *program, char *error, size_t error_size);
  * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:
  * setenv is not safe beside other threads. Without it, vips_init loads every module itself. */
 void imgf_vips_prepare_environment(void);
+/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX), unless MALLOC_ARENA_MAX is set in the
+ * environment (which glibc honours itself). Call while the process has a single thread. */
+void imgf_limit_malloc_arenas(int arenas);
 
 /* Loads libvips' modules (the loaders and savers for HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide).
  * Returns how many loaded. Call once, after imgf_vips_start. */

@@ -30,9 +30,14 @@ public enum VipsRuntime {
         _ = modulesLoaded
     }
 
-    /// Prepares the environment so that libvips can later start on any thread, even in the background.
+    /// Prepares the environment so that libvips can later start on any thread, even in the background, and
+    /// limits glibc's malloc to 2 arenas (unless `MALLOC_ARENA_MAX` is set): with one arena per thread, a batch's
+    /// freed decode buffers stay scattered over many arenas and peak RSS grows with the thread count.
     /// Call first thing in `main`, while the process has a single thread (it sets `VIPSHOME` for this process).
-    public static func prepareProcess() { imgf_vips_prepare_environment() }
+    public static func prepareProcess() {
+        imgf_limit_malloc_arenas(2)
+        imgf_vips_prepare_environment()
+    }
 
     /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
     /// cache I/O; the first image call then waits for it.
