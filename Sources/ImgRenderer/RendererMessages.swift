@@ -69,6 +69,8 @@ struct RenderJob: Sendable, Equatable {
         fields.set("keep-metadata", encoding.keepMetadata)
         fields.set("max-pixels", decoding.maxPixels)
         fields.set("max-frames", decoding.maxFrames)
+        fields.set("max-decode-memory", decoding.maxDecodeMemory)
+        fields.set("max-render-time", decoding.maxRenderTime)
         fields.set("allow-untrusted", decoding.allowUntrustedFormats)
         fields.set("autorotate", decoding.autorotate)
         fields.set("first-frame", decoding.firstFrame)
@@ -102,6 +104,8 @@ struct RenderJob: Sendable, Equatable {
             guard let failOn = FailOn(name: level) else { return nil }
             decoding.failOn = failOn
         }
+        if let memory = fields.value("max-decode-memory", as: Int64.self) { decoding.maxDecodeMemory = memory }
+        if let seconds = fields.value("max-render-time", as: Double.self) { decoding.maxRenderTime = seconds }
         self.init(chain: chain, encoding: encoding, decoding: decoding, isRemote: isRemote)
     }
 }

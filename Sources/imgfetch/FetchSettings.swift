@@ -18,6 +18,8 @@ struct FetchSettings {
     var cacheSettings = CacheSettings()
     /// The warm renderer: used by fetch (batch renders in its own process, where libvips' start is paid once).
     var renderer: RendererSettings
+    /// What `-v` says about the settings before anything is fetched.
+    var notes: [String] = []
 
     /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
@@ -38,11 +40,24 @@ struct FetchSettings {
             network.caBundle = bundle
         }
         network.denyPrivateNetworks = arguments.has("deny-private-networks")
+        network.locationTrusted = arguments.has("location-trusted")
+        if let value = arguments.value("proxy") {
+            // With a proxy, the proxy makes the connection: the address check would see the proxy only.
+            if network.denyPrivateNetworks { throw .usage("--proxy can't be combined with --deny-private-networks") }
+            network.proxy = try Self.proxy(value)
+        } else if network.denyPrivateNetworks {
+            let ignored = Self.proxyVariables.filter { !(environment[$0] ?? "").isEmpty }
+            if !ignored.isEmpty {
+                notes.append("ignoring the proxy in \(ignored.joined(separator: ", ")) (--deny-private-networks connects directly)")
+            }
+        }
         configuration.network = network
 
         var decoding = DecodeOptions()
         if let value = arguments.value("max-pixels") { decoding.maxPixels = Int64(try Self.integer(value, option: "max-pixels", range: 1...Int.max)) }
         if let value = arguments.value("max-frames") { decoding.maxFrames = try Self.integer(value, option: "max-frames", range: 1...1_000_000) }
+        if let value = arguments.value("max-decode-memory") { decoding.maxDecodeMemory = try Self.size(value, option: "max-decode-memory") }
+        if let value = arguments.value("max-render-time") { decoding.maxRenderTime = try Self.seconds(value, option: "max-render-time") }
         decoding.allowUntrustedFormats = arguments.has("allow-untrusted-formats")
         decoding.autorotate = !arguments.has("no-autorotate")
         decoding.firstFrame = arguments.has("first-frame")
@@ -135,6 +150,7 @@ struct FetchSettings {
         do {
             let pipeline = try ImagePipeline(configuration: configuration)
             if !quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
+            if verbose { for note in notes { Reporter.error(note) } }
             return .success(pipeline)
         } catch {
             Reporter.error(error.message)
@@ -182,6 +198,26 @@ struct FetchSettings {
             throw .usage("bad --keep-query=\(names): expected parameter names separated by commas, e.g. --keep-query=img,w")
         }
         return query
+    }
+
+    /// The proxy variables libcurl reads (it reads `http_proxy` in lower case only, as curl).
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
+    /// A `--proxy` value as libcurl takes it: `[scheme://]host[:port]` with scheme http, https, socks4, socks4a,
+    /// socks5 or socks5h (curl's list), or "" for no proxy at all; else a usage error.
+    static func proxy(_ text: String) throws(ImgError) -> String {
+        if text.isEmpty { return text }
+        if text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+            throw .usage("bad --proxy '\(text.escapingControlCharacters)': spaces and control characters are not allowed")
+        }
+        if let separator = text.range(of: "://") {
+            let scheme = text[..<separator.lowerBound].lowercased()
+            guard ["http", "https", "socks4", "socks4a", "socks5", "socks5h"].contains(scheme) else {
+                throw .usage("bad --proxy '\(text)': the scheme must be http, https, socks4, socks4a, socks5 or socks5h")
+            }
+            if text[separator.upperBound...].isEmpty { throw .usage("bad --proxy '\(text)': no host") }
+        }
+        return text
     }
 
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(ImgError) -> Int {

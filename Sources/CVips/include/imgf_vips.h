@@ -24,6 +24,7 @@
     X(vips_copy) \
     X(vips_deviate) \
     X(vips_error_buffer) \
+    X(vips_error_buffer_copy) \
     X(vips_error_clear) \
     X(vips_extract_area) \
     X(vips_extract_band) \
@@ -55,6 +56,7 @@
     X(vips_image_new_from_source) \
     X(vips_image_remove) \
     X(vips_image_set_int) \
+    X(vips_image_set_kill) \
     X(vips_image_write_to_buffer) \
     X(vips_image_write_to_memory) \
     X(vips_init) \
@@ -100,6 +102,12 @@ int imgf_vips_load_modules(void);
 
 static inline const char *imgf_error_buffer(void) { return V->vips_error_buffer(); }
 static inline void imgf_error_clear(void) { V->vips_error_clear(); }
+/* The error buffer's text, taken and cleared in one step under libvips' lock; free with g_free. */
+static inline char *imgf_error_take(void) { return V->vips_error_buffer_copy(); }
+/* Asks libvips to stop computing `image`: its next region fails with "killed for image" (from any thread). */
+static inline void imgf_set_kill(VipsImage *image, int kill) { V->vips_image_set_kill(image, kill); }
+/* Another reference to `image`, for a second owner; released with g_object_unref. */
+static inline VipsImage *imgf_ref(VipsImage *image) { return (VipsImage *)g_object_ref(image); }
 static inline int imgf_width(VipsImage *image) { return V->vips_image_get_width(image); }
 static inline int imgf_height(VipsImage *image) { return V->vips_image_get_height(image); }
 static inline int imgf_bands(VipsImage *image) { return V->vips_image_get_bands(image); }

@@ -71,16 +71,29 @@ public final class BatchListReader {
         }
     }
 
+    /// The longest line read, in bytes: 64 KiB. A longer line is not kept (the list is read in constant memory
+    /// whatever it holds): `nextLine` gives it with `tooLong` and its first 100 characters as the first column.
+    public static let maxLineBytes = 64 << 10
+
     /// The next non-blank, non-comment line as (line number, first column, second column), or nil at the end.
-    public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool)? {
+    public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool, tooLong: Bool)? {
         while true {
             guard let raw = nextRawLine() else { return nil }
+            if let start = tooLongStart {
+                tooLongStart = nil
+                return (lineNumber, start, nil, false, true)
+            }
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-            return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2)
+            return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2, false)
         }
     }
+
+    /// The start of the line just returned by `nextRawLine` when it was over `maxLineBytes` (its rest was skipped).
+    private var tooLongStart: String?
+    /// Skipping the rest of a line over `maxLineBytes`, up to its newline.
+    private var skippingLongLine = false
 
     private func nextRawLine() -> String? {
         while true {
@@ -90,13 +103,36 @@ public final class BatchListReader {
                 return words.popFirst()
             }
             if let newline = buffer[bufferStart...].firstIndex(of: 0x0A) {
+                if skippingLongLine {
+                    skippingLongLine = false
+                    bufferStart = newline + 1
+                    return ""
+                }
+                guard newline - bufferStart <= Self.maxLineBytes else {
+                    startSkipping()
+                    bufferStart = newline + 1
+                    skippingLongLine = false
+                    return ""
+                }
                 let line = text(of: buffer[bufferStart..<newline])
                 bufferStart = newline + 1
                 lineNumber += 1
                 return line
             }
+            if skippingLongLine {
+                buffer.removeAll(keepingCapacity: true)
+                bufferStart = 0
+            } else if buffer.count - bufferStart > Self.maxLineBytes {
+                startSkipping()
+                buffer.removeAll(keepingCapacity: true)
+                bufferStart = 0
+            }
             if atEnd {
                 closeCurrent()
+                if skippingLongLine {
+                    skippingLongLine = false
+                    return ""
+                }
                 if bufferStart < buffer.count {
                     let line = text(of: buffer[bufferStart...])
                     buffer.removeAll(keepingCapacity: true)
@@ -110,6 +146,14 @@ public final class BatchListReader {
             }
             fill()
         }
+    }
+
+    /// Notes that the line at `bufferStart` is over `maxLineBytes`: its first 100 characters are kept for the report,
+    /// the rest is skipped as it is read.
+    private func startSkipping() {
+        lineNumber += 1
+        tooLongStart = String(text(of: buffer[bufferStart..<min(buffer.count, bufferStart + 400)]).prefix(100))
+        skippingLongLine = true
     }
 
     /// A raw line as text; the first of an input loses its byte order mark (EF BB BF), if any.

@@ -94,6 +94,7 @@ public final class BatchRunner: Sendable {
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextLine() {
             let source = Result { () throws(ImgError) -> ImageSource in
+                if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
                 if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }
                 let source = try ImageSource(parsing: line.first)
                 if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }

@@ -89,11 +89,49 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         }
     }
 
+    /// One attempt: the request and the redirects it leads to, followed here rather than by libcurl so that each hop
+    /// is sent what `RedirectPolicy` allows it. `--timeout` bounds the whole chain.
     private func attemptFetch(_ url: URL, validators: Validators?, freshConnection: Bool) -> Result<HTTPResponse, Failure> {
+        let policy = RedirectPolicy(first: url, trusted: options.locationTrusted)
+        let deadline = Date().addingTimeInterval(options.timeout)
+        var hop = url
+        var redirects = 0
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                return .failure(Failure(error: .network("timed out: the redirects took longer than --timeout"), retryable: true))
+            }
+            let (code, transfer, detail) = perform(hop, policy: policy, validators: validators,
+                                                   freshConnection: freshConnection && redirects == 0, timeout: remaining)
+            let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
+            if code != CURLE_OK {
+                return .failure(classify(code, detail: detail, status: status, transfer: transfer))
+            }
+            if RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) {
+                let text = String(cString: target)
+                guard redirects < options.maxRedirects else {
+                    return .failure(Failure(error: .network("too many redirects (--max-redirects \(options.maxRedirects))"),
+                                            retryable: false))
+                }
+                guard let next = URL(string: text), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    return .failure(Failure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))"),
+                                            retryable: false))
+                }
+                redirects += 1
+                hop = next
+                continue
+            }
+            return response(status: status, transfer: transfer, validators: validators)
+        }
+    }
+
+    /// Makes one request (no redirect followed) and returns libcurl's code, the transfer and libcurl's message.
+    private func perform(_ url: URL, policy: RedirectPolicy, validators: Validators?, freshConnection: Bool,
+                         timeout: Double) -> (CURLcode, Transfer, String) {
         let transfer = Transfer(options: options)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
-        var requestHeaders = options.headers
+        var requestHeaders = policy.sendsCredentials(to: url) ? options.headers : []
         if let etag = validators?.etag { requestHeaders.append("If-None-Match: \(etag)") }
         if let lastModified = validators?.lastModified { requestHeaders.append("If-Modified-Since: \(lastModified)") }
         for header in requestHeaders { headerList = imgf_curl_slist_append(headerList, header) }
@@ -102,17 +140,23 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errorPointer in
             imgf_curl_easy_reset(handle)
-            configure(url: url, headerList: headerList, errorBuffer: errorPointer.baseAddress!, context: context)
+            configure(url: policy.requestURL(for: url), headerList: headerList, errorBuffer: errorPointer.baseAddress!,
+                      context: context)
+            _ = imgf_setopt_long(handle, CURLOPT_TIMEOUT_MS, NetworkOptions.curlMilliseconds(timeout))
+            if let (user, password) = policy.extraCredentials(for: url) {
+                _ = imgf_setopt_string(handle, CURLOPT_USERNAME, user)
+                _ = imgf_setopt_string(handle, CURLOPT_PASSWORD, password)
+            }
             _ = imgf_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
             return imgf_curl_easy_perform(handle)
         }
         withExtendedLifetime(transfer) {}
-        let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
         let detail = String(decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (code, transfer, detail)
+    }
 
-        if code != CURLE_OK {
-            return .failure(classify(code, detail: detail, status: status, transfer: transfer))
-        }
+    /// The outcome of a final (not redirected) response with `status`.
+    private func response(status: Int, transfer: Transfer, validators: Validators?) -> Result<HTTPResponse, Failure> {
         let retryAfter = transfer.headers["retry-after"].flatMap(parseRetryAfter)
         switch status {
         case 200..<300, 304 where validators.map({ !$0.isEmpty }) == true:
@@ -141,11 +185,16 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         _ = imgf_setopt_string(handle, CURLOPT_URL, url.absoluteString)
         _ = imgf_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = imgf_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = imgf_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        _ = imgf_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        _ = imgf_setopt_long(handle, CURLOPT_MAXREDIRS, options.maxRedirects)
+        // Redirects are followed by `attemptFetch`, one request at a time.
+        _ = imgf_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        if options.denyPrivateNetworks {
+            // "" is no proxy at all, not even one from the environment: a proxy would connect in our stead, where
+            // the address check can't see.
+            _ = imgf_setopt_string(handle, CURLOPT_PROXY, "")
+        } else if let proxy = options.proxy {
+            _ = imgf_setopt_string(handle, CURLOPT_PROXY, proxy)
+        }
         _ = imgf_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-        _ = imgf_setopt_long(handle, CURLOPT_TIMEOUT_MS, NetworkOptions.curlMilliseconds(options.timeout))
         _ = imgf_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, NetworkOptions.curlMilliseconds(options.connectTimeout))
         _ = imgf_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
         _ = imgf_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
@@ -220,10 +269,6 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return Failure(error: .network(text), retryable: true, refusedConnection: true)
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
             return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text), retryable: true)
-        case CURLE_TOO_MANY_REDIRECTS:
-            return Failure(error: .network("too many redirects (--max-redirects \(options.maxRedirects))"), retryable: false)
-        case CURLE_UNSUPPORTED_PROTOCOL where (300..<400).contains(status):
-            return Failure(error: .network("refusing a redirect to a scheme other than http or https: \(text)"), retryable: false)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
             // Not a redirect: the reply did not start with an HTTP status line (libcurl calls that HTTP/0.9, which it
             // refuses), e.g. bytes an earlier response left on a kept-alive connection. Retried on a new connection.

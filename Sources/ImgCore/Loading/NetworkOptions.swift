@@ -17,11 +17,19 @@ public struct NetworkOptions: Sendable {
     public var initialBackoff: Double = 0.5
     /// Redirects followed, only to http and https; default 5.
     public var maxRedirects = 5
+    /// Send `headers` and the URL's user and password on redirects to another origin (scheme, host or port) too, as
+    /// curl's `--location-trusted`; default false: they go only to the origin of the URL asked for.
+    public var locationTrusted = false
+    /// The proxy every transfer goes through (libcurl's CURLOPT_PROXY: `[scheme://]host[:port]`, "" for none);
+    /// default nil: libcurl's `http_proxy`, `https_proxy`, `ALL_PROXY` and `NO_PROXY` from the environment, as curl.
+    /// With `denyPrivateNetworks` no proxy is used, whatever this or the environment says.
+    public var proxy: String?
     /// The largest body accepted, counted as it arrives (after decompression); default 64 MiB.
     public var maxBytes: Int64 = 64 << 20
     /// An extra CA bundle; certificates are always verified.
     public var caBundle: String?
-    /// Refuse loopback, private, link-local and unique-local addresses on every hop; default false.
+    /// Refuse loopback, private, link-local and unique-local addresses on every hop (`AddressPolicy`), and use no proxy
+    /// (a proxy would make the connection in our stead); default false.
     public var denyPrivateNetworks = false
     /// Called with received and total bytes (total nil when unknown) while the body arrives; default none.
     public var progress: (@Sendable (Int64, Int64?) -> Void)?

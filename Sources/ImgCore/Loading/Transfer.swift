@@ -12,6 +12,8 @@ final class Transfer {
     var blockedAddress: String?
     var headers: [String: String] = [:]
     var lastProgress: Int64 = 0
+    /// The status of the response whose headers came last (0 before any): the body of a redirect is not kept.
+    var status = 0
 
     init(options: NetworkOptions) {
         maxBytes = options.maxBytes
@@ -23,6 +25,7 @@ final class Transfer {
 
     /// Appends body bytes; false (stop the transfer) once they pass `maxBytes` or can't be spooled.
     func receive(_ pointer: UnsafeRawPointer, count: Int) -> Bool {
+        if RedirectPolicy.follows(status: status), headers["location"] != nil { return true }
         if Int64(body.count) + Int64(count) > maxBytes {
             exceededLimit = true
             return false
@@ -38,6 +41,8 @@ final class Transfer {
     func receiveHeader(_ line: String) {
         if line.hasPrefix("HTTP/") {
             headers = [:]
+            let fields = line.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }

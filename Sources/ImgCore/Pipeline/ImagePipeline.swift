@@ -18,6 +18,8 @@ public final class ImagePipeline: Sendable {
     private let renderingSlots: DispatchSemaphore
     /// Inputs met so far, to warn about keys that would collide (`PipelineConfiguration.queryCollisions`).
     private let collisions = QueryCollisionWatch()
+    /// Bounds the decode memory of renderings at once to `--max-decode-memory`, however many threads render.
+    private let decodeBudget = DecodeMemoryBudget()
 
     /// Opens the disk cache when the policy uses it; an unusable cache directory is `ImgError.io`.
     public init(configuration: PipelineConfiguration) throws(ImgError) {
@@ -205,6 +207,7 @@ public final class ImagePipeline: Sendable {
     private func render(_ request: ImageRequest, original: CachedImage, originalKey: String?,
                         variantKey: String?) throws(ImgError) -> CachedImage {
         var context = RenderingContext(cancellation: configuration.network.cancellation)
+        context.decodeBudget = decodeBudget
         if request.decodedTogetherWith.count > 1, let originalKey {
             let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
             context.sharedDecode = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)

@@ -48,6 +48,9 @@ public struct RenderingContext: Sendable {
     /// Cancelled on an interrupt (SIGINT, SIGTERM): a renderer that waits (e.g. on another process) stops waiting
     /// and throws; nil (the default) for none.
     public var cancellation: Cancellation?
+    /// Shared by the renderings of one pipeline, so that together they decode within `--max-decode-memory`; nil
+    /// (the default) for a rendering on its own.
+    public var decodeBudget: DecodeMemoryBudget?
 
     public init(sharedDecode: SharedDecode? = nil, cancellation: Cancellation? = nil) {
         (self.sharedDecode, self.cancellation) = (sharedDecode, cancellation)

@@ -8,6 +8,10 @@ public protocol ImageProcessing: Sendable {
     /// then keeps the thumbnail in memory first. False for steps that read rows in order (most of them).
     var needsRandomAccess: Bool { get }
 
+    /// The size of one frame after the step, from the size before it: known before anything is decoded, so that
+    /// `--max-pixels` bounds what the chain makes too (`OutputGeometry`). Default: the size is kept.
+    func outputSize(width: Int, height: Int) -> (width: Int, height: Int)
+
     /// Applies the step to a decoded image (every frame of an animation).
     func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage
 }

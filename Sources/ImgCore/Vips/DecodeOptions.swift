@@ -4,6 +4,11 @@ public struct DecodeOptions: Sendable, Hashable {
     public var maxPixels: Int64 = 100_000_000
     /// Refuse animations with more frames than this; default 1000.
     public var maxFrames: Int = 1000
+    /// Refuse inputs whose decoding needs more memory than this at once, estimated from the header
+    /// (`DecodeMemory`); renderings of one pipeline together stay within it too; default 256 MiB.
+    public var maxDecodeMemory: Int64 = 256 << 20
+    /// Stop a rendering (decode, process, encode) that takes longer than this many seconds; default 60.
+    public var maxRenderTime: Double = 60
     /// Allow SVG, PDF and other loaders libvips marks untrusted for input from the network; default false.
     public var allowUntrustedFormats = false
     /// Apply the EXIF orientation; default true.

@@ -7,10 +7,21 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
     /// The encoded bytes a lazily loaded image still reads from (`PinnedBytes`, `FileRegion`): libvips does not
     /// copy them.
     private let source: AnyObject?
+    /// The clock of the rendering this image belongs to (`--max-render-time`): images derived from it join it too.
+    let clock: RenderClock?
 
-    init(taking pointer: UnsafeMutablePointer<VipsImage>, source: AnyObject? = nil) {
+    init(taking pointer: UnsafeMutablePointer<VipsImage>, source: AnyObject? = nil, clock: RenderClock? = nil) {
         self.pointer = pointer
         self.source = source
+        self.clock = clock
+        clock?.watch(self)
+    }
+
+    /// The same image as part of the rendering that `clock` times (an image decoded once for several variants
+    /// joins each variant's rendering in turn).
+    func timed(by clock: RenderClock?) -> DecodedImage {
+        guard let clock, clock !== self.clock else { return self }
+        return DecodedImage(taking: imgf_ref(pointer), source: source, clock: clock)
     }
 
     deinit { g_object_unref(pointer) }
@@ -36,7 +47,7 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
         guard operation(pointer, &output) == 0, let output else {
             throw .image("\(what) failed: \(VipsRuntime.takeError())")
         }
-        return DecodedImage(taking: output, source: source)
+        return DecodedImage(taking: output, source: source, clock: clock)
     }
 
     /// Applies `transform` to each frame and stacks the results again; a still image is transformed once.
@@ -54,7 +65,7 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
         guard imgf_arrayjoin_vertical(&pointers, &joined, Int32(count)) == 0, let joined else {
             throw .image("joining frames failed: \(VipsRuntime.takeError())")
         }
-        let stacked = DecodedImage(taking: joined, source: source)
+        let stacked = DecodedImage(taking: joined, source: source, clock: clock)
         let newPage = frames[0].height
         return try stacked.derive("frame metadata") { imgf_copy_page_height($0, $1, Int32(newPage)) }
     }

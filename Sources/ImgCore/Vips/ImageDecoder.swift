@@ -25,6 +25,8 @@ enum ImageDecoder {
         /// What the integrity check found and the `--fail-on` level let through: a warning, or (under `none`)
         /// truncated or corrupt data decoded as far as it goes.
         var damage: DataDamage?
+        /// The memory decoding needs at once, estimated from the header.
+        var decodeMemory = DecodeMemory(bytes: 0, what: nil)
 
         /// Width and height once the orientation is applied (when `autorotate`).
         func orientedSize(autorotate: Bool) -> (width: Int, height: Int) {
@@ -75,12 +77,15 @@ enum ImageDecoder {
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         var opened = input.open(options: allFrames ? "n=-1" : "")
         var pagesDiffer = false
+        var header0Pages = 0
         if opened == nil, allFrames {
             // libvips reads all pages only when they are the same size; a still output gets the first page anyway.
+            // Decided from the pages' sizes, not from libvips' message, which names no image.
             let message = VipsRuntime.takeError()
-            guard pagesDifferInSize(message) else { throw .image("corrupt or unsupported image: \(message)") }
+            guard let pages = pagesDifferingInSize(input) else { throw .image("corrupt or unsupported image: \(message)") }
             pagesDiffer = true
             opened = input.open(options: "")
+            if opened != nil { header0Pages = pages }
         }
         guard let opened else {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
@@ -89,7 +94,7 @@ enum ImageDecoder {
         var header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
                             orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
         header.damage = damage
-        if pagesDiffer { header.pagesInFileWhenTheyDiffer = Int(imgf_get_int(image.pointer, "n-pages", 2)) }
+        if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
         if header.frames > options.maxFrames {
             throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
         }
@@ -98,6 +103,12 @@ enum ImageDecoder {
             throw .image(RefusalMessage.overPixelLimit(width: header.width, height: header.frameHeight, frames: header.frames,
                                                        limit: options.maxPixels))
         }
+        header.decodeMemory = DecodeMemory.estimate(input.reader(), header: header)
+        if header.decodeMemory.bytes > options.maxDecodeMemory {
+            throw .image("a \(header.width)x\(header.frameHeight) \(header.decodeMemory.what ?? "image") needs about "
+                         + "\(DecodeMemory.describe(header.decodeMemory.bytes)) to decode, over --max-decode-memory "
+                         + DecodeMemory.describe(options.maxDecodeMemory))
+        }
         return header
     }
 
@@ -105,8 +116,8 @@ enum ImageDecoder {
     /// applies orientation and converts to 8-bit sRGB. Returns the image and the steps still to apply.
     /// The thumbnail reads the input once, top to bottom (streaming: the input is never held decoded); when a
     /// later step reads out of order (`needsRandomAccess`), the thumbnail is kept in memory for it.
-    static func decode(_ input: VipsInput, header: Header, chain: ProcessingChain, options: DecodeOptions)
-        throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
+    static func decode(_ input: VipsInput, header: Header, chain: ProcessingChain, options: DecodeOptions,
+                       clock: RenderClock? = nil) throws(ImgError) -> (DecodedImage, remaining: ArraySlice<any ImageProcessing>) {
         let optionString = loadOptions(header, options: options)
         var remaining = chain.steps[...]
         var image: DecodedImage
@@ -119,7 +130,7 @@ enum ImageDecoder {
                   let output else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
             }
-            image = DecodedImage(taking: output, source: input.owner)
+            image = DecodedImage(taking: output, source: input.owner, clock: clock)
             remaining = remaining.dropFirst()
             if remaining.contains(where: \.needsRandomAccess) {
                 let upright = try toStandardRGB(image)
@@ -129,7 +140,7 @@ enum ImageDecoder {
             guard let opened = input.open(options: optionString) else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
             }
-            image = DecodedImage(taking: opened, source: input.owner)
+            image = DecodedImage(taking: opened, source: input.owner, clock: clock)
             if options.autorotate { image = try image.derive("autorotate") { imgf_autorot($0, $1) } }
         }
         return (try toStandardRGB(image), remaining)
@@ -144,10 +155,20 @@ enum ImageDecoder {
             ? "\(failOn),n=-1" : failOn
     }
 
-    /// Whether libvips refused to read all pages because they differ in size (TIFF: "page 1 differs from page 0";
-    /// HEIF: "not all pages are the same size").
-    static func pagesDifferInSize(_ message: String) -> Bool {
-        message.contains("differs from page") || message.contains("not all pages are the same size")
+    /// The number of pages when some page differs in size from the first (libvips then refuses to read them all,
+    /// TIFF saying "page 1 differs from page 0", HEIF "not all pages are the same size"); nil when they are all
+    /// alike or can't be read, i.e. when reading them all failed for another reason. Reads headers only.
+    static func pagesDifferingInSize(_ input: VipsInput) -> Int? {
+        guard let first = input.open(options: "") else { return nil }
+        let firstImage = DecodedImage(taking: first)
+        let pages = Int(imgf_get_int(first, "n-pages", 1))
+        guard pages > 1 else { return nil }
+        for page in 1..<pages {
+            guard let opened = input.open(options: "page=\(page)") else { return nil }
+            let image = DecodedImage(taking: opened)
+            if image.width != firstImage.width || image.height != firstImage.height { return pages }
+        }
+        return nil
     }
 
     /// Converts to 8-bit sRGB (or 8-bit grey), through the embedded ICC profile where there is one.

@@ -5,18 +5,52 @@ public enum ImageRenderer {
     /// Renders encoded bytes through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
     /// Bytes in a file region are decoded from the file: never held whole in memory.
     /// With `shared` (several variants of one input), variants that load the input alike load it once; each
-    /// variant's bytes are the same as when it is rendered alone.
+    /// variant's bytes are the same as when it is rendered alone. With `budget`, the decode waits until its
+    /// estimated memory fits beside the renderings running (`--max-decode-memory`). A failure's message is this
+    /// rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped.
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
-                              decoding: DecodeOptions, shared: SharedDecode? = nil) throws(ImgError) -> EncodedImage {
-        var image: DecodedImage
-        var remaining: ArraySlice<any ImageProcessing>
+                              decoding: DecodeOptions, shared: SharedDecode? = nil,
+                              budget: DecodeMemoryBudget? = nil) throws(ImgError) -> EncodedImage {
+        var attempts = 0
+        return try VipsErrorScope.run({ () throws(ImgError) -> EncodedImage in
+            attempts += 1
+            // Run again alone, a variant decodes by itself: the same bytes, as `SharedDecode` guarantees.
+            return try renderOnce(bytes, isRemote: isRemote, chain: chain, encoding: encoding, decoding: decoding,
+                                  shared: attempts == 1 ? shared : nil, budget: budget)
+        }, rerunnable: { !RenderClock.isExpiry($0) })
+    }
+
+    private static func renderOnce(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
+                                   decoding: DecodeOptions, shared: SharedDecode?,
+                                   budget: DecodeMemoryBudget?) throws(ImgError) -> EncodedImage {
         var input = VipsInput(bytes)
         // Every variant checks the header (it reads no pixels), so each fails as it would alone.
         let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
+        try OutputGeometry.check(chain, header: header, options: decoding)
+        let work = { () throws(ImgError) -> EncodedImage in
+            let clock = RenderClock(seconds: decoding.maxRenderTime)
+            defer { clock.end() }
+            do throws(ImgError) {
+                return try decodeProcessEncode(input, header: header, chain: chain, encoding: encoding, decoding: decoding,
+                                               shared: shared, clock: clock)
+            } catch {
+                throw clock.expired ? clock.expiredError : error
+            }
+        }
+        guard let budget else { return try work() }
+        return try budget.admitting(header.decodeMemory.bytes, limit: decoding.maxDecodeMemory, work)
+    }
+
+    private static func decodeProcessEncode(_ input: VipsInput, header: ImageDecoder.Header, chain: ProcessingChain,
+                                            encoding: OutputEncoding, decoding: DecodeOptions, shared: SharedDecode?,
+                                            clock: RenderClock) throws(ImgError) -> EncodedImage {
+        var image: DecodedImage
+        var remaining: ArraySlice<any ImageProcessing>
         if let shared, let decoded = try shared.decode(input, header: header, chain: chain, options: decoding) {
             (image, remaining) = decoded
+            image = image.timed(by: clock)
         } else {
-            (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding)
+            (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding, clock: clock)
         }
         for step in remaining {
             image = try step.process(image)
@@ -38,8 +72,11 @@ public enum ImageRenderer {
         var options = DecodeOptions()
         options.maxPixels = .max
         options.maxFrames = .max
-        var input = VipsInput.buffer(PinnedBytes(data))
-        let header = try ImageDecoder.checkHeader(&input, isRemote: false, options: options)
-        return (header.format, header.width, header.frameHeight, header.frames)
+        options.maxDecodeMemory = .max
+        return try VipsErrorScope.run { () throws(ImgError) -> (format: ImageFormat?, width: Int, height: Int, frames: Int) in
+            var input = VipsInput.buffer(PinnedBytes(data))
+            let header = try ImageDecoder.checkHeader(&input, isRemote: false, options: options)
+            return (header.format, header.width, header.frameHeight, header.frames)
+        }
     }
 }

@@ -8,14 +8,17 @@ public struct VipsRenderer: ImageRendering {
     }
 
     public func inspect(_ original: EncodedBytes, for request: ImageRequest) throws(ImgError) -> ImageHeader? {
-        var input = VipsInput(original)
-        let header = try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
-        return ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
+        try VipsErrorScope.run { () throws(ImgError) -> ImageHeader? in
+            var input = VipsInput(original)
+            let header = try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
+            return ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
+        }
     }
 
     public func render(_ request: ImageRequest, from original: EncodedBytes, context: RenderingContext) throws(ImgError)
         -> EncodedImage {
         try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
-                                 encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode)
+                                 encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode,
+                                 budget: context.decodeBudget)
     }
 }

@@ -62,10 +62,14 @@ public enum VipsRuntime {
         guard started else { throw .internalFailure("libvips failed to start: \(failure.withLock { $0 })") }
     }
 
-    /// The text of libvips' error buffer, cleared afterwards; made one line that says each thing once.
+    /// The text of libvips' error buffer, cleared afterwards (in one step, under libvips' lock); made one line that
+    /// says each thing once. Within `VipsErrorScope.run` it is the rendering's own.
     static func takeError() -> String {
-        let text = String(cString: imgf_error_buffer())
-        imgf_error_clear()
+        var text = ""
+        if let copy = imgf_error_take() {
+            text = String(cString: copy)
+            g_free(copy)
+        }
         return VipsErrorText.oneLine(text)
     }
 }

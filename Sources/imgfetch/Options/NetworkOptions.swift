@@ -12,6 +12,12 @@ extension OptionCatalog {
             .BR !#$%&\(aq*+\-.\(ha_\(ga|\(ti );
             a carriage return, line feed or NUL anywhere is refused (exit 2), since it
             would split one header into several.
+            Headers given with
+            .B \-H
+            (Authorization and Cookie among them), and the user and password of the URL,
+            are sent only to the origin of the URL given (its scheme, host and port): a
+            redirect to another origin is followed without them, unless
+            .BR \-\-location\-trusted .
             """#),
         OptionDefinition("user-agent", value: "STRING", default: "imgfetch/VERSION", for: .fetchLike,
                          help: "the User-Agent header",
@@ -58,7 +64,32 @@ extension OptionCatalog {
             .B http
             or
             .BR https .
+            .B \-\-timeout
+            bounds the request and its redirects together.
             Default: 5.
+            """#),
+        OptionDefinition("location-trusted", for: .fetchLike, help: "send -H headers and credentials on any redirect",
+                         man: #"""
+            Send the
+            .B \-H
+            headers and the URL's user and password on redirects to other origins too
+            (curl's option of that name).
+            By default they go only to the origin of the URL given.
+            """#),
+        OptionDefinition("proxy", value: "[SCHEME://]HOST[:PORT]", for: .fetchLike, help: "make every transfer through this proxy",
+                         man: #"""
+            Make every transfer through this proxy (libcurl's
+            .BR CURLOPT_PROXY ;
+            .I SCHEME
+            is
+            .BR http " (the default), " https ", " socks4 ", " socks4a ", " socks5 " or " socks5h );
+            .B \(dq\(dq
+            uses no proxy at all.
+            Without it the proxy variables of the environment are used as curl uses them
+            (see ENVIRONMENT).
+            Refused with
+            .B \-\-deny\-private\-networks
+            (exit 2).
             """#),
         OptionDefinition("max-bytes", value: "SIZE", default: "64M", for: .fetchLike,
                          help: "refuse a larger body",
@@ -76,6 +107,10 @@ extension OptionCatalog {
             .I N
             pixels, counted over all frames, from its header, before any pixel is
             decoded (exit 5).
+            The size every processing step makes counts too, worked out from the header
+            before anything is made: a
+            .B \-\-resize 30000x30000:fill
+            of a small image is refused at once (exit 5).
             It guards decoding: a result already in the cache is served without
             decoding, whatever the limit.
             Default: 100000000.
@@ -127,6 +162,40 @@ extension OptionCatalog {
             .BR \-\-max\-bytes )
             refuse at every level.
             """#),
+        OptionDefinition("max-decode-memory", value: "SIZE", default: "256M", for: .fetchLike,
+                         help: "refuse an image that needs more to decode",
+                         man: #"""
+            Refuse an image whose decoding needs more than
+            .I SIZE
+            of memory at once, estimated from its header before any pixel is decoded
+            (exit 5, with one line that gives the estimate).
+            Most decodes stream a few hundred rows at a time whatever the image's size
+            (baseline JPEG, PNG, TIFF, SVG, PDF); some hold the whole image however small
+            the output: a progressive JPEG (or one in several scans: every coefficient, 2
+            bytes a sample, 3 MB a megapixel for 4:2:0 colour), an interlaced PNG (its
+            pixels), GIF (4 bytes a pixel), WebP (4), HEIF and AVIF (6) and JPEG XL (8).
+            Renderings at once in one process (a
+            .B batch
+            with
+            .BR \-j )
+            also stay within
+            .I SIZE
+            together: a decode waits until it fits beside those running (one alone is
+            always admitted).
+            Default: 256M.
+            """#),
+        OptionDefinition("max-render-time", value: "SECONDS", default: "60", for: .fetchLike,
+                         help: "stop a rendering that takes longer",
+                         man: #"""
+            Stop a rendering (decoding, processing and encoding one image) that takes
+            longer than
+            .I SECONDS
+            (over 0 and at most 86400): libvips is told to stop and ends at the next part
+            of the image it computes (a filter of an SVG finishes the part it is drawing),
+            and the image fails (exit 5, "rendering stopped after
+            \-\-max\-render\-time").
+            Default: 60.
+            """#),
         OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "trust the CAs in this PEM bundle",
                          man: #"""
             Trust the certificate authorities in the PEM bundle
@@ -146,6 +215,24 @@ extension OptionCatalog {
             unspecified and multicast addresses.
             The check is made on the resolved address before each connection is
             opened, on every redirect hop (exit 3).
+            An IPv6 address that carries an IPv4 address (IPv4-mapped
+            .BR ::ffff:a.b.c.d ,
+            IPv4-compatible
+            .BR ::a.b.c.d ,
+            translated
+            .BR ::ffff:0:a.b.c.d ,
+            NAT64
+            .B 64:ff9b::/96
+            and 6to4
+            .BR 2002::/16 )
+            is judged by the IPv4 address; the local-use NAT64 prefix
+            .B 64:ff9b:1::/48
+            is refused.
+            No proxy is used, neither
+            .B \-\-proxy
+            (refused in combination, exit 2) nor one from the environment (ignored;
+            .B \-v
+            names the variables), since a proxy would connect in imgfetch's stead.
             For services that fetch URLs they did not choose.
             """#),
         OptionDefinition("deny-local", for: .fetchLike, help: "refuse local paths and file:// inputs",

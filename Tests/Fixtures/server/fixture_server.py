@@ -68,6 +68,7 @@ class Stats:
         self.open = 0
         self.max_open = 0
         self.times = {}
+        self.requests = []
 
     def count_request(self, path, handler):
         """Count a request; returns the per-path count including this one."""
@@ -76,6 +77,7 @@ class Stats:
             n = self.paths.get(path, 0) + 1
             self.paths[path] = n
             self.times.setdefault(path, []).append(time.time())
+            self.requests.append({"path": handler.path, "headers": [[k, v] for k, v in handler.headers.items()]})
             if handler._conn_epoch != self.epoch:
                 handler._conn_epoch = self.epoch
                 self.connections += 1
@@ -94,6 +96,10 @@ class Stats:
         with self.lock:
             self.epoch += 1
             self._zero()
+
+    def recorded(self):
+        with self.lock:
+            return list(self.requests)
 
     def snapshot(self):
         with self.lock:
@@ -306,6 +312,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         if path == "/_stats":
             body = json.dumps(self.server.stats.snapshot(), sort_keys=True).encode() + b"\n"
+            self._send(200, body, ctype="application/json")
+            return
+        if path == "/_requests":
+            body = json.dumps(self.server.stats.recorded()).encode() + b"\n"
             self._send(200, body, ctype="application/json")
             return
         if path == "/_reset":

@@ -104,3 +104,24 @@ extension FixtureServer {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+extension FixtureServer {
+    /// One request the server received: its target as sent and its headers.
+    struct RecordedRequest: Decodable {
+        var path: String
+        var headers: [[String]]
+
+        /// The value of header `name` (case-insensitive), or nil.
+        func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }.flatMap { $0.count > 1 ? $0[1] : nil }
+        }
+    }
+
+    /// Every counted request since the server started (or was reset), in order.
+    func recordedRequests() throws -> [RecordedRequest] {
+        var options = NetworkOptions()
+        options.retries = 0
+        let response = try HTTPLoader(options: options).fetch(URL(string: "http://127.0.0.1:\(port)/_requests")!)
+        return try JSONDecoder().decode([RecordedRequest].self, from: response.body)
+    }
+}

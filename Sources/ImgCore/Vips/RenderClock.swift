@@ -1,0 +1,63 @@
+import CVips
+import Foundation
+
+/// Bounds one rendering's time (`--max-render-time`): when it runs out, every image of the rendering is marked
+/// killed (`vips_image_set_kill`), so libvips stops at the next region it computes and the rendering fails with
+/// `expiredError`. The images register themselves as they are made (`DecodedImage` carries its clock).
+final class RenderClock: Sendable {
+    let seconds: Double
+    private let state = Locked<(images: [DecodedImage], expired: Bool, ended: Bool)>(([], false, false))
+
+    /// Starts the clock. (The alarm only holds the small state, emptied when the rendering ends.)
+    init(seconds: Double) {
+        self.seconds = seconds
+        let state = self.state
+        DispatchQueue.global().asyncAfter(deadline: .now() + min(seconds, 86_400)) {
+            state.withLock { state in
+                guard !state.ended else { return }
+                state.expired = true
+                for image in state.images { imgf_set_kill(image.pointer, 1) }
+            }
+        }
+    }
+
+    /// Whether the time ran out.
+    var expired: Bool { state.withLock { $0.expired } }
+
+    /// Takes `image` into the rendering: killed at once when the time has run out already.
+    func watch(_ image: DecodedImage) {
+        state.withLock { state in
+            guard !state.ended else { return }
+            if state.expired { imgf_set_kill(image.pointer, 1) }
+            state.images.append(image)
+        }
+    }
+
+    /// Stops the clock and lets the images go; call when the rendering ends, however it ends.
+    func end() {
+        state.withLock { state in
+            state.ended = true
+            state.images.removeAll()
+        }
+    }
+
+    /// What a rendering that ran out of time fails with (exit 5).
+    var expiredError: ImgError {
+        .image("\(Self.expiryPrefix)\(NumberText.seconds(seconds))")
+    }
+
+    private static let expiryPrefix = "rendering stopped after --max-render-time "
+
+    /// Whether `error` is a rendering that ran out of time: run again, it would only take as long again.
+    static func isExpiry(_ error: ImgError) -> Bool {
+        if case .image(let message) = error { return message.hasPrefix(expiryPrefix) }
+        return false
+    }
+}
+
+/// Seconds as the user wrote them: 60 as "60s", 0.5 as "0.5s".
+enum NumberText {
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && value < 1e15 ? "\(Int(value))s" : "\(value)s"
+    }
+}

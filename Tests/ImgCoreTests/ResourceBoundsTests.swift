@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Memory and time bounds that hold for every input (#19.9): decode memory estimated from the header and
+/// refused past --max-decode-memory, admitted by a budget in a batch; a chain's output counted against
+/// --max-pixels; --max-render-time; a batch list line of at most 64 KiB.
+@Suite("Resource bounds", .serialized)
+struct ResourceBoundsTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    /// Runs imgfetch under a Python parent: exit status, peak RSS in KiB and stderr.
+    func measured(_ arguments: [String]) throws -> (status: Int, peakKiB: Int, stderr: String) {
+        let result = try Imgfetch.run(["-c", """
+            import resource, subprocess, sys
+            r = subprocess.run(sys.argv[1:], stderr=subprocess.PIPE)
+            sys.stderr.write(r.stderr.decode())
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
+            """, Paths.binary] + arguments, program: "/usr/bin/env", prefix: ["python3"])
+        let fields = result.stdoutText.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard fields.count == 2 else { throw TestFailure("no measurement: \(result.stdoutText) \(result.stderr)") }
+        return (fields[1], fields[0], result.stderr)
+    }
+
+    /// A 9999×9999 progressive JPEG of 0.6 MB took 346 MB to thumbnail (libjpeg keeps every coefficient); a
+    /// baseline one streams. The progressive one is refused from its header, in one line, without the memory.
+    @Test func aProgressiveJPEGPastMaxDecodeMemoryIsRefusedFromItsHeader() throws {
+        let progressive = work.file("progressive.jpg"), baseline = work.file("baseline.jpg")
+        try GeneratedImages.writeFlat(width: 9999, height: 9999, suffix: ".jpg[Q=75,interlace]", to: progressive)
+        try GeneratedImages.writeFlat(width: 9999, height: 9999, suffix: ".jpg[Q=75]", to: baseline)
+        #expect(GeneratedImages.size(of: progressive) < 2_000_000)
+
+        for (path, isProgressive) in [(progressive, true), (baseline, false)] {
+            let pinned = PinnedBytes(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let estimate = DecodeMemory.estimate(ByteReader(memory: UnsafeRawBufferPointer(start: pinned.pointer, count: pinned.count)),
+                                                 header: ImageDecoder.Header(loader: "jpeg", format: .jpeg, width: 9999,
+                                                                             frameHeight: 9999, frames: 1))
+            if isProgressive {
+                #expect(estimate.what == "progressive JPEG" && estimate.bytes > 280 << 20, "\(estimate)")
+            } else {
+                #expect(estimate.what == nil && estimate.bytes < 32 << 20, "\(estimate)")
+            }
+        }
+
+        let refused = try measured([progressive, "--resize", "200x200", "--no-cache", "-o", work.file("p.jpg")])
+        #expect(refused.status == 5, "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("progressive JPEG") && refused.stderr.contains("--max-decode-memory 256 MiB"), "\(refused.stderr)")
+        #expect(refused.peakKiB < 150 * 1024, "peak \(refused.peakKiB) KiB")
+        #expect(!FileManager.default.fileExists(atPath: work.file("p.jpg")))
+
+        let streamed = try Imgfetch.run([baseline, "--resize", "200x200", "--no-cache", "-o", work.file("b.jpg")])
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        let allowed = try Imgfetch.run([progressive, "--resize", "200x200", "--max-decode-memory", "400M", "--no-cache",
+                                        "-o", work.file("q.jpg")])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+    }
+
+    @Test func anInterlacedPNGIsCountedWhole() throws {
+        let interlaced = work.file("interlaced.png"), plain = work.file("plain.png")
+        try GeneratedImages.writeFlat(width: 2000, height: 2000, suffix: ".png[interlace]", to: interlaced)
+        try GeneratedImages.writeFlat(width: 2000, height: 2000, suffix: ".png", to: plain)
+        let refused = try Imgfetch.run([interlaced, "--resize", "100x100", "--max-decode-memory", "8M", "--no-cache", "-o", work.file("i.png")])
+        #expect(refused.status == 5 && refused.stderr.contains("interlaced PNG needs about 12 MiB"), "\(refused.stderr)")
+        let streamed = try Imgfetch.run([plain, "--resize", "100x100", "--max-decode-memory", "8M", "--no-cache", "-o", work.file("p.png")])
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+    }
+
+    /// Decodes at once stay within the limit together, however many threads run them; one alone always runs.
+    @Test func theBudgetAdmitsDecodesByTheirMemory() {
+        let budget = DecodeMemoryBudget()
+        let limit: Int64 = 100
+        let peak = Locked<(running: Int64, most: Int64)>((0, 0))
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<20 {
+                let bytes: Int64 = (worker + round) % 3 == 0 ? 60 : 25
+                try? budget.admitting(bytes, limit: limit) { () throws(ImgError) in
+                    peak.withLock { $0.running += bytes; $0.most = max($0.most, $0.running) }
+                    usleep(500)
+                    peak.withLock { $0.running -= bytes }
+                }
+            }
+        }
+        #expect(peak.withLock { $0.most } <= limit)
+        #expect(budget.inUse == 0)
+        // Over the limit alone: admitted when nothing else runs.
+        var ran = false
+        try? budget.admitting(500, limit: limit) { () throws(ImgError) in ran = true }
+        #expect(ran)
+    }
+
+    /// `--resize 30000x30000:fill` on a 128×128 PNG peaked at 2.7 GB: the output's size is known from the header.
+    @Test func aChainsOutputCountsAgainstMaxPixels() throws {
+        let huge = try measured([Paths.images + "/rgba.png", "--resize", "30000x30000:fill", "--no-cache", "-o", work.file("h.png")])
+        #expect(huge.status == 5, "\(huge.stderr)")
+        #expect(huge.stderr.contains("30000x30000") && huge.stderr.contains("--max-pixels 100000000"), "\(huge.stderr)")
+        #expect(huge.peakKiB < 150 * 1024, "peak \(huge.peakKiB) KiB")
+        let turned = try Imgfetch.run([Paths.images + "/rgba.png", "--resize", "2000x100:exact", "--rotate", "90",
+                                       "--max-pixels", "150000", "--no-cache", "-o", work.file("t.png")])
+        #expect(turned.status == 5 && turned.stderr.contains("--max-pixels 150000"), "\(turned.stderr)")
+        let fine = try Imgfetch.run([Paths.images + "/rgba.png", "--resize", "300x300:fill", "--max-pixels", "90000",
+                                     "--no-cache", "-o", work.file("f.png")])
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+
+    /// A small SVG drawn 9000 px wide and blurred runs for minutes; --max-render-time stops libvips (exit 5).
+    @Test func aRenderingPastMaxRenderTimeIsStopped() throws {
+        let svg = work.file("drawing.svg")
+        try ##"<svg xmlns="http://www.w3.org/2000/svg" width="90" height="90"><rect width="90" height="90" fill="#c33"/><circle cx="45" cy="45" r="30" fill="#36c"/></svg>"##
+            .write(toFile: svg, atomically: true, encoding: .utf8)
+        let started = Date()
+        let result = try Imgfetch.run([svg, "--resize", "9000x9000", "--upscale", "--blur", "8", "--max-render-time", "1",
+                                       "--no-cache", "-o", work.file("d.png")])
+        // Only a sanity bound: unbounded, this rendering takes minutes.
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("rendering stopped after --max-render-time 1s"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("d.png")))
+        let bad = try Imgfetch.run([svg, "--max-render-time", "0", "--no-cache", "-o", work.file("e.png")])
+        #expect(bad.status == 2 && bad.stderr.contains("--max-render-time"), "\(bad.stderr)")
+    }
+
+    /// A list line is read up to 64 KiB: a longer one fails alone, by its line number, and the list goes on.
+    @Test func aBatchLineOverTheLimitFailsAloneWithItsNumber() throws {
+        let long = String(repeating: "x", count: 70_000)
+        let list = work.file("list.txt")
+        try ([Paths.images + "/sample.jpg", long, Paths.images + "/rgba.png", "http://127.0.0.1:9/" + long].joined(separator: "\n"))
+            .write(toFile: list, atomically: true, encoding: .utf8)
+        let reader = BatchListReader([.file(list)])
+        var lines: [(Int, Bool)] = []
+        while let line = reader.nextLine() { lines.append((line.line, line.tooLong)) }
+        #expect(lines.map(\.0) == [1, 2, 3, 4] && lines.map(\.1) == [false, true, false, true])
+
+        let result = try Imgfetch.run(["batch", list, "-O", work.file("out"), "--no-cache", "--no-progress"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("line 2 is over 65536 bytes") && result.stderr.contains("line 4 is over 65536 bytes"),
+                "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: work.file("out/sample.jpg")))
+        #expect(FileManager.default.fileExists(atPath: work.file("out/rgba.png")))
+    }
+}
