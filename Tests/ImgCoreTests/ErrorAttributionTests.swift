@@ -35,10 +35,14 @@ struct ErrorAttributionTests {
         return [("12-bit.jpg", Data(jpeg)), ("bad-deflate.png", Data(png)), ("subsampled.tif", tiff)]
     }
 
+    /// Renders under `--fail-on error`: the damaged (not truncated) PNG is then a decoder error, as before the
+    /// default level became `truncated`.
     static func render(_ data: Data) -> Result<Int, ImgError> {
-        Result { () throws(ImgError) -> Int in
+        var decoding = DecodeOptions()
+        decoding.failOn = .error
+        return Result { () throws(ImgError) -> Int in
             try ImageRenderer.render(.memory(data), isRemote: false, chain: try ProcessingChain.parse("resize(64x64,fill)"),
-                                     encoding: OutputEncoding(), decoding: DecodeOptions()).data.count
+                                     encoding: OutputEncoding(), decoding: decoding).data.count
         }
     }
 
