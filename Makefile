@@ -39,8 +39,9 @@ STATIC_SCRATCH := .build/static
 TSAN_SCRATCH := .build/tsan
 TSAN_FILTER ?= Concurrency
 
-# Debian packages needed to build, test and demo (libvips-tools is not needed).
-DEB_PACKAGES := libvips-dev libcurl4-openssl-dev pkg-config python3 openssl groff-base
+# Debian packages needed to build, test and demo (libvips-tools is not needed; libxxhash-dev gives cache entries
+# their XXH3-128 integrity digests, ~30x faster than glib's SHA-256).
+DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev pkg-config python3 openssl groff-base
 # Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
 # page's GNU parallel recipe is run as written.
 TEST_DEB_PACKAGES := slurm-wlm munge parallel

@@ -16,7 +16,9 @@ let package = Package(
         // libcurl's headers (libcurl4-openssl-dev); libcurl itself is opened with dlopen on the first download, so a
         // cache hit or a cache command never loads its ~35 libraries.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "ImgCore", dependencies: ["CVips", "CCurl"]),
+        // xxHash's XXH3-128 (libxxhash-dev) for cache entries' integrity digests: ~30x glib's SHA-256.
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash"]),
         // The warm renderer (opt-in): its socket and process helpers in C (socket file, peer credentials, detached
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),

@@ -94,7 +94,7 @@ struct CacheBoundTests {
             let body = Data(repeating: UInt8(index), count: 1000)
             let url = "http://h/\(index).png"
             let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
-                                              sha256: Digest.sha256(body), format: "png", width: 1, height: 1,
+                                              xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
                                               created: created, ttl: 3600)
             try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
                             now: Date(timeIntervalSinceNow: Double(index - 100)))

@@ -11,7 +11,7 @@ struct CacheMaintenanceTests {
     private func store(_ cache: DiskCache, url: String, bytes: Int = 1000, ttl: Int64? = 3600, now: Date = Date()) throws -> String {
         let body = Data(repeating: 7, count: bytes)
         let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
-                                          sha256: Digest.sha256(body), format: "png", width: 1, height: 1,
+                                          xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
                                           created: now.timeIntervalSince1970, ttl: ttl)
         let path = cache.originalPath(originalKey: url)
         try cache.store(.memory(body), metadata: metadata, at: path, now: now)

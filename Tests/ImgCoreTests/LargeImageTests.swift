@@ -70,7 +70,7 @@ struct LargeImageTests {
         let original = try Data(contentsOf: URL(fileURLWithPath: pngPath))
         let (metadata, body) = try #require(CacheEntryFile.decode(try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(body == original)
-        #expect(metadata.size == original.count && metadata.sha256 == Digest.sha256(original))
+        #expect(metadata.size == original.count && metadata.xxh3 == Digest.integrity(original))
         #expect(metadata.kind == .original && metadata.format == "png" && metadata.width == Self.side)
 
         // Read in place, it comes back as a region of the entry file, checked by streaming.

@@ -124,7 +124,7 @@ struct NamingAndMemoryTests {
     @Test func entryFilesRoundTripAndRejectDamage() {
         let body = Data("hello image".utf8)
         let metadata = CacheEntryMetadata(url: "u", key: "k", variant: nil, kind: .original, size: body.count,
-                                          sha256: Digest.sha256(body), format: "png", width: 1, height: 1, created: 1,
+                                          xxh3: Digest.integrity(body), format: "png", width: 1, height: 1, created: 1,
                                           ttl: 60, etag: "\"e\"", lastModified: nil, contentType: "image/png")
         var file = CacheEntryFile.encode(metadata, body: body)
         #expect(CacheEntryFile.decode(file)?.body == body)
@@ -132,5 +132,17 @@ struct NamingAndMemoryTests {
         #expect(CacheEntryFile.decode(file) == nil)
         #expect(CacheEntryFile.decode(file.prefix(file.count - 3)) == nil)
         #expect(CacheEntryFile.decode(Data("garbage".utf8)) == nil)
+    }
+
+    /// XXH3-128 as xxHash's reference prints it (`xxh128sum`), and the streamed digest equal to the one-shot one.
+    @Test func integrityDigestsAreXXH3Of128Bits() {
+        #expect(Digest.integrity(Data()) == "99aa06d3014798d86001c324468d497f")
+        #expect(Digest.integrity(Data("imgfetch".utf8)) == "578cfb5c0e193b9d311aaff5a95b84ba")
+        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let stream = DigestStream()
+        for start in stride(from: 0, to: bytes.count, by: 70_001) {
+            bytes[start..<min(bytes.count, start + 70_001)].withUnsafeBytes { stream.update($0) }
+        }
+        #expect(stream.finish() == Digest.integrity(bytes))
     }
 }

@@ -11,7 +11,8 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var variant: String?
     public var kind: Kind
     public var size: Int
-    public var sha256: String
+    /// The XXH3-128 of the body (32 hex digits): an integrity check, not a defence against tampering.
+    public var xxh3: String
     public var format: String?
     public var width: Int?
     public var height: Int?
@@ -26,12 +27,12 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var damage: String?
 }
 
-/// The entry format: `IMGFETCH-ENTRY 2\n`, one line of JSON metadata, then the bytes. Format 1 (keys that could
-/// collide, no credentials in keys) is never read: its entries are misses.
+/// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could
+/// collide, no credentials in keys) and 2 (SHA-256 digests) are never read: their entries are misses.
 public enum CacheEntryFile {
-    static let magic = Data("IMGFETCH-ENTRY 2\n".utf8)
-    /// The first line of entries of an earlier format.
-    static let oldMagic = Data("IMGFETCH-ENTRY 1\n".utf8)
+    static let magic = Data("IMGFETCH-ENTRY 3\n".utf8)
+    /// The first lines of entries of earlier formats.
+    static let oldMagics = [Data("IMGFETCH-ENTRY 1\n".utf8), Data("IMGFETCH-ENTRY 2\n".utf8)]
     /// The most a metadata line may take; larger is a damaged entry.
     static let maxMetadataBytes = 64 * 1024
 
@@ -70,14 +71,14 @@ public enum CacheEntryFile {
 
     /// Checks an entry whose body is in a file region (read in windows, never whole) against its metadata.
     static func verify(_ metadata: CacheEntryMetadata, body: FileRegion) -> Bool {
-        body.count == metadata.size && body.sha256() == metadata.sha256
+        body.count == metadata.size && body.integrityDigest() == metadata.xxh3
     }
 
-    /// Parses a whole entry and checks its body against the recorded size and SHA-256.
+    /// Parses a whole entry and checks its body against the recorded size and XXH3-128.
     public static func decode(_ file: Data) -> (CacheEntryMetadata, body: Data)? {
         guard let (metadata, offset) = parseHeader(file) else { return nil }
         let body = file.subdata(in: (file.startIndex + offset)..<file.endIndex)
-        guard body.count == metadata.size, Digest.sha256(body) == metadata.sha256 else { return nil }
+        guard body.count == metadata.size, Digest.integrity(body) == metadata.xxh3 else { return nil }
         return (metadata, body)
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// `cache verify`: reads every entry whole (one at a time, without changing its atime) and checks it against its
-/// recorded size and SHA-256 (`CacheEntryFile.decode`).
+/// recorded size and XXH3-128 (`CacheEntryFile.decode`).
 public enum CacheVerifier {
     /// One entry that failed its check.
     public struct Damage: Sendable, Equatable {
@@ -47,7 +47,7 @@ public enum CacheVerifier {
         guard readInode == inode else { return nil }
         if data.count != size { return "unreadable" }
         guard let (metadata, offset) = CacheEntryFile.parseHeader(data) else {
-            return data.starts(with: CacheEntryFile.oldMagic) ? "old format" : "bad header"
+            return CacheEntryFile.oldMagics.contains(where: { data.starts(with: $0) }) ? "old format" : "bad header"
         }
         guard CacheEntryFile.decode(data) != nil else {
             return data.count - offset != metadata.size ? "size mismatch" : "digest mismatch"

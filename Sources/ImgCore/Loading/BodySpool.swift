@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Where a transfer puts the body as it arrives: in memory up to `EncodedBytes.memoryLimit` (or from the start when
-/// the Content-Length says it will be larger), then in an unnamed temporary file, hashed (SHA-256) as it is written
+/// the Content-Length says it will be larger), then in an unnamed temporary file, hashed (XXH3-128) as it is written
 /// when it will be cached, so that caching it needs no second pass. When the file can't be made or written (a full
 /// cache file system), the body moves on to `$TMPDIR`, else into memory. Written by one libcurl callback thread at a time.
 final class BodySpool {

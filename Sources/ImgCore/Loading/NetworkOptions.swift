@@ -36,7 +36,7 @@ public struct NetworkOptions: Sendable {
     /// Where bodies over `EncodedBytes.memoryLimit` are spooled while they arrive (an unnamed file, gone when the
     /// body is); default nil, `$TMPDIR`. The pipeline points it at the cache's `tmp/` when there is a disk cache.
     public var spoolDirectory: String?
-    /// Whether a spooled body's SHA-256 is computed as it arrives (for the disk cache's entry, sparing a second
+    /// Whether a spooled body's integrity digest (XXH3-128) is computed as it arrives (for the disk cache's entry, sparing a second
     /// pass); default false. The pipeline turns it on when there is a disk cache.
     public var digestSpooledBodies = false
     /// Stops transfers when cancelled; default none.

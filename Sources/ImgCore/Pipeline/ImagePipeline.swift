@@ -258,10 +258,10 @@ extension CachedImage {
 }
 
 extension CacheEntryMetadata {
-    /// `sha256` may be given when it was computed already; by default it is computed here.
-    init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive, sha256: String? = nil) {
+    /// `digest` (XXH3-128) may be given when it was computed already; by default it is computed here.
+    init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive, digest: String? = nil) {
         let seconds: Int64? = if case .seconds(let value) = ttl { value } else { nil }
-        self.init(url: url, key: key, variant: variant, kind: kind, size: body.bytes.count, sha256: sha256 ?? body.bytes.sha256,
+        self.init(url: url, key: key, variant: variant, kind: kind, size: body.bytes.count, xxh3: digest ?? body.bytes.integrityDigest,
                   format: body.format?.rawValue, width: body.width, height: body.height,
                   created: Date().timeIntervalSince1970, ttl: seconds, etag: body.validators?.etag,
                   lastModified: body.validators?.lastModified, contentType: body.contentType)

@@ -125,7 +125,7 @@ final class OriginalSource: Sendable {
         image.noStore = response.noStore
         // The digest the cache entry records is computed beside the rendering (there are two cores), not after it.
         let bytes = image.bytes
-        let digest = disk == nil ? nil : BackgroundValue { bytes.sha256 }
+        let digest = disk == nil ? nil : BackgroundValue { bytes.integrityDigest }
         let rendered: CachedImage
         do {
             rendered = try renderFirst(image)
@@ -146,7 +146,7 @@ final class OriginalSource: Sendable {
         } else if let disk {
             disk.removeVariants(originalKey: key)
             let metadata = CacheEntryMetadata(url: request.storedURL, key: key, variant: nil, kind: .original,
-                                              body: image, ttl: configuration.ttl, sha256: digest?.value)
+                                              body: image, ttl: configuration.ttl, digest: digest?.value)
             do {
                 try disk.store(image.bytes, metadata: metadata, at: disk.originalPath(originalKey: key))
             } catch {

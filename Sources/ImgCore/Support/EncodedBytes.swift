@@ -41,7 +41,16 @@ public enum EncodedBytes: Sendable {
         }
     }
 
-    /// The lower-case hex SHA-256, streamed for a file region; empty when the file can't be read.
+    /// The integrity digest (XXH3-128, hex), streamed for a file region; empty when the file can't be read.
+    public var integrityDigest: String {
+        switch self {
+        case .memory(let data): Digest.integrity(data)
+        case .file(let region): region.integrityDigest() ?? ""
+        }
+    }
+
+    /// The lower-case hex SHA-256 (what `sha256sum` prints), streamed for a file region; empty when the file can't
+    /// be read.
     public var sha256: String {
         switch self {
         case .memory(let data): Digest.sha256(data)

@@ -15,8 +15,8 @@ public final class FileRegion: Sendable {
     public let offset: Int64
     /// How many bytes there are.
     public let count: Int
-    /// The lower-case hex SHA-256 of the bytes when already known (computed while spooling, or checked on reading
-    /// a cache entry); nil means `sha256()` computes it.
+    /// The integrity digest (XXH3-128, hex) of the bytes when already known (computed while spooling, or checked
+    /// on reading a cache entry); nil means `integrityDigest()` computes it.
     public let knownDigest: String?
 
     /// The window used to stream the bytes: 1 MiB.
@@ -86,10 +86,17 @@ public final class FileRegion: Sendable {
         return got == count ? data : nil
     }
 
-    /// The lower-case hex SHA-256 of the bytes, streamed; nil when the file can't be read whole.
-    func sha256() -> String? {
+    /// The integrity digest (XXH3-128, hex) of the bytes, streamed; nil when the file can't be read whole.
+    func integrityDigest() -> String? {
         if let knownDigest { return knownDigest }
-        let digest = DigestStream()
+        return streamedDigest(.integrity)
+    }
+
+    /// The lower-case hex SHA-256 of the bytes, streamed; nil when the file can't be read whole.
+    func sha256() -> String? { streamedDigest(.sha256) }
+
+    private func streamedDigest(_ algorithm: DigestStream.Algorithm) -> String? {
+        let digest = DigestStream(algorithm)
         guard forEachWindow({ digest.update($0) }) else { return nil }
         return digest.finish()
     }
