@@ -101,14 +101,16 @@ public final class DiskCache: Sendable {
                                                    accessed: now.timeIntervalSince1970,
                                                    expires: EntryIO.expiry(now: now, ttl: metadata.ttl))
         let folder = (path as NSString).deletingLastPathComponent
+        // The folder is made only when the rename finds it missing (a variant goes beside its original, whose
+        // folder exists): no mkdir per entry. A concurrent prune may remove the empty folder between mkdir and
+        // rename: make it again.
         for attempt in 0..<3 {
-            _ = try? CacheDirectory.makePath(folder)
             if rename(temporary, path) == 0 {
                 bound.withLock { $0 }?.added(Int64(file.count + (region?.count ?? 0)))
                 return
             }
-            // A concurrent prune may remove the empty folder between mkdir and rename: make it again.
             if errno != ENOENT || attempt == 2 { break }
+            _ = try? CacheDirectory.makePath(folder)
         }
         let reason = String(cString: strerror(errno))
         unlink(temporary)
