@@ -40,13 +40,14 @@ TSAN_SCRATCH := .build/tsan
 TSAN_FILTER ?= Concurrency
 
 # Debian packages needed to build, test and demo (libvips-tools is not needed; libxxhash-dev gives cache entries
-# their XXH3-128 integrity digests, ~30x faster than glib's SHA-256).
-DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev pkg-config python3 openssl groff-base
+# their XXH3-128 integrity digests, ~30x faster than glib's SHA-256). python3-venv: the tests' venv of reference
+# decoders (pyref below; Debian's python3 has no ensurepip without it).
+DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev pkg-config python3 python3-venv openssl groff-base
 # Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
 # page's GNU parallel recipe is run as written.
 TEST_DEB_PACKAGES := slurm-wlm munge parallel
 
-.PHONY: all build debug deps test-deps install-packages test test-unit test-tsan demo install man man-check bench fuzz clean check-swift
+.PHONY: all build debug deps test-deps install-packages test test-unit test-tsan pyref demo install man man-check bench fuzz clean check-swift
 
 all: build
 
@@ -96,9 +97,23 @@ debug: deps check-swift
 test: test-unit
 	@$(MAKE) --no-print-directory test-tsan
 
-test-unit: debug test-deps
+test-unit: debug test-deps pyref
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) test --skip-build
+	@if $(PYREF)/bin/python -c 'import blurhash, thumbhash' 2>/dev/null; then \
+	  echo "IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build"; \
+	  IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build; \
+	else $(SWIFT) test --skip-build; fi
+
+# The reference BlurHash and ThumbHash decoders from PyPI (packages blurhash, thumbhash) in a venv of the tests'
+# own: FactsReferenceTests decode what imgfetch printed with them (IMGFETCH_PYREF_PYTHON). Made once; when it
+# can't be made (no network), those tests are disabled and say why.
+PYREF := .build/pyref
+pyref:
+	@if ! $(PYREF)/bin/python -c 'import blurhash, thumbhash' 2>/dev/null; then \
+	  echo "pyref: making $(PYREF) (python3 -m venv; pip install blurhash thumbhash)"; \
+	  mkdir -p .build; { python3 -m venv $(PYREF) && $(PYREF)/bin/pip install -q blurhash thumbhash; } >.build/pyref.log 2>&1 \
+	    || echo "pyref: could not make $(PYREF) (.build/pyref.log): the reference-decoder tests are disabled"; \
+	fi
 
 # The in-process concurrency tests under ThreadSanitizer, in their own scratch path. When no test matches
 # $(TSAN_FILTER) this says so and succeeds (swift test --filter with no match only warns, but we don't rely on it).

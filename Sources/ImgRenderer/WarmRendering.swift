@@ -2,7 +2,7 @@ import ImgCore
 
 /// ImgCore's `ImageRendering` for the opt-in warm renderer, which the CLI plugs into the pipeline only with
 /// `--renderer auto`: hands renderings of in-memory inputs to a running renderer (`RendererClient`), and renders
-/// everything else (no renderer listening, an input in a file, variants decoded together) with `fallback`. So does
+/// everything else (no renderer listening, an input in a file, variants decoded together, `--facts`) with `fallback`. So does
 /// it when the renderer can't be used (another user's, gone, stopped, squatted, broken, a reply that is not the
 /// image it says): at most `RendererClient.patience` seconds later, with a note for `-v` that says why.
 public struct WarmRendering: ImageRendering {
@@ -27,7 +27,7 @@ public struct WarmRendering: ImageRendering {
     public func render(_ request: ImageRequest, from original: EncodedBytes, context: RenderingContext) throws(ImgError)
         -> EncodedImage {
         var why: String?
-        if context.sharedDecode == nil, case .memory(let input) = original, let connection = client.connect() {
+        if context.sharedDecode == nil, request.facts == nil, case .memory(let input) = original, let connection = client.connect() {
             switch try connection.render(input, job: RenderJob(request), cancellation: context.cancellation) {
             case .rendered(let image): return image
             case .unusable(let reason): why = "the warm renderer (pid \(connection.serverProcess)) \(reason): rendered in this process"

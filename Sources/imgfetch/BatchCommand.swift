@@ -132,6 +132,15 @@ enum BatchCommand {
         options.failFast = arguments.has("fail-fast")
         options.denyLocal = settings.denyLocal
         options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
+        let distance = arguments.value("duplicate-distance")
+        options.skipDuplicates = arguments.has("skip-duplicates")
+        if settings.template.facts != nil {
+            options.duplicateDistance = try distance.map { text throws(ImgError) in
+                try FetchSettings.integer(text, option: "duplicate-distance", range: 0...64)
+            } ?? 6
+        } else if let given = distance != nil ? "duplicate-distance" : options.skipDuplicates ? "skip-duplicates" : nil {
+            throw .usage("--\(given) needs --facts (duplicates are found by their phash)")
+        }
         return options
     }
 }
@@ -206,10 +215,17 @@ final class BatchPrinter: Sendable {
         let label = output.variant.map { "\(input) (\($0))" } ?? input
         switch output.result {
         case .success(let response):
+            let duplicateOf = output.duplicateOf.map { URLCredentials.maskingPassword(in: $0) }
             reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds)
+            if let duplicateOf {
+                reporter.info("  duplicate of \(duplicateOf)\(output.skippedAsDuplicate ? ": not written (--skip-duplicates)" : "")")
+            }
             if reporter.json {
-                emit(Reporter.Record.ok(input: input, output: output.path, response: response,
-                                        milliseconds: output.milliseconds, url: input, variant: output.variant))
+                var record = Reporter.Record.ok(input: input, output: output.path, response: response,
+                                                milliseconds: output.milliseconds, url: input, variant: output.variant)
+                record.duplicateOf = duplicateOf
+                if output.skippedAsDuplicate { record.skipped = "duplicate" }
+                emit(record)
             }
         case .failure(let error):
             // A host given up has one message, not one per line.

@@ -104,6 +104,7 @@ struct FetchSettings {
         let changes = ["format", "quality", "lossless", "background", "keep-metadata", "first-frame", "max-frames"]
         template.keepsSourceBytes = template.chain.isEmpty && !changes.contains(where: arguments.has)
         template.cacheKey = arguments.value("cache-key")
+        template.facts = try Self.facts(from: arguments)
 
         var policy = CachePolicy()
         policy.forceRefresh = arguments.has("force-refresh")
@@ -181,6 +182,21 @@ struct FetchSettings {
             }
         }
         return chain
+    }
+
+    /// `--facts` with `--blurhash X,Y`; `--blurhash` alone is a usage error (it would do nothing).
+    static func facts(from arguments: ScannedArguments) throws(ImgError) -> FactsRequest? {
+        let components = arguments.value("blurhash")
+        guard arguments.has("facts") else {
+            if components != nil { throw .usage("--blurhash needs --facts") }
+            return nil
+        }
+        guard let components else { return FactsRequest() }
+        let parts = components.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let x = parts[0], let y = parts[1], (1...9).contains(x), (1...9).contains(y) else {
+            throw .usage("bad --blurhash '\(components)': expected X,Y with each from 1 to 9, such as 4,3")
+        }
+        return FactsRequest(blurhashX: x, blurhashY: y)
     }
 
     /// `scheme://...`: what `-O` must not be given.

@@ -24,14 +24,25 @@ struct Reporter: Sendable {
         var damaged: Bool?
         var damage: String?
         var error: ErrorRecord?
+        /// `--facts`.
+        var blurhash: String?
+        var thumbhash: String?
+        var dominantColor: String?
+        var phash: String?
+        /// `batch --facts`: the earlier line this one's phash is near, and `duplicate` when it was not written.
+        var duplicateOf: String?
+        var skipped: String?
 
         /// The record of a success; `url` and `variant` are a batch's.
         static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,
                        variant: String? = nil) -> Record {
-            Record(input: input, output: output, status: "ok", source: response.source.rawValue, bytes: response.data.bytes.count,
-                   width: response.data.width, height: response.data.height, format: response.data.format?.rawValue,
-                   ms: milliseconds, url: url, variant: variant, damaged: response.data.damage.map { _ in true },
-                   damage: response.data.damage)
+            let facts = response.data.facts
+            return Record(input: input, output: output, status: "ok", source: response.source.rawValue,
+                          bytes: response.data.bytes.count, width: response.data.width, height: response.data.height,
+                          format: response.data.format?.rawValue, ms: milliseconds, url: url, variant: variant,
+                          damaged: response.data.damage.map { _ in true }, damage: response.data.damage,
+                          blurhash: facts?.blurhash, thumbhash: facts?.thumbhash, dominantColor: facts?.dominantColor,
+                          phash: facts?.phash)
         }
 
         /// The record of a failure; `url` and `variant` are a batch's.
@@ -83,6 +94,9 @@ struct Reporter: Sendable {
         if let key = response.originalKey { info("  original key: \(key)") }
         if let key = response.variantKey { info("  variant key:  \(key)") }
         if let damage = response.data.damage { info("  damaged: \(damage) (decoded as far as it goes: --fail-on none)") }
+        if let facts = response.data.facts {
+            info("  facts: blurhash \(facts.blurhash), thumbhash \(facts.thumbhash), dominant colour \(facts.dominantColor), phash \(facts.phash)")
+        }
         for note in response.notes { info("  note: \(note)") }
         info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
     }

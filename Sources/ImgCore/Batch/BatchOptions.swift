@@ -49,6 +49,11 @@ public struct BatchOptions: Sendable {
     /// Items read ahead of the oldest unfinished one (queued, in work, or finished and waiting for their name):
     /// bounds memory and temporary files whatever the list's length; default 1024.
     public var window = 1024
+    /// Mark an output whose `phash` (`--facts`) is within this many bits of an earlier line's output of the same
+    /// variant as a duplicate of it (`BatchOutput.duplicateOf`); nil (the default) marks none.
+    public var duplicateDistance: Int?
+    /// Write no file for an output marked as a duplicate; default false.
+    public var skipDuplicates = false
 
     public init() {}
 

@@ -11,6 +11,11 @@ public struct BatchOutput: Sendable {
     public var milliseconds: Int
     /// The finished bytes in a temporary file, waiting for their name.
     var staged: StagedOutput?
+    /// The input of the earlier line whose output this one's `phash` is within `BatchOptions.duplicateDistance`
+    /// of (the first such line); nil when none is, or without it.
+    public var duplicateOf: String?
+    /// Marked as a duplicate with `BatchOptions.skipDuplicates`: no file was written for it.
+    public var skippedAsDuplicate = false
 }
 
 /// One item, reported once all its outputs are done and named, strictly in input order.

@@ -15,6 +15,9 @@ public final class BatchRunner: Sendable {
         var progress = BatchProgress()
         var written = 0
         var listFailure: ImgError?
+        /// Per variant, the perceptual hashes of the outputs retired so far with their lines' inputs (`--facts`
+        /// duplicates).
+        var seenHashes: [Int: [(hash: UInt64, input: String)]] = [:]
     }
 
     private let pipeline: ImagePipeline
@@ -266,11 +269,16 @@ public final class BatchRunner: Sendable {
     /// Names and commits the item's staged outputs and counts it.
     private func retire(_ report: BatchItemReport, order: inout Order) -> BatchItemReport {
         var report = report
+        if let distance = options.duplicateDistance { markDuplicates(&report, within: distance, order: &order) }
         if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
             for index in report.outputs.indices {
                 guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result
                 else { continue }
                 report.outputs[index].staged = nil
+                if report.outputs[index].skippedAsDuplicate {
+                    staged.discard()
+                    continue
+                }
                 let format = response.data.format ?? ImageFormat.sniff(response.data.bytes.prefix(64))
                 do throws(ImgError) {
                     let name = try report.item.outputNames[index].name(ext: format?.fileExtension ?? "bin")
@@ -297,5 +305,20 @@ public final class BatchRunner: Sendable {
             if report.failed, !report.failedTransiently { order.progress.failedPermanently += 1 }
         }
         return report
+    }
+
+    /// Marks each output whose phash is within `distance` bits of an earlier line's output of the same variant
+    /// (in input order: the first such line), and remembers the others' hashes for the lines after.
+    private func markDuplicates(_ report: inout BatchItemReport, within distance: Int, order: inout Order) {
+        for index in report.outputs.indices {
+            guard case .success(let response) = report.outputs[index].result,
+                  let hex = response.data.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }
+            if let earlier = order.seenHashes[index, default: []].first(where: { PerceptualHash.distance($0.hash, hash) <= distance }) {
+                report.outputs[index].duplicateOf = earlier.input
+                report.outputs[index].skippedAsDuplicate = options.skipDuplicates
+            } else {
+                order.seenHashes[index, default: []].append((hash, report.item.input))
+            }
+        }
     }
 }

@@ -25,6 +25,8 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var contentType: String?
     /// A variant made under `--fail-on none` from a damaged input: what was wrong with it; absent otherwise.
     public var damage: String?
+    /// A variant's facts (`--facts`), when it was rendered with them; nil (absent) otherwise.
+    public var facts: ImageFacts?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could

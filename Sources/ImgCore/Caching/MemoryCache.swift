@@ -84,6 +84,8 @@ public struct CachedImage: Sendable {
     /// For a variant made under `--fail-on none` from a damaged input: the damage (`truncated: pixel data ends
     /// at row 208 of 442`); nil otherwise. Such a variant is cached under its own key (`ImageRequest.damagedVariantIdentifier`).
     public var damage: String?
+    /// The facts of a variant rendered with `ImageRequest.facts` (stored in its disk entry too); nil for none.
+    public var facts: ImageFacts?
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {

@@ -122,7 +122,7 @@ public final class ImagePipeline: Sendable {
         for case let variantKey? in candidates where originalKey != nil && !policy.forceRefresh && expiredVariant == nil {
             guard let originalKey else { break }
             response.variantKey = variantKey
-            if policy.usesMemory, let hit = memory.value(forKey: variantKey) {
+            if policy.usesMemory, let hit = memory.value(forKey: variantKey), request.answers(hit.facts) {
                 response.data = hit
                 response.source = .memory
                 return response
@@ -130,15 +130,16 @@ public final class ImagePipeline: Sendable {
             if let disk {
                 let path = disk.variantPath(originalKey: originalKey, variantKey: variantKey)
                 switch disk.lookup(at: path, key: variantKey) {
-                case .fresh(let metadata, let body):
+                case .fresh(let metadata, let body) where request.answers(metadata.facts):
                     disk.touch(path, ttl: metadata.ttl)
                     response.data = CachedImage(entry: metadata, body: body)
                     response.source = .disk
                     if keepsVariantInMemory(diskWillServe: true) { memory.store(response.data, forKey: variantKey) }
                     return response
-                case .expired(let metadata, let body):
+                case .expired(let metadata, let body) where request.answers(metadata.facts):
                     expiredVariant = (path, variantKey, metadata, body)
-                case .missing:
+                case .fresh, .expired, .missing:
+                    // A variant without the facts asked for is rendered again from its original.
                     break
                 }
             }
@@ -223,10 +224,19 @@ public final class ImagePipeline: Sendable {
             image.notes = encoded.notes
             image.sourceSize = encoded.sourceSize
             image.damage = encoded.damage
+            image.facts = encoded.facts
             return image
         }
         guard let variantKey else { return try work() }
-        return try renderings.run(key: variantKey, work).value
+        return try renderings.run(key: variantKey + (request.facts.map { "#facts\($0.identifier)" } ?? ""), work).value
+    }
+}
+
+extension ImageRequest {
+    /// Whether a cached variant with `facts` serves this request: always without `facts`; with it, when the
+    /// stored facts have the BlurHash components asked for.
+    func answers(_ facts: ImageFacts?) -> Bool {
+        self.facts.map { $0.isAnswered(by: facts) } ?? true
     }
 }
 
@@ -254,6 +264,7 @@ extension CachedImage {
                   height: entry.height, validators: Validators(etag: entry.etag, lastModified: entry.lastModified),
                   contentType: entry.contentType)
         damage = entry.damage
+        facts = entry.facts
     }
 }
 
@@ -265,5 +276,6 @@ extension CacheEntryMetadata {
                   format: body.format?.rawValue, width: body.width, height: body.height,
                   created: Date().timeIntervalSince1970, ttl: seconds, etag: body.validators?.etag,
                   lastModified: body.validators?.lastModified, contentType: body.contentType)
+        facts = body.facts
     }
 }

@@ -17,6 +17,9 @@ public struct ImageRequest: Sendable {
     /// With more than one, variants that load a still input alike share one load (`SharedDecode`), with the bytes
     /// each gets alone; default none. It doesn't enter the keys.
     public var decodedTogetherWith: [ProcessingChain] = []
+    /// Compute the facts of the variant (`--facts`) and keep them with it in the cache; default nil (none). It
+    /// doesn't enter the keys: a cached variant whose stored facts don't answer it is rendered again.
+    public var facts: FactsRequest?
 
     public init(source: ImageSource) {
         self.source = source

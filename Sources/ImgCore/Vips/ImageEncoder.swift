@@ -15,6 +15,8 @@ public struct EncodedImage: Sendable {
     /// Why the input was damaged (truncated or corrupt data decoded as far as it goes under `--fail-on none`);
     /// nil for a whole input.
     public var damage: String?
+    /// The facts of the processed image (`ImageRequest.facts`), computed before encoding; nil when not asked for.
+    public var facts: ImageFacts?
 
     /// No notes and no source size by default.
     public init(data: Data, format: ImageFormat, width: Int, height: Int, frames: Int, notes: [String] = []) {

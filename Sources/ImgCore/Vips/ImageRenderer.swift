@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 
 /// Decodes once, applies the chain in order, and encodes: the only way the pipeline touches libvips.
@@ -7,22 +8,24 @@ public enum ImageRenderer {
     /// With `shared` (several variants of one input), variants that load the input alike load it once; each
     /// variant's bytes are the same as when it is rendered alone. With `budget`, the decode waits until its
     /// estimated memory fits beside the renderings running (`--max-decode-memory`). A failure's message is this
-    /// rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped.
+    /// rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With `facts`, the
+    /// result carries the facts of the processed image, from a small shrink of it made just before encoding (no
+    /// second decode).
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil,
-                              budget: DecodeMemoryBudget? = nil) throws(ImgError) -> EncodedImage {
+                              budget: DecodeMemoryBudget? = nil, facts: FactsRequest? = nil) throws(ImgError) -> EncodedImage {
         var attempts = 0
         return try VipsErrorScope.run({ () throws(ImgError) -> EncodedImage in
             attempts += 1
             // Run again alone, a variant decodes by itself: the same bytes, as `SharedDecode` guarantees.
             return try renderOnce(bytes, isRemote: isRemote, chain: chain, encoding: encoding, decoding: decoding,
-                                  shared: attempts == 1 ? shared : nil, budget: budget)
+                                  shared: attempts == 1 ? shared : nil, budget: budget, facts: facts)
         }, rerunnable: { !RenderClock.isExpiry($0) })
     }
 
     private static func renderOnce(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                                    decoding: DecodeOptions, shared: SharedDecode?,
-                                   budget: DecodeMemoryBudget?) throws(ImgError) -> EncodedImage {
+                                   budget: DecodeMemoryBudget?, facts: FactsRequest?) throws(ImgError) -> EncodedImage {
         var input = VipsInput(bytes)
         // Every variant checks the header (it reads no pixels), so each fails as it would alone.
         let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
@@ -32,7 +35,7 @@ public enum ImageRenderer {
             defer { clock.end() }
             do throws(ImgError) {
                 return try decodeProcessEncode(input, header: header, chain: chain, encoding: encoding, decoding: decoding,
-                                               shared: shared, clock: clock)
+                                               shared: shared, clock: clock, facts: facts)
             } catch {
                 throw clock.expired ? clock.expiredError : error
             }
@@ -43,7 +46,7 @@ public enum ImageRenderer {
 
     private static func decodeProcessEncode(_ input: VipsInput, header: ImageDecoder.Header, chain: ProcessingChain,
                                             encoding: OutputEncoding, decoding: DecodeOptions, shared: SharedDecode?,
-                                            clock: RenderClock) throws(ImgError) -> EncodedImage {
+                                            clock: RenderClock, facts: FactsRequest?) throws(ImgError) -> EncodedImage {
         var image: DecodedImage
         var remaining: ArraySlice<any ImageProcessing>
         if let shared, let decoded = try shared.decode(input, header: header, chain: chain, options: decoding) {
@@ -55,7 +58,15 @@ public enum ImageRenderer {
         for step in remaining {
             image = try step.process(image)
         }
+        var imageFacts: ImageFacts?
+        if let facts {
+            // The input is read once, in order: the processed image is kept in memory for both the sample and the
+            // encoder (it is usually a thumbnail by now).
+            image = try image.derive("facts: processed image in memory") { imgf_copy_memory($0, $1) }
+            imageFacts = ImageFacts(pixels: try image.factPixels(), blurhashComponents: (facts.blurhashX, facts.blurhashY))
+        }
         var encoded = try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
+        encoded.facts = imageFacts
         encoded.sourceSize = (header.width, header.frameHeight)
         if let damage = header.damage {
             // Let through by --fail-on: a warning is a note; truncated or corrupt data (under `none`) marks the result.

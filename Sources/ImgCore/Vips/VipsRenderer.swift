@@ -19,6 +19,6 @@ public struct VipsRenderer: ImageRendering {
         -> EncodedImage {
         try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
                                  encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode,
-                                 budget: context.decodeBudget)
+                                 budget: context.decodeBudget, facts: request.facts)
     }
 }

@@ -3,8 +3,8 @@ import ImgCore
 /// Every option of every command, grouped by topic; the groups are declared in `Options/*Options.swift`.
 enum OptionCatalog {
     /// The topics in the order `--help` and the man page show them.
-    static let groups: [OptionGroup] = [general, output, processing, encoding, network, reporting, cache, renderer,
-                                        batch, cacheCommands]
+    static let groups: [OptionGroup] = [general, output, processing, encoding, network, reporting, facts, cache,
+                                        renderer, batch, cacheCommands]
 
     static let all: [OptionDefinition] = groups.flatMap(\.options)
 

@@ -1,0 +1,75 @@
+extension OptionCatalog {
+    static let facts = OptionGroup(title: "Facts", options: [
+        OptionDefinition("facts", for: [.fetch, .batch], help: "add placeholders, colour and phash to the report",
+                         man: #"""
+            Add the facts of each output image to its
+            .B \-\-json
+            record and its
+            .B \-v
+            lines:
+            .B blurhash
+            (BlurHash, 4\(mu3 components unless
+            .BR \-\-blurhash ),
+            .B thumbhash
+            (ThumbHash, base64),
+            .B dominantColor
+            .RI ( #rrggbb ,
+            the centre of the largest colour cluster, not the mean) and
+            .B phash
+            (64-bit DCT perceptual hash, 16 hex digits).
+            They are computed from the processed image just before it is encoded (a
+            shrink of it to at most 100 pixels a side, the first frame of an
+            animation): no second download or decode.
+            They are stored with the variant in the cache, so a hit reports them
+            too; a cached variant stored without them (or with other
+            .B \-\-blurhash
+            components) is rendered again from its original (from the cache when it is
+            there).
+            Default: off.
+            """#),
+        OptionDefinition("blurhash", value: "X,Y", default: "4,3", for: [.fetch, .batch],
+                         help: "BlurHash components across and down (1-9)",
+                         man: #"""
+            BlurHash components across and down, each from 1 to 9, for
+            .BR \-\-facts ,
+            which it needs.
+            Default: 4,3.
+            """#),
+        OptionDefinition("duplicate-distance", value: "D", default: "6", for: [.batch],
+                         help: "phash bits within which a line is a duplicate",
+                         man: #"""
+            With
+            .BR \-\-facts ,
+            which it needs: an output whose
+            .B phash
+            differs in at most
+            .I D
+            of its 64 bits (0 to 64) from that of an earlier line's output of the
+            same variant is a near-duplicate of it, and its
+            .B \-\-json
+            record gets
+            .B duplicateOf
+            (that line's URL; the first such line, in list order, among those not
+            themselves duplicates) and its
+            .B \-v
+            lines say so.
+            Default: 6 (one photograph at 500 and at 700 pixels is within 6 bits; two
+            different photographs are usually 16 or more apart).
+            """#),
+        OptionDefinition("skip-duplicates", for: [.batch], help: "write no file for a near-duplicate",
+                         man: #"""
+            With
+            .BR \-\-facts ,
+            which it needs: write no output file for a near-duplicate (see
+            .BR \-\-duplicate\-distance );
+            its
+            .B \-\-json
+            record has no
+            .B output
+            and says
+            .BR "\(dqskipped\(dq: \(dqduplicate\(dq" .
+            It still counts as done, and its original and variant are cached.
+            Default: off.
+            """#),
+    ])
+}
