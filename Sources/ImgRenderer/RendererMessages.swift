@@ -205,7 +205,24 @@ extension ImgError {
         case "usage": .usage(failure.message)
         case "image": .image(failure.message)
         case "io": .io(failure.message)
+        case "limit": (try? JSONDecoder().decode(LimitFailure.self, from: Data(failure.message.utf8)))
+            .map { .overLimit($0.limit, contentType: $0.contentType) } ?? .internalFailure(failure.message)
         default: .internalFailure(failure.message)
         }
     }
+
+    /// A failure as the renderer sends it: its kind and message; a limit (kind `limit`) with its cause as JSON.
+    var rendererFailure: (kind: String, message: String) {
+        if case .overLimit(let limit, let contentType) = self,
+           let json = try? JSONEncoder().encode(LimitFailure(limit: limit, contentType: contentType)) {
+            return ("limit", String(decoding: json, as: UTF8.self))
+        }
+        return (kind, message)
+    }
+}
+
+/// `ImgError.overLimit` on the wire.
+private struct LimitFailure: Codable {
+    var limit: ExceededLimit
+    var contentType: String?
 }

@@ -187,7 +187,7 @@ public final class RendererServer: Sendable {
             reply.damage = image.damage
             return (reply, image.data)
         } catch {
-            reply.failure = (error.kind, error.message)
+            reply.failure = error.rendererFailure
             return (reply, Data())
         }
     }

@@ -42,7 +42,7 @@ enum BatchCommand {
             records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose)
             options.previous = records.previous
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
         settings.configuration.network.progress = nil
@@ -53,6 +53,8 @@ enum BatchCommand {
             settings.configuration.policy.memoryOnly = true
         }
         settings.configuration.network.cancellation = cancellation
+        // Memory keeps an original only until the last line read ahead that uses it.
+        settings.configuration.memoryPolicy = BatchMemoryPolicy()
         let pipeline: ImagePipeline
         switch settings.openPipeline() {
         case .success(let opened): pipeline = opened
@@ -74,12 +76,12 @@ enum BatchCommand {
         watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
-        if let failure = summary.listFailure { Reporter.error(failure.message) }
+        if let failure = summary.listFailure { Reporter.error(failure.commandLineMessage) }
         printer.finish(summary)
         let status = exitStatus(summary, outputFailure: printer.outputFailure)
         records.finish(summary, exit: status, shard: options.shard)
         if let failure = printer.outputFailure ?? records.writer?.writeFailure {
-            Reporter.error(failure.message)
+            Reporter.error(failure.commandLineMessage)
             return failure.exitCode
         }
         return status

@@ -11,7 +11,7 @@ enum CacheCommand {
         do throws(ImgError) {
             return try execute(arguments, words: words, environment: environment)
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
     }

@@ -11,7 +11,7 @@ enum CommandDispatcher {
         do {
             scanned = try ArgumentScanner.scan(arguments)
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
         var words = scanned.positionals
@@ -38,7 +38,7 @@ enum CommandDispatcher {
                 try OptionCatalog.checkApplicable(scanned, to: command)
             }
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
         if arguments.isEmpty {
@@ -77,7 +77,7 @@ enum CommandDispatcher {
             try Reporter.printLine(script, terminator: "")
             return 0
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
     }

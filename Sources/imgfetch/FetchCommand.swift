@@ -23,7 +23,7 @@ enum FetchCommand {
             }
             folder = try checkOutputs(settings, inputCount: inputs.count)
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
@@ -79,7 +79,7 @@ enum FetchCommand {
                 do throws(ImgError) {
                     try reporter.emit(record)
                 } catch {
-                    Reporter.error(error.message)
+                    Reporter.error(error.commandLineMessage)
                     return error.exitCode
                 }
             }

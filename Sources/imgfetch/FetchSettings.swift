@@ -154,7 +154,7 @@ struct FetchSettings {
             if verbose { for note in notes { Reporter.error(note) } }
             return .success(pipeline)
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return .failure(error)
         }
     }

@@ -57,7 +57,7 @@ enum RendererCommand {
             }
             return 0
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
     }

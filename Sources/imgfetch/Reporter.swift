@@ -48,7 +48,7 @@ struct Reporter: Sendable {
         /// The record of a failure; `url` and `variant` are a batch's.
         static func failed(input: String, error: ImgError, milliseconds: Int, url: String? = nil, variant: String? = nil) -> Record {
             Record(input: input, output: nil, status: "error", ms: milliseconds, url: url, variant: variant,
-                   error: ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message))
+                   error: ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.commandLineMessage))
         }
     }
 
@@ -103,7 +103,7 @@ struct Reporter: Sendable {
 
     /// One failure on stderr: `imgfetch: INPUT: MESSAGE [KIND, exit N]`.
     func failure(input: String, error: ImgError) {
-        Reporter.error("\(input): \(error.message) [\(error.kind), exit \(error.exitCode)]")
+        Reporter.error("\(input): \(error.commandLineMessage) [\(error.kind), exit \(error.exitCode)]")
     }
 
     /// Writes one `--json` record on stdout.

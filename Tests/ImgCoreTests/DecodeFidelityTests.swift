@@ -121,14 +121,16 @@ struct DecodeFidelityTests {
     }
 
     @Test func refusedImagesSayWhatIsWrongInOneLine() throws {
-        #expect(throws: ImgError.image("over the pixel limit: 17000x17000 = 289 MP > 100 MP (--max-pixels)")) {
+        #expect(throws: ImgError.overLimit(.pixels(width: 17000, height: 17000, frames: 1, pixels: 289_000_000, limit: 100_000_000))) {
             try Self.render(Self.fixture("17000x17000.avif"))
         }
         let page = Data("<html><body>Sign in to see this picture</body></html>".utf8)
         #expect(throws: ImgError.image("not an image (text/html, \(page.count) bytes: '<html><body>Sign in …')")) {
             try Self.render(page)
         }
-        #expect(RefusalMessage.overPixelLimit(width: 4000, height: 3000, frames: 1, limit: 1_000_000)
-                == "over the pixel limit: 4000x3000 = 12 MP > 1.0 MP (--max-pixels)")
+        #expect(ExceededLimit.pixels(width: 4000, height: 3000, frames: 1, pixels: 12_000_000, limit: 1_000_000).message
+                == "over the pixel limit: 4000x3000 = 12 MP > 1.0 MP")
+        #expect(ExceededLimit.pixels(width: 17000, height: 17000, frames: 1, pixels: 289_000_000, limit: 100_000_000).message
+                == "over the pixel limit: 17000x17000 = 289 MP > 100 MP")
     }
 }

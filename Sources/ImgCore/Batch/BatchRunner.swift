@@ -34,6 +34,8 @@ public final class BatchRunner: Sendable {
     private let originalsOnly: Bool
     /// `-O DIR`, opened once (names resolved relative to it), or why it could not be.
     private let outputFolder: Result<OutputFolder, ImgError>?
+    /// The pipeline's memory policy, when it is a batch's: told of every line's uses of its original.
+    private let announcements: BatchMemoryPolicy?
 
     /// `template` carries the shared processing, encoding and decoding options (its source is replaced per item).
     /// `cancellation` should be the one in the pipeline's network options, so that `stop(signal:)` aborts transfers.
@@ -50,11 +52,19 @@ public final class BatchRunner: Sendable {
             Result { () throws(ImgError) in try OutputFolder(opening: directory) }
         }
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
-        pipeline.keepOnlyWhatIsAnnounced()
+        let announcements = pipeline.configuration.memoryPolicy as? BatchMemoryPolicy
+        self.announcements = announcements
+        // The disk cache is kept within its size limit as the batch writes, sparing the originals of pending uses.
+        pipeline.keepCacheWithinLimit { announcements?.pendingKeys() ?? [] }
     }
 
     /// Outputs per item: one per variant, or one.
     private var outputsPerItem: Int { max(1, options.variants.count) }
+
+    /// Ends an item's announced uses of its original; after the last, the original leaves memory.
+    private func finishUses(ofOriginal key: String) {
+        if announcements?.finish(key, count: outputsPerItem) == true { pipeline.forgetOriginal(key) }
+    }
 
     /// Runs the batch to its end (or until stopped) and returns the summary. Blocks the calling thread.
     public func run(_ inputs: [BatchInput]) -> BatchSummary {
@@ -122,9 +132,9 @@ public final class BatchRunner: Sendable {
                 item.carried = record
                 item.originalKey = nil
             }
-            if let key = item.originalKey { pipeline.expectUses(ofOriginal: key, count: outputsPerItem) }
+            if let key = item.originalKey { announcements?.expect(key, count: outputsPerItem) }
             guard queue.push(item) else {
-                if let key = item.originalKey { pipeline.finishUses(ofOriginal: key, count: outputsPerItem) }
+                if let key = item.originalKey { finishUses(ofOriginal: key) }
                 break
             }
             sequence += 1
@@ -189,7 +199,7 @@ public final class BatchRunner: Sendable {
             } else {
                 report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
             }
-            if let key = item.originalKey { pipeline.finishUses(ofOriginal: key, count: outputsPerItem) }
+            if let key = item.originalKey { finishUses(ofOriginal: key) }
             finish(report)
         }
     }
@@ -237,6 +247,7 @@ public final class BatchRunner: Sendable {
             output.result = .failure(error)
             switch error {
             case .network, .http, .notCached: sharedFailure = error
+            case .overLimit(let limit, _) where limit.isTransferLimit: sharedFailure = error
             default: break
             }
         }

@@ -2,13 +2,6 @@ import Foundation
 
 /// The one-line messages for refused inputs, in the user's terms.
 enum RefusalMessage {
-    /// `over the pixel limit: 17000x17000 = 289 MP > 100 MP (--max-pixels)`.
-    static func overPixelLimit(width: Int, height: Int, frames: Int, limit: Int64) -> String {
-        let pixels = Int64(width) * Int64(height) * Int64(max(frames, 1))
-        let size = "\(width)x\(height)" + (frames > 1 ? "x\(frames) frames" : "")
-        return "over the pixel limit: \(size) = \(megapixels(pixels)) > \(megapixels(limit)) (--max-pixels)"
-    }
-
     /// Whole megapixels from 10 MP, one decimal from 1 MP, else a pixel count.
     static func megapixels(_ pixels: Int64) -> String {
         if pixels >= 10_000_000 { return "\((pixels + 500_000) / 1_000_000) MP" }

@@ -110,8 +110,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             if RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) {
                 let text = String(cString: target)
                 guard redirects < options.maxRedirects else {
-                    return .failure(Failure(error: .network("too many redirects (--max-redirects \(options.maxRedirects))"),
-                                            retryable: false))
+                    return .failure(Failure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false))
                 }
                 guard let next = URL(string: text), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                     return .failure(Failure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))"),
@@ -254,7 +253,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return Failure(error: .io(failure), retryable: false)
         }
         if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
-            return Failure(error: .network("body is over --max-bytes \(ByteSize.format(Int64(options.maxBytes)))"), retryable: false)
+            return Failure(error: .overLimit(.bodyBytes(limit: Int64(options.maxBytes))), retryable: false)
         }
         if let address = transfer.blockedAddress {
             return Failure(error: .network("refusing to connect to private address \(address) (--deny-private-networks)"),

@@ -45,6 +45,17 @@ public struct PipelineConfiguration: Sendable {
     /// Hears the warning when two inputs of this pipeline differ only in the query their key drops
     /// (`QueryCollisionWatch`), once per key, as soon as the second one's key is computed; nil (the default): no watch.
     public var queryCollisions: (@Sendable (String) -> Void)?
+    /// What loads originals from URLs; nil (the default) for `HTTPDataLoader` (libcurl) with `network` and
+    /// `connectionsPerHost`, spooling large bodies into the entry store's `spoolDirectory`.
+    public var dataLoader: (any DataLoading)?
+    /// Where entries are kept across runs when the policy uses the disk; nil (the default) for a `DiskCache` in
+    /// `cacheDirectory`.
+    public var entryStore: (any EntryStoring)?
+    /// The memory cache; nil (the default) for a `MemoryCache` of `memoryLimit` bytes.
+    public var memoryCache: (any ImageCaching)?
+    /// Which originals and variants memory keeps; default `KeepEverything` (a plain LRU). A batch gives
+    /// `BatchMemoryPolicy`.
+    public var memoryPolicy: any MemoryPolicy = KeepEverything()
 
     public init() {}
 }

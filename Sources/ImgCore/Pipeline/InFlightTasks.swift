@@ -6,9 +6,15 @@ final class InFlightTasks<Value: Sendable>: Sendable {
     private final class Slot: Sendable {
         let finished = DispatchGroup()
         let result = Locked<Result<Value, ImgError>?>(nil)
+        let waiters = Locked(0)
     }
 
     private let slots = Locked<[String: Slot]>([:])
+
+    /// How many callers wait for the work in flight under `key` (for tests: that requests really shared it).
+    func waiters(forKey key: String) -> Int {
+        slots.withLock { $0[key] }?.waiters.withLock { $0 } ?? 0
+    }
 
     /// Returns the value and whether this caller did the work.
     func run(key: String, _ work: () throws(ImgError) -> Value) throws(ImgError) -> (value: Value, isOwner: Bool) {
@@ -27,6 +33,7 @@ final class InFlightTasks<Value: Sendable>: Sendable {
             slot.finished.leave()
             return (try result.get(), true)
         }
+        slot.waiters.withLock { $0 += 1 }
         slot.finished.wait()
         return (try slot.result.withLock { $0! }.get(), false)
     }

@@ -19,6 +19,10 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     case damaged(String)
     /// An unexpected internal failure (exit 1).
     case internalFailure(String)
+    /// An input went over a limit the caller set: exit 3 for a transfer's limits (like `.network`), 5 for an
+    /// image's (like `.image`). `contentType` is what the server called a body that went over an image's limit,
+    /// when that was not an image type; nil (the default) otherwise. The CLI front names the option that set it.
+    case overLimit(ExceededLimit, contentType: String? = nil)
 
     /// The process exit code documented in the man page for this class of failure.
     public var exitCode: Int32 {
@@ -31,6 +35,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io, .cacheUnavailable: 7
         case .damaged: 8
         case .internalFailure: 1
+        case .overLimit(let limit, _): limit.isTransferLimit ? 3 : 5
         }
     }
 
@@ -45,6 +50,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io, .cacheUnavailable: "io"
         case .damaged: "damaged"
         case .internalFailure: "internal"
+        case .overLimit(let limit, _): limit.isTransferLimit ? "network" : "image"
         }
     }
 
@@ -56,6 +62,8 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
             text
         case .http(_, let text):
             text
+        case .overLimit(let limit, let contentType):
+            contentType.map { "\(limit.message) (Content-Type \($0))" } ?? limit.message
         }
     }
 
@@ -74,6 +82,6 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The beginnings of the network messages (HTTPLoader's) that a retry cannot change.
-    static let permanentNetworkPrefixes = ["body is over --max-bytes", "refusing to connect to private address",
-                                           "too many redirects", "refusing a redirect", "TLS:"]
+    /// (A body over `--max-bytes` and too many redirects are `.overLimit`, never transient.)
+    static let permanentNetworkPrefixes = ["refusing to connect to private address", "refusing a redirect", "TLS:"]
 }

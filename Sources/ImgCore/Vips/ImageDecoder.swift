@@ -72,7 +72,8 @@ enum ImageDecoder {
         if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()),
            Int64(size.width) * Int64(size.height) > options.maxPixels {
             // libheif refuses sizes over its own limit with "Security limit exceeded": say which limit of ours it is.
-            throw .image(RefusalMessage.overPixelLimit(width: size.width, height: size.height, frames: 1, limit: options.maxPixels))
+            throw .overLimit(.pixels(width: size.width, height: size.height, frames: 1,
+                                     pixels: Int64(size.width) * Int64(size.height), limit: options.maxPixels))
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         var opened = input.open(options: allFrames ? "n=-1" : "")
@@ -96,12 +97,12 @@ enum ImageDecoder {
         header.damage = damage
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
         if header.frames > options.maxFrames {
-            throw .image("\(header.frames) frames is over --max-frames \(options.maxFrames)")
+            throw .overLimit(.frames(count: header.frames, limit: options.maxFrames))
         }
         let pixels = Int64(header.width) * Int64(header.frameHeight) * Int64(header.frames)
         if pixels > options.maxPixels {
-            throw .image(RefusalMessage.overPixelLimit(width: header.width, height: header.frameHeight, frames: header.frames,
-                                                       limit: options.maxPixels))
+            throw .overLimit(.pixels(width: header.width, height: header.frameHeight, frames: header.frames, pixels: pixels,
+                                     limit: options.maxPixels))
         }
         header.decodeMemory = DecodeMemory.estimate(input.reader(), header: header)
         if header.decodeMemory.bytes > options.maxDecodeMemory {

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An entry of the disk cache, named by its keys.
+public enum EntryName: Hashable, Sendable {
+    case original(key: String)
+    case variant(originalKey: String, variantKey: String)
+
+    /// The original key the entry belongs to.
+    public var originalKey: String {
+        switch self {
+        case .original(let key), .variant(let key, _): key
+        }
+    }
+}
+
+/// What reading an entry found.
+public typealias EntryLookup = DiskCache.Lookup
+
+/// A cross-process lock held until `release()` (or until its holder dies).
+public protocol EntryLock: AnyObject, Sendable {
+    /// Lets the next waiter in; calling it again does nothing.
+    func release()
+}
+
+/// Where a pipeline keeps entries across runs and processes: `DiskCache` is the default
+/// (`PipelineConfiguration.entryStore`). Thread-safe, and safe against other processes using the same store.
+public protocol EntryStoring: Sendable {
+    /// Reads and checks an entry; a damaged one is removed and `.missing`. With `inPlace`, a large body may stay
+    /// in its file (`EncodedBytes.file`).
+    func lookup(_ entry: EntryName, inPlace: Bool) -> EntryLookup
+    /// Records an access: last access now, expiry extended by `ttl` seconds (nil: never expires).
+    func touch(_ entry: EntryName, ttl: Int64?)
+    /// Writes an entry whole, replacing an older one: a reader sees the old entry or the new one.
+    func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, as entry: EntryName) throws(ImgError)
+    /// Removes one entry, if present.
+    func remove(_ entry: EntryName)
+    /// Removes every variant of an original (after the original changed).
+    func removeVariants(ofOriginal key: String)
+    /// Removes an original and all its variants.
+    func removeEverything(ofOriginal key: String)
+    /// Waits up to `timeout` seconds for the download lock of the original under `key`, shared with other
+    /// processes; nil when it couldn't be had in time (the caller then goes on without it).
+    func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)?
+    /// A directory on the store's file system for large downloads in progress; nil for none.
+    var spoolDirectory: String? { get }
+}
+
+extension DiskCache: EntryStoring {
+    func path(of entry: EntryName) -> String {
+        switch entry {
+        case .original(let key): originalPath(originalKey: key)
+        case .variant(let originalKey, let variantKey): variantPath(originalKey: originalKey, variantKey: variantKey)
+        }
+    }
+
+    public func lookup(_ entry: EntryName, inPlace: Bool) -> EntryLookup {
+        let key = switch entry {
+        case .original(let key): key
+        case .variant(_, let variantKey): variantKey
+        }
+        return lookup(at: path(of: entry), key: key, inPlace: inPlace)
+    }
+
+    public func touch(_ entry: EntryName, ttl: Int64?) {
+        touch(path(of: entry), ttl: ttl)
+    }
+
+    public func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, as entry: EntryName) throws(ImgError) {
+        try store(body, metadata: metadata, at: path(of: entry))
+    }
+
+    /// Removes the entry's file, and its folder when that is left empty (a writer racing with this makes it again).
+    public func remove(_ entry: EntryName) {
+        unlink(path(of: entry))
+        rmdir(entryFolder(originalKey: entry.originalKey))
+    }
+
+    public func removeVariants(ofOriginal key: String) {
+        removeVariants(originalKey: key)
+    }
+
+    public func removeEverything(ofOriginal key: String) {
+        removeAll(originalKey: key)
+    }
+
+    public func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)? {
+        KeyLock.acquire(directory: directory, key: key, timeout: timeout).map(DiskDownloadLock.init)
+    }
+
+    /// `tmp/` in the cache directory: a spooled body becomes an entry by rename.
+    public var spoolDirectory: String? { directory + "/tmp" }
+}
+
+/// A `KeyLock` released on demand.
+final class DiskDownloadLock: EntryLock {
+    private let held: Locked<KeyLock?>
+
+    init(_ lock: KeyLock) { held = Locked(lock) }
+
+    func release() { held.withLock { $0 = nil } }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Gets an original's bytes from a URL: `HTTPDataLoader` (libcurl) is the default
+/// (`PipelineConfiguration.dataLoader`). Called from many threads at once; the pipeline calls it at most once per
+/// original key in flight.
+public protocol DataLoading: Sendable {
+    /// Gets ready for a load that will probably follow (libcurl's library is opened). Default: nothing.
+    func prepare()
+    /// Loads `url`; with `validators`, a conditional request, answered by a 304 (`HTTPResponse.notModified`) when
+    /// the cached copy is still valid. Throws `ImgError.network` or `.http` for a failed transfer.
+    func load(_ url: URL, validators: Validators?) throws(ImgError) -> HTTPResponse
+}
+
+extension DataLoading {
+    public func prepare() {}
+}
+
+/// Loads with libcurl: at most `connectionsPerHost` transfers at once per host, each on an idle handle of that host
+/// when there is one, so that its kept-alive connections serve the next URL.
+public final class HTTPDataLoader: DataLoading {
+    private let options: NetworkOptions
+    private let hosts: HostLimiter
+    /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
+    private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
+
+    /// `connectionsPerHost`: nil (the default) for no limit; `politeness`: requests per second per host and when to
+    /// give a host up (default none of either), shared by every thread through one `HostGate` per host.
+    public init(options: NetworkOptions, connectionsPerHost: Int? = nil, politeness: HostPoliteness = HostPoliteness()) {
+        self.options = options
+        hosts = HostLimiter(limit: connectionsPerHost, politeness: politeness)
+    }
+
+    /// Opens libcurl (once per process).
+    public func prepare() {
+        _ = HTTPLoader.openLibrary()
+    }
+
+    public func load(_ url: URL, validators: Validators?) throws(ImgError) -> HTTPResponse {
+        let host = HostLimiter.hostKey(url)
+        return try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
+            try withLoader(host: host) { loader throws(ImgError) in try loader.fetch(url, validators: validators, gate: hosts.gate(for: host)) }
+        }
+    }
+
+    /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.
+    private func withLoader<T>(host: String, _ body: (HTTPLoader) throws(ImgError) -> T) throws(ImgError) -> T {
+        let idle = idleLoaders.withLock { $0[host]?.popLast() }
+        let loader = if let idle { idle } else { try HTTPLoader(options: options) }
+        defer { idleLoaders.withLock { $0[host, default: []].append(loader) } }
+        return try body(loader)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Stage 1, *fetch original* (DESIGN.md steps 3–4), coalesced by original key: memory, then the entry store, then
+/// one download per key (in this process through `InFlightTasks`, across processes through the store's download
+/// lock), revalidating an expired entry that has validators. A fresh download is checked by its header
+/// (`ImageRendering.inspect`) and published (memory, entry store) before the lock is released; no variant is
+/// rendered under the lock. Calls nothing of the pipeline.
+final class OriginalFetcher: Sendable {
+    /// An original and where it came from.
+    struct Fetched: Sendable {
+        var image: CachedImage
+        var source: ResponseSource
+        var warnings: [String] = []
+    }
+
+    private let configuration: PipelineConfiguration
+    private let memory: any ImageCaching
+    private let store: (any EntryStoring)?
+    private let loader: any DataLoading
+    let downloads = InFlightTasks<Fetched>()
+    /// Where large bodies of standard input are spooled.
+    private let spoolDirectory: String?
+
+    init(configuration: PipelineConfiguration, memory: any ImageCaching, store: (any EntryStoring)?,
+         loader: any DataLoading, spoolDirectory: String?) {
+        (self.configuration, self.memory, self.store, self.loader) = (configuration, memory, store, loader)
+        self.spoolDirectory = spoolDirectory
+    }
+
+    /// The original key, or nil for standard input (never cached): `--cache-key`, else `CacheKey.original(for:)`
+    /// with the credentials of the request's headers.
+    func originalKey(for request: ImageRequest) throws(ImgError) -> String? {
+        if let key = request.cacheKey { return key }
+        return try CacheKey.original(for: request.source, query: request.query, headers: configuration.network.headers)
+    }
+
+    /// Gets ready to fetch `request`'s original (libcurl opens while the caches are read).
+    func prepare(for request: ImageRequest) {
+        if request.source.isRemote { loader.prepare() }
+    }
+
+    /// Fetches the original of `request`, whose original key is `key`.
+    func fetch(_ request: ImageRequest, key: String?) throws(ImgError) -> Fetched {
+        switch request.source {
+        case .standardInput:
+            let bytes = try BodySpool.read(STDIN_FILENO, directory: spoolDirectory)
+            return Fetched(image: CachedImage(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
+        case .file(let path):
+            guard let region = FileRegion.open(wholeFile: path) else { throw .io(LocalFileError.reason(path)) }
+            // A large file is decoded where it lies, never read whole.
+            if region.count > EncodedBytes.memoryLimit {
+                return Fetched(image: CachedImage(bytes: .file(region), format: ImageFormat.sniff(region.prefix(64))), source: .local)
+            }
+            guard let data = region.readAll() else { throw .io("cannot read \(path)") }
+            return Fetched(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
+        case .remote(let url):
+            return try fetchRemote(url, key: key ?? url.absoluteString, request: request)
+        }
+    }
+
+    /// Takes back a freshly downloaded original that turned out unusable (its variant couldn't be made), so that
+    /// nothing is cached for a request that fails: it leaves memory and the entry store.
+    func withdraw(originalKey key: String) {
+        memory.remove(forKey: CacheKey.inMemory(original: key))
+        store?.remove(.original(key: key))
+    }
+
+    /// A failure to decode a body whose `Content-Type` is not an image's says what the server called it (but a
+    /// body no loader knows already says what it looks like: `not an image (text/html, …)`).
+    static func explain(_ error: ImgError, contentType: String?) -> ImgError {
+        guard let type = contentType, !type.lowercased().hasPrefix("image/") else { return error }
+        switch error {
+        case .image(let message) where !message.hasPrefix("not an image ("): return .image("\(message) (Content-Type \(type))")
+        case .overLimit(let limit, nil) where !limit.isTransferLimit: return .overLimit(limit, contentType: type)
+        default: return error
+        }
+    }
+
+    private func fetchRemote(_ url: URL, key: String, request: ImageRequest) throws(ImgError) -> Fetched {
+        let policy = configuration.policy
+        if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: CacheKey.inMemory(original: key)) {
+            return Fetched(image: hit, source: .memory)
+        }
+        if !policy.forceRefresh, let fresh = freshFromStore(key) { return fresh }
+        if policy.onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
+
+        return try downloads.run(key: key) { () throws(ImgError) -> Fetched in
+            let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds)
+            defer { lock?.release() }
+            // Another process may have downloaded it while we waited for the lock.
+            if lock != nil, !policy.forceRefresh, let fresh = freshFromStore(key) { return fresh }
+            return try download(url, key: key, request: request)
+        }.value
+    }
+
+    private func freshFromStore(_ key: String) -> Fetched? {
+        guard let store, case .fresh(let metadata, let body) = store.lookup(.original(key: key), inPlace: true) else {
+            return nil
+        }
+        store.touch(.original(key: key), ttl: metadata.ttl)
+        let image = CachedImage(entry: metadata, body: body)
+        keepInMemory(image, key: key)
+        return Fetched(image: image, source: .diskOriginal)
+    }
+
+    /// Downloads (or revalidates) and publishes; runs while the download lock is held.
+    private func download(_ url: URL, key: String, request: ImageRequest) throws(ImgError) -> Fetched {
+        var expired: (metadata: CacheEntryMetadata, body: EncodedBytes)?
+        if let store, !configuration.policy.forceRefresh,
+           case .expired(let metadata, let body) = store.lookup(.original(key: key), inPlace: true),
+           metadata.etag != nil || metadata.lastModified != nil {
+            expired = (metadata, body)
+        }
+        let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
+        let response = try loader.load(url, validators: validators)
+
+        if response.notModified, let expired, let store {
+            store.touch(.original(key: key), ttl: expired.metadata.ttl)
+            let image = CachedImage(entry: expired.metadata, body: expired.body)
+            keepInMemory(image, key: key)
+            return Fetched(image: image, source: .revalidated)
+        }
+        var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
+                                validators: Validators(etag: response.etag, lastModified: response.lastModified),
+                                contentType: response.contentType)
+        image.noStore = response.noStore
+        // The digest the entry records is computed beside the header check (there are two cores), not after it.
+        let bytes = image.bytes
+        let digest = store == nil ? nil : BackgroundValue { bytes.integrityDigest }
+        do {
+            if let header = try configuration.renderer.inspect(image.bytes, for: request) {
+                (image.width, image.height) = (header.width, header.height)
+            }
+        } catch {
+            throw Self.explain(error, contentType: response.contentType)
+        }
+        keepInMemory(image, key: key)
+        var warnings: [String] = []
+        if let store, image.noStore {
+            // What an earlier reply let us keep is stale now, and this one may not be kept.
+            store.removeEverything(ofOriginal: key)
+        } else if let store {
+            store.removeVariants(ofOriginal: key)
+            let metadata = CacheEntryMetadata(url: request.storedURL, key: key, variant: nil, kind: .original,
+                                              body: image, ttl: configuration.ttl, digest: digest?.value)
+            do {
+                try store.store(image.bytes, metadata: metadata, as: .original(key: key))
+            } catch {
+                warnings.append("caching failed: \(error.message)")
+            }
+        }
+        return Fetched(image: image, source: .network, warnings: warnings)
+    }
+
+    /// Stores an original in memory when the policy uses memory and the memory policy keeps it.
+    private func keepInMemory(_ image: CachedImage, key: String) {
+        if configuration.policy.usesMemory, configuration.memoryPolicy.keepsOriginal(forKey: key) {
+            memory.store(image, forKey: CacheKey.inMemory(original: key))
+        }
+    }
+}

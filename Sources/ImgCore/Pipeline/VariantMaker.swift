@@ -1,0 +1,68 @@
+import Dispatch
+
+/// Stage 2, *make variant* (DESIGN.md steps 5–6), coalesced by variant key: decodes an original, runs the
+/// request's processors and encodes, with the configuration's renderer, at most `renderingSlots` at once. Inputs
+/// decoded together for several variants (`ImageRequest.decodedTogetherWith`) share one load until its last use.
+/// Calls nothing of the pipeline.
+final class VariantMaker: Sendable {
+    private let renderer: any ImageRendering
+    private let cancellation: Cancellation?
+    let renderings = InFlightTasks<CachedImage>()
+    /// Inputs decoded once for several variants, until their last use.
+    let decodedImages = DecodedImageCache()
+    /// Bounds the decode memory of renderings at once to `--max-decode-memory`, however many threads render.
+    private let decodeBudget = DecodeMemoryBudget()
+    /// Bounds renderings at once; taken only by the thread doing the work.
+    private let slots: DispatchSemaphore
+
+    init(renderer: any ImageRendering, slots: Int, cancellation: Cancellation?) {
+        (self.renderer, self.cancellation) = (renderer, cancellation)
+        self.slots = DispatchSemaphore(value: max(1, slots))
+    }
+
+    /// Makes `request`'s variant from `original`; equal variant keys (and facts asked for) in flight share one rendering (`isOwner` is
+    /// true for the caller that did it). Without a variant key (standard input), nothing is shared.
+    func make(_ request: ImageRequest, from original: CachedImage, originalKey: String?,
+              variantKey: String?) throws(ImgError) -> (image: CachedImage, isOwner: Bool) {
+        var context = RenderingContext(cancellation: cancellation)
+        context.decodeBudget = decodeBudget
+        if request.decodedTogetherWith.count > 1, let originalKey {
+            let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
+            context.sharedDecode = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)
+        }
+        let work = { () throws(ImgError) -> CachedImage in
+            self.slots.wait()
+            defer { self.slots.signal() }
+            if request.passesSourceBytes, let format = original.format, (request.encoding.format ?? format) == format {
+                return try self.checkedSourceBytes(request, original: original, format: format, context: context)
+            }
+            let encoded = try self.renderer.render(request, from: original.bytes, context: context)
+            var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
+            image.notes = encoded.notes
+            image.sourceSize = encoded.sourceSize
+            image.damage = encoded.damage
+            image.facts = encoded.facts
+            return image
+        }
+        guard let variantKey else { return (try work(), true) }
+        // A rendering with facts is not shared with one without (the facts don't enter the variant key).
+        let (image, isOwner) = try renderings.run(key: variantKey + (request.facts.map { "#facts\($0.identifier)" } ?? ""), work)
+        return (image, isOwner)
+    }
+
+    /// The source's own bytes as the output (`ImageRequest.keepsSourceBytes`), once a small throw-away rendering has
+    /// read the whole image (so a truncated or refused one fails as a rendering would).
+    private func checkedSourceBytes(_ request: ImageRequest, original: CachedImage, format: ImageFormat,
+                                    context: RenderingContext) throws(ImgError) -> CachedImage {
+        var probe = request
+        probe.keepsSourceBytes = false
+        probe.chain = try ProcessingChain.parse("resize(16x16)")
+        probe.encoding = OutputEncoding(format: .png)
+        let checked = try renderer.render(probe, from: original.bytes, context: context)
+        var image = CachedImage(bytes: original.bytes, format: format, width: checked.sourceSize?.width,
+                                height: checked.sourceSize?.height)
+        image.sourceSize = checked.sourceSize
+        image.notes = ["unchanged: the source's own bytes, metadata included"]
+        return image
+    }
+}

@@ -1,0 +1,34 @@
+/// Stage 3, *write through* (DESIGN.md step 7), run once per rendering (by the caller that owned it, so with the
+/// variant key's coalescing): the variant goes into the entry store, unless the server said `no-store`, and into
+/// memory when the memory policy keeps it. Calls nothing of the pipeline.
+struct VariantWriter: Sendable {
+    let configuration: PipelineConfiguration
+    let memory: any ImageCaching
+    let store: (any EntryStoring)?
+
+    /// Writes a variant just made under `variantKey` (for a damaged one, the key of `ImageRequest.damagedVariantIdentifier`);
+    /// returns the warnings (a store that can't be written).
+    func write(_ image: CachedImage, of request: ImageRequest, originalKey: String, variantKey: String,
+               noStore: Bool) -> [String] {
+        keepInMemory(image, variantKey: variantKey, storeWillServe: store != nil && !noStore)
+        guard let store, !noStore else { return [] }
+        // A variant made under --fail-on none from a damaged input says so, under its own identifier.
+        var metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey,
+                                          variant: image.damage == nil ? request.variantIdentifier : request.damagedVariantIdentifier,
+                                          kind: .variant, body: image, ttl: configuration.ttl)
+        metadata.damage = image.damage
+        do {
+            try store.store(image.bytes, metadata: metadata, as: .variant(originalKey: originalKey, variantKey: variantKey))
+        } catch {
+            return ["caching failed: \(error.message)"]
+        }
+        return []
+    }
+
+    /// Puts a variant into memory when the policy uses memory and the memory policy keeps it.
+    func keepInMemory(_ image: CachedImage, variantKey: String, storeWillServe: Bool) {
+        if configuration.policy.usesMemory, configuration.memoryPolicy.keepsVariant(diskWillServe: storeWillServe) {
+            memory.store(image, forKey: variantKey)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import ImgCore
+
+extension ImgError {
+    /// The message as the command line words it: a limit names the option that set it (`--max-bytes`,
+    /// `--max-redirects`, `--max-frames`, `--max-pixels`); other errors as ImgCore words them.
+    var commandLineMessage: String {
+        guard case .overLimit(let limit, let contentType) = self else { return message }
+        let text = switch limit {
+        case .bodyBytes(let limit): "body is over --max-bytes \(ByteSize.format(limit))"
+        case .redirects(let limit): "too many redirects (--max-redirects \(limit))"
+        case .frames(let count, let limit): "\(count) frames is over --max-frames \(limit)"
+        case .pixels: "\(limit.message) (--max-pixels)"
+        }
+        return contentType.map { "\(text) (Content-Type \($0))" } ?? text
+    }
+}
