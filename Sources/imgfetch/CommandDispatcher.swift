@@ -52,6 +52,8 @@ enum CommandDispatcher {
             return RendererCommand.run(scanned, words: words, environment: environment)
         case "batch", "prefetch":
             return BatchCommand.run(scanned, words: words, prefetchOnly: word == "prefetch", environment: environment)
+        case "info":
+            return InfoCommand.run(scanned, inputs: words, environment: environment)
         case "completions":
             return completions(words)
         default:

@@ -41,6 +41,7 @@
     X(vips_image_copy_memory) \
     X(vips_image_get_array_int) \
     X(vips_image_get_bands) \
+    X(vips_image_get_blob) \
     X(vips_image_get_fields) \
     X(vips_image_get_format) \
     X(vips_image_get_height) \
@@ -250,6 +251,13 @@ static inline int imgf_copy_without_fields(VipsImage *in, VipsImage **out, int (
     return 0;
 }
 static inline int imgf_has_field(VipsImage *image, const char *name) { return V->vips_image_get_typeof(image, name) != 0; }
+/* A blob field's bytes (owned by the image) and length, or NULL when there is no such field. */
+static inline const void *imgf_get_blob(VipsImage *image, const char *name, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (!V->vips_image_get_typeof(image, name) || V->vips_image_get_blob(image, name, &data, length)) return NULL;
+    return data;
+}
 static inline int imgf_avg(VipsImage *in, double *out) { return V->vips_avg(in, out, NULL); }
 static inline int imgf_subtract(VipsImage *left, VipsImage *right, VipsImage **out) { return V->vips_subtract(left, right, out, NULL); }
 static inline int imgf_abs(VipsImage *in, VipsImage **out) { return V->vips_abs(in, out, NULL); }

@@ -41,13 +41,16 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`; without,
     /// a 304 is `ImgError.http` (it answers no question that was asked).
     /// With a `gate`, every attempt waits for the host's turn, and a refusal is recorded there (see `HostGate`).
-    func fetch(_ url: URL, validators: Validators? = nil, gate: HostGate?) throws(ImgError) -> HTTPResponse {
+    /// With `range` (inclusive byte offsets), asks for those bytes only (`Range: bytes=A-B`, no compression): a 206
+    /// carries them and its `contentRange`, a server that ignores ranges answers 200 with the whole body.
+    func fetch(_ url: URL, validators: Validators? = nil, range: ClosedRange<Int64>? = nil,
+               gate: HostGate?) throws(ImgError) -> HTTPResponse {
         var backoff = options.initialBackoff
         var attempt = 0
         while true {
             let started = try gate?.waitForTurn(cancellation: options.cancellation) ?? Date()
             // A retry opens a new connection: the one that failed may hold the rest of an earlier reply.
-            let outcome = attemptFetch(url, validators: validators, freshConnection: attempt > 0)
+            let outcome = attemptFetch(url, validators: validators, range: range, freshConnection: attempt > 0)
             attempt += 1
             gate?.record(HTTPLoader.gateOutcome(outcome), started: started)
             switch outcome {
@@ -64,8 +67,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         }
     }
 
-    public func fetch(_ url: URL, validators: Validators? = nil) throws(ImgError) -> HTTPResponse {
-        try fetch(url, validators: validators, gate: nil)
+    public func fetch(_ url: URL, validators: Validators? = nil, range: ClosedRange<Int64>? = nil) throws(ImgError) -> HTTPResponse {
+        try fetch(url, validators: validators, range: range, gate: nil)
     }
 
     private struct Failure: Error {
@@ -91,7 +94,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
 
     /// One attempt: the request and the redirects it leads to, followed here rather than by libcurl so that each hop
     /// is sent what `RedirectPolicy` allows it. `--timeout` bounds the whole chain.
-    private func attemptFetch(_ url: URL, validators: Validators?, freshConnection: Bool) -> Result<HTTPResponse, Failure> {
+    private func attemptFetch(_ url: URL, validators: Validators?, range: ClosedRange<Int64>?,
+                              freshConnection: Bool) -> Result<HTTPResponse, Failure> {
         let policy = RedirectPolicy(first: url, trusted: options.locationTrusted)
         let deadline = Date().addingTimeInterval(options.timeout)
         var hop = url
@@ -101,7 +105,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             guard remaining > 0 else {
                 return .failure(Failure(error: .network("timed out: the redirects took longer than --timeout"), retryable: true))
             }
-            let (code, transfer, detail) = perform(hop, policy: policy, validators: validators,
+            let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)
             let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
             if code != CURLE_OK {
@@ -125,8 +129,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     }
 
     /// Makes one request (no redirect followed) and returns libcurl's code, the transfer and libcurl's message.
-    private func perform(_ url: URL, policy: RedirectPolicy, validators: Validators?, freshConnection: Bool,
-                         timeout: Double) -> (CURLcode, Transfer, String) {
+    private func perform(_ url: URL, policy: RedirectPolicy, validators: Validators?, range: ClosedRange<Int64>?,
+                         freshConnection: Bool, timeout: Double) -> (CURLcode, Transfer, String) {
         let transfer = Transfer(options: options)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -147,6 +151,11 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 _ = imgf_setopt_string(handle, CURLOPT_PASSWORD, password)
             }
             _ = imgf_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
+            if let range {
+                // Byte offsets of the body as sent: a compressed reply's offsets would be of the compressed bytes.
+                _ = imgf_setopt_string(handle, CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
+                _ = imgf_setopt_pointer(handle, CURLOPT_ACCEPT_ENCODING, nil)
+            }
             return imgf_curl_easy_perform(handle)
         }
         withExtendedLifetime(transfer) {}
@@ -165,7 +174,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             }
             return .success(HTTPResponse(status: status, content: body, contentType: contentType,
                                          etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"],
-                                         cacheControl: transfer.headers["cache-control"]))
+                                         cacheControl: transfer.headers["cache-control"],
+                                         contentRange: transfer.headers["content-range"]))
         case 304:
             // Only a conditional request can be answered "not modified": there is nothing to keep using.
             return .failure(Failure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),

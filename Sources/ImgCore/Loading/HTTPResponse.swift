@@ -10,6 +10,8 @@ public struct HTTPResponse: Sendable {
     public var lastModified: String?
     /// The `Cache-Control` header (repeats joined with ", "); nil when there was none.
     public var cacheControl: String? = nil
+    /// A 206's `Content-Range` (`bytes 0-65535/1048576`); nil otherwise.
+    public var contentRange: String? = nil
     /// Whether `Cache-Control` says `no-store`: nothing of it may be written to the disk cache. Its other
     /// directives (`max-age`, `no-cache`, …) and `Expires` are not used: `--ttl` decides, as in Kingfisher.
     public var noStore: Bool {

@@ -56,12 +56,14 @@ final class VariantMaker: Sendable {
                                     context: RenderingContext) throws(ImgError) -> CachedImage {
         var probe = request
         probe.keepsSourceBytes = false
-        probe.chain = try ProcessingChain.parse("resize(16x16)")
+        // With --facts, the facts of the image as it is: the probe decodes it whole (its output is thrown away).
+        probe.chain = request.facts == nil ? try ProcessingChain.parse("resize(16x16)") : ProcessingChain()
         probe.encoding = OutputEncoding(format: .png)
         let checked = try renderer.render(probe, from: original.bytes, context: context)
         var image = CachedImage(bytes: original.bytes, format: format, width: checked.sourceSize?.width,
                                 height: checked.sourceSize?.height)
         image.sourceSize = checked.sourceSize
+        image.facts = checked.facts
         image.notes = ["unchanged: the source's own bytes, metadata included"]
         return image
     }

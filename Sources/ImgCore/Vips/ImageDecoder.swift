@@ -4,11 +4,11 @@ import Foundation
 /// Turns encoded bytes into a decoded image, refusing what is unsafe before any pixel is decoded.
 enum ImageDecoder {
     /// The libvips loaders trusted for input from the network; others need `--allow-untrusted-formats`.
-    private static let trustedLoaders = ["jpeg", "png", "gif", "webp", "heif", "tiff", "jxl"]
+    static let trustedLoaders = ["jpeg", "png", "gif", "webp", "heif", "tiff", "jxl"]
     /// Formats whose loaders and savers live in libvips' modules, loaded on first need.
     static let moduleFormats: Set<ImageFormat> = [.avif, .heic, .jxl, .pdf]
     /// The loaders that accept `n=-1` (all frames).
-    private static let multiFrameLoaders = ["gif", "webp", "heif", "tiff", "pdf", "magick"]
+    static let multiFrameLoaders = ["gif", "webp", "heif", "tiff", "pdf", "magick"]
 
     /// What the header says, read without decoding pixels.
     struct Header {
@@ -190,7 +190,7 @@ enum ImageDecoder {
     }
 
     /// `VipsForeignLoadJpegBuffer` → `jpeg`, `VipsForeignLoadNsgifBuffer` → `gif`.
-    private static func loaderName(_ typeName: String) -> String {
+    static func loaderName(_ typeName: String) -> String {
         var name = typeName.replacingOccurrences(of: "VipsForeignLoad", with: "")
         for suffix in ["Buffer", "Source"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
         name = name.lowercased()

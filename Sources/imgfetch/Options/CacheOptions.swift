@@ -23,7 +23,7 @@ extension OptionCatalog {
             temporaries, its locks); a file or folder of any other name is left alone.
             Accepted by every command, so that a wrapper can always pass it.
             """#),
-        OptionDefinition("keep-query", optionalValue: "NAMES", for: Set.fetchLike.union([.cacheInspect, .cacheRemove]),
+        OptionDefinition("keep-query", optionalValue: "NAMES", for: Set.requesting.union([.cacheInspect, .cacheRemove]),
                          help: "keep the query (or only NAMES, a,b) in the key",
                          man: #"""
             Keep the URL's query in the cache key, for sites where the query names the
@@ -53,7 +53,7 @@ extension OptionCatalog {
             .BR \-q ),
             naming both URLs: they get one image.
             """#),
-        OptionDefinition("cache-key", value: "KEY", for: [.fetch, .cacheInspect, .cacheRemove],
+        OptionDefinition("cache-key", value: "KEY", for: [.fetch, .info, .cacheInspect, .cacheRemove],
                          help: "use KEY as the original's key",
                          man: #"""
             Use

@@ -5,6 +5,7 @@ enum CommandCatalog {
         usage: imgfetch [fetch] INPUT... [options]      fetch, process and write images
                imgfetch batch LIST|- -O DIR [options]    many URLs in one process
                imgfetch prefetch [URL...] [--from FILE]  warm the cache
+               imgfetch info INPUT... [--json] [--facts] what an image is
                imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config
                imgfetch renderer serve|start|stop|status  the warm renderer
                imgfetch completions bash|zsh|fish        shell completions
@@ -16,6 +17,7 @@ enum CommandCatalog {
         switch word {
         case "batch": return batch
         case "prefetch": return prefetch
+        case "info": return info
         case "cache": return cache
         case "renderer": return renderer
         case "completions": return completions
@@ -52,6 +54,17 @@ enum CommandCatalog {
         originals, and variants when processing options or --variant are given.
         Exit codes: 0 all ok, 1 a permanent failure, 75 every failure transient,
         2 usage, 130/143 interrupted.
+        """
+
+    static let info = """
+        info INPUT... : format, size (oriented and as stored), orientation, frames
+        and delays, colour space, bits, alpha, ICC profile, EXIF/XMP, file size;
+        for a URL also the HTTP status, type, validators and cache state. A URL
+        is read a range at a time (Range: bytes=0-65535, doubled while the header
+        needs more; the whole body when the server ignores ranges), from the
+        cache with no request when fresh there. Writes nothing. --facts decodes it.
+        Exit codes: 0 ok, 1 some inputs failed, 2 usage, 3 network, 4 HTTP status,
+        5 image, 7 local I/O.
         """
 
     static let cache = """

@@ -1,7 +1,7 @@
 /// Every command an option can apply to, as the user types it (`cache prune`, `renderer status`).
 /// A new command is a new case here and an entry in `CommandCatalog`.
 enum CommandName: String, CaseIterable, Sendable {
-    case fetch, batch, prefetch
+    case fetch, batch, prefetch, info
     case cacheInspect = "cache inspect", cacheCleanExpired = "cache clean-expired", cachePrune = "cache prune"
     case cacheClear = "cache clear", cacheRemove = "cache remove", cacheVerify = "cache verify"
     case cacheConfig = "cache config"
@@ -43,6 +43,8 @@ extension Set where Element == CommandName {
     static var every: Set<CommandName> { Set(CommandName.allCases) }
     /// The commands that fetch: fetch, batch and prefetch.
     static var fetchLike: Set<CommandName> { [.fetch, .batch, .prefetch] }
+    /// The commands that make requests: the fetching ones and info (network, limits, keys).
+    static var requesting: Set<CommandName> { fetchLike.union([.info]) }
     /// batch and prefetch.
     static var batchLike: Set<CommandName> { [.batch, .prefetch] }
     /// Every `cache` subcommand.

@@ -1,6 +1,6 @@
 extension OptionCatalog {
     static let facts = OptionGroup(title: "Facts", options: [
-        OptionDefinition("facts", for: [.fetch, .batch], help: "add placeholders, colour and phash to the report",
+        OptionDefinition("facts", for: [.fetch, .batch, .info], help: "add placeholders, colour and phash to the report",
                          man: #"""
             Add the facts of each output image to its
             .B \-\-json
@@ -25,9 +25,14 @@ extension OptionCatalog {
             .B \-\-blurhash
             components) is rendered again from its original (from the cache when it is
             there).
+            With
+            .BR info :
+            the facts of the image as it is, read and decoded whole (the same as
+            .B fetch \-\-facts
+            gives it unchanged).
             Default: off.
             """#),
-        OptionDefinition("blurhash", value: "X,Y", default: "4,3", for: [.fetch, .batch],
+        OptionDefinition("blurhash", value: "X,Y", default: "4,3", for: [.fetch, .batch, .info],
                          help: "BlurHash components across and down (1-9)",
                          man: #"""
             BlurHash components across and down, each from 1 to 9, for

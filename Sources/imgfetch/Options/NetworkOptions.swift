@@ -1,6 +1,6 @@
 extension OptionCatalog {
     static let network = OptionGroup(title: "Network", options: [
-        OptionDefinition("header", short: "H", value: "'NAME: VALUE'", for: .fetchLike,
+        OptionDefinition("header", short: "H", value: "'NAME: VALUE'", for: .requesting,
                          help: "send this request header (repeatable)",
                          man: #"""
             Send this request header; repeatable.
@@ -19,13 +19,13 @@ extension OptionCatalog {
             redirect to another origin is followed without them, unless
             .BR \-\-location\-trusted .
             """#),
-        OptionDefinition("user-agent", value: "STRING", default: "imgfetch/VERSION", for: .fetchLike,
+        OptionDefinition("user-agent", value: "STRING", default: "imgfetch/VERSION", for: .requesting,
                          help: "the User-Agent header",
                          man: #"""
             Default:
             .BI imgfetch/ VERSION\fR.
             """#),
-        OptionDefinition("timeout", value: "SECONDS", default: "30", for: .fetchLike,
+        OptionDefinition("timeout", value: "SECONDS", default: "30", for: .requesting,
                          help: "longest time for each attempt",
                          man: #"""
             Longest time for each attempt's whole transfer, over 0 and at most 86400
@@ -34,13 +34,13 @@ extension OptionCatalog {
             in SIZES, DURATIONS AND COLOURS).
             Default: 30.
             """#),
-        OptionDefinition("connect-timeout", value: "SECONDS", default: "10", for: .fetchLike,
+        OptionDefinition("connect-timeout", value: "SECONDS", default: "10", for: .requesting,
                          help: "longest time to connect",
                          man: #"""
             Longest time to connect, over 0 and at most 86400.
             Default: 10.
             """#),
-        OptionDefinition("retry", value: "N", default: "2", for: .fetchLike, help: "retry a failed attempt N times",
+        OptionDefinition("retry", value: "N", default: "2", for: .requesting, help: "retry a failed attempt N times",
                          man: #"""
             Retry a failed attempt up to
             .I N
@@ -54,7 +54,7 @@ extension OptionCatalog {
             header is honoured up to 30 seconds.
             Default: 2.
             """#),
-        OptionDefinition("max-redirects", value: "N", default: "5", for: .fetchLike,
+        OptionDefinition("max-redirects", value: "N", default: "5", for: .requesting,
                          help: "follow at most N redirects",
                          man: #"""
             Follow at most
@@ -68,7 +68,7 @@ extension OptionCatalog {
             bounds the request and its redirects together.
             Default: 5.
             """#),
-        OptionDefinition("location-trusted", for: .fetchLike, help: "send -H headers and credentials on any redirect",
+        OptionDefinition("location-trusted", for: .requesting, help: "send -H headers and credentials on any redirect",
                          man: #"""
             Send the
             .B \-H
@@ -76,7 +76,7 @@ extension OptionCatalog {
             (curl's option of that name).
             By default they go only to the origin of the URL given.
             """#),
-        OptionDefinition("proxy", value: "[SCHEME://]HOST[:PORT]", for: .fetchLike, help: "make every transfer through this proxy",
+        OptionDefinition("proxy", value: "[SCHEME://]HOST[:PORT]", for: .requesting, help: "make every transfer through this proxy",
                          man: #"""
             Make every transfer through this proxy (libcurl's
             .BR CURLOPT_PROXY ;
@@ -91,7 +91,7 @@ extension OptionCatalog {
             .B \-\-deny\-private\-networks
             (exit 2).
             """#),
-        OptionDefinition("max-bytes", value: "SIZE", default: "64M", for: .fetchLike,
+        OptionDefinition("max-bytes", value: "SIZE", default: "64M", for: .requesting,
                          help: "refuse a larger body",
                          man: #"""
             Refuse a body larger than
@@ -100,7 +100,7 @@ extension OptionCatalog {
             a Content-Length (exit 3).
             Default: 64M.
             """#),
-        OptionDefinition("max-pixels", value: "N", default: "100000000", for: .fetchLike,
+        OptionDefinition("max-pixels", value: "N", default: "100000000", for: .requesting,
                          help: "refuse a larger image before decoding",
                          man: #"""
             Refuse an image with more than
@@ -162,7 +162,7 @@ extension OptionCatalog {
             .BR \-\-max\-bytes )
             refuse at every level.
             """#),
-        OptionDefinition("max-decode-memory", value: "SIZE", default: "256M", for: .fetchLike,
+        OptionDefinition("max-decode-memory", value: "SIZE", default: "256M", for: .requesting,
                          help: "refuse an image that needs more to decode",
                          man: #"""
             Refuse an image whose decoding needs more than
@@ -184,7 +184,7 @@ extension OptionCatalog {
             always admitted).
             Default: 256M.
             """#),
-        OptionDefinition("max-render-time", value: "SECONDS", default: "60", for: .fetchLike,
+        OptionDefinition("max-render-time", value: "SECONDS", default: "60", for: .requesting,
                          help: "stop a rendering that takes longer",
                          man: #"""
             Stop a rendering (decoding, processing and encoding one image) that takes
@@ -196,7 +196,7 @@ extension OptionCatalog {
             \-\-max\-render\-time").
             Default: 60.
             """#),
-        OptionDefinition("cacert", value: "FILE", for: .fetchLike, help: "trust the CAs in this PEM bundle",
+        OptionDefinition("cacert", value: "FILE", for: .requesting, help: "trust the CAs in this PEM bundle",
                          man: #"""
             Trust the certificate authorities in the PEM bundle
             .I FILE
@@ -209,7 +209,7 @@ extension OptionCatalog {
             .BR ENVIRONMENT ).
             Certificates are always verified; no option turns verification off.
             """#),
-        OptionDefinition("deny-private-networks", for: .fetchLike, help: "refuse loopback and private addresses",
+        OptionDefinition("deny-private-networks", for: .requesting, help: "refuse loopback and private addresses",
                          man: #"""
             Refuse to connect to loopback, private, link-local, unique-local, CGNAT,
             unspecified and multicast addresses.
@@ -235,13 +235,13 @@ extension OptionCatalog {
             names the variables), since a proxy would connect in imgfetch's stead.
             For services that fetch URLs they did not choose.
             """#),
-        OptionDefinition("deny-local", for: .fetchLike, help: "refuse local paths and file:// inputs",
+        OptionDefinition("deny-local", for: .requesting, help: "refuse local paths and file:// inputs",
                          man: #"""
             Refuse local paths and
             .B file://
             inputs (exit 2), for lists that come from elsewhere.
             """#),
-        OptionDefinition("allow-untrusted-formats", for: .fetchLike, help: "let network input use SVG, PDF, ...",
+        OptionDefinition("allow-untrusted-formats", for: .requesting, help: "let network input use SVG, PDF, ...",
                          man: #"""
             Let input from the network use SVG, PDF and the other loaders libvips marks
             untrusted.

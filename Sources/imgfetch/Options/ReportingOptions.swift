@@ -1,6 +1,6 @@
 extension Set where Element == CommandName {
     /// The commands that print a report `--json` can give as JSON.
-    static var reporting: Set<CommandName> { Set.fetchLike.union(Set.cache).union([.rendererStatus]) }
+    static var reporting: Set<CommandName> { Set.requesting.union(Set.cache).union([.rendererStatus]) }
 }
 
 extension OptionCatalog {
@@ -43,6 +43,8 @@ extension OptionCatalog {
             .B \-o
             or
             .BR \-O .
+            .B info
+            prints one JSON object per input.
             The
             .B cache
             commands and

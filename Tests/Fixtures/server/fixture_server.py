@@ -21,6 +21,7 @@ import http.server
 import json
 import mimetypes
 import os
+import re
 import signal
 import socket
 import ssl
@@ -69,6 +70,8 @@ class Stats:
         self.max_open = 0
         self.times = {}
         self.requests = []
+        self.bytes = 0
+        self.bytes_by_path = {}
 
     def count_request(self, path, handler):
         """Count a request; returns the per-path count including this one."""
@@ -85,6 +88,14 @@ class Stats:
                 if self.open > self.max_open:
                     self.max_open = self.open
             return n
+
+    def add_bytes(self, path, count):
+        """Count `count` body bytes sent for `path` (None: a control request, not counted)."""
+        if path is None:
+            return
+        with self.lock:
+            self.bytes += count
+            self.bytes_by_path[path] = self.bytes_by_path.get(path, 0) + count
 
     def connection_closed(self, handler):
         with self.lock:
@@ -110,6 +121,8 @@ class Stats:
                 "max_concurrent_connections": self.max_open,
                 "open_connections": self.open,
                 "times": {p: list(t) for p, t in self.times.items()},
+                "bytes": self.bytes,
+                "bytes_by_path": dict(self.bytes_by_path),
             }
 
 
@@ -148,6 +161,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def setup(self):
         self._conn_epoch = None
         self._leftover = b""
+        self._stat_path = None
         ctx = self.server.ssl_context
         if ctx is not None:
             raw = self.request
@@ -187,6 +201,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _write(self, data):
         if self.command != "HEAD" and data:
             self.wfile.write(data)
+            self.server.stats.add_bytes(self._stat_path, len(data))
 
     def _send(self, code, body=b"", ctype="text/plain; charset=utf-8", headers=None):
         self.send_response(code)
@@ -263,7 +278,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return dt.timestamp() >= int(mtime)
         return False
 
-    def _serve_file(self, relpath_raw, validators=True, ctype=None, extra_headers=None):
+    def _byte_range(self, size):
+        """The single range `Range: bytes=A-B`, `bytes=A-` or `bytes=-N` asks of `size` bytes, as (first, last)
+        inclusive; None without a Range header (or one this server doesn't parse: several ranges, other units);
+        "unsatisfiable" when it starts at or past the end."""
+        m = re.fullmatch(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", self.headers.get("Range") or "")
+        if m is None or (m.group(1) == "" and m.group(2) == ""):
+            return None
+        if m.group(1) == "":
+            suffix = int(m.group(2))
+            return (max(0, size - suffix), size - 1) if suffix > 0 and size > 0 else "unsatisfiable"
+        first = int(m.group(1))
+        last = min(int(m.group(2)), size - 1) if m.group(2) else size - 1
+        if first >= size or last < first:
+            return "unsatisfiable"
+        return (first, last)
+
+    def _serve_file(self, relpath_raw, validators=True, ctype=None, extra_headers=None, ranges=True):
         loaded = self._load(relpath_raw)
         if loaded is None:
             return
@@ -277,6 +308,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 for k, v in headers:
                     self.send_header(k, v)
                 self.end_headers()
+                return
+        if ranges:
+            headers.append(("Accept-Ranges", "bytes"))
+            wanted = self._byte_range(len(data))
+            if wanted == "unsatisfiable":
+                self._send(416, b"", ctype=None, headers=headers + [("Content-Range", "bytes */%d" % len(data))])
+                return
+            if wanted is not None:
+                first, last = wanted
+                headers.append(("Content-Range", "bytes %d-%d/%d" % (first, last, len(data))))
+                self._send(206, data[first:last + 1], ctype=ctype or self._guess_type(full), headers=headers)
                 return
         self._send(200, data, ctype=ctype or self._guess_type(full), headers=headers)
 
@@ -324,6 +366,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
         count = self.server.stats.count_request(path, self)
+        self._stat_path = path
 
         parts = path.split("/")  # ['', 'img', 'a.jpg', ...]
         head = parts[1] if len(parts) > 1 else ""
@@ -349,6 +392,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not names:
             return self._text(400, "by-query needs ?img=<relpath>")
         self._serve_file(names[0])
+
+    def route_norange(self, rest, count):
+        self._serve_file("/".join(rest), ranges=False)
 
     def route_noval(self, rest, count):
         self._serve_file("/".join(rest), validators=False)

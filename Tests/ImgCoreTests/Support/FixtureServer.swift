@@ -52,6 +52,8 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
         var max_concurrent_connections: Int
         /// When each request arrived at the server, seconds since the epoch, per path.
         var times: [String: [Double]]?
+        /// Response body bytes sent, per path.
+        var bytes_by_path: [String: Int]?
 
         /// Arrival times of every counted request, sorted.
         var allTimes: [Double] { (times ?? [:]).values.flatMap { $0 }.sorted() }
@@ -66,6 +68,9 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     }
 
     func requests(_ path: String) throws -> Int { try stats().paths[path] ?? 0 }
+
+    /// The response body bytes sent for `path` (without its query) since the start or the last reset.
+    func bytesServed(_ path: String) throws -> Int { try stats().bytes_by_path?[path] ?? 0 }
 
     /// Waits until the server has seen `count` requests for `path` (the path without its query), polling every
     /// 20 ms for at most `seconds` (default 15). A test that signals or kills a command waits on this, not on a

@@ -1,0 +1,22 @@
+import Foundation
+
+/// `info --facts`: the facts of an image as `fetch --facts` computes them for it unchanged — decoded (oriented,
+/// in sRGB), then one small shrink (`factPixels`) — with no output encoded.
+enum FactsReader {
+    static func facts(of bytes: EncodedBytes, isRemote: Bool, decoding: DecodeOptions,
+                      request: FactsRequest) throws(ImgError) -> ImageFacts {
+        try VipsErrorScope.run({ () throws(ImgError) -> ImageFacts in
+            var input = VipsInput(bytes)
+            let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
+            let clock = RenderClock(seconds: decoding.maxRenderTime)
+            defer { clock.end() }
+            do throws(ImgError) {
+                let (image, _) = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(), options: decoding,
+                                                         clock: clock)
+                return ImageFacts(pixels: try image.factPixels(), blurhashComponents: (request.blurhashX, request.blurhashY))
+            } catch {
+                throw clock.expired ? clock.expiredError : error
+            }
+        }, rerunnable: { !RenderClock.isExpiry($0) })
+    }
+}

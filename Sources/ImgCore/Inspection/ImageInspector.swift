@@ -1,0 +1,130 @@
+import Foundation
+
+/// What `imgfetch info` does for one input: reads its header (and with `facts`, decodes it) and says where the
+/// bytes came from. A remote input already fresh in the disk cache is read from there with no request; otherwise
+/// only the first bytes are asked for (`RangedDownload`), widened until libvips can read the header. Nothing is
+/// written to the cache (an expired entry found unchanged by a 304 keeps its expiry).
+public struct ImageInspector: Sendable {
+    /// Network options of the requests (`--max-bytes` bounds how far a range widens).
+    public var network: NetworkOptions
+    /// Limits of the decode `--facts` needs, and `--allow-untrusted-formats`.
+    public var decoding: DecodeOptions
+    /// The disk cache looked in; nil for none.
+    public var cacheDirectory: String?
+    /// With `--facts`: decode the image (whole: no ranges) and compute its facts as `fetch --facts` does.
+    public var facts: FactsRequest?
+    /// How the original key is made (`--keep-query`, `--cache-key`).
+    public var query: QueryInKey = .none
+    public var cacheKey: String?
+
+    public init(network: NetworkOptions, decoding: DecodeOptions, cacheDirectory: String?, facts: FactsRequest?) {
+        self.network = network
+        self.decoding = decoding
+        self.cacheDirectory = cacheDirectory
+        self.facts = facts
+    }
+
+    /// The report on one input and what `-v` says about how it was read.
+    public func inspect(_ source: ImageSource) throws(ImgError) -> (info: ImageInfo, notes: [String]) {
+        switch source {
+        case .standardInput:
+            let bytes = try BodySpool.read(STDIN_FILENO, directory: nil)
+            var info = try describe(bytes, isRemote: false)
+            info.fileSize = Int64(bytes.count)
+            return (info, [])
+        case .file(let path):
+            guard let region = FileRegion.open(wholeFile: path) else { throw .io(LocalFileError.reason(path)) }
+            var info = try describe(.file(region), isRemote: false)
+            info.fileSize = Int64(region.count)
+            return (info, [])
+        case .remote(let url):
+            return try inspectRemote(url, source: source)
+        }
+    }
+
+    private func inspectRemote(_ url: URL, source: ImageSource) throws(ImgError) -> (info: ImageInfo, notes: [String]) {
+        var key = cacheKey
+        if key == nil { key = try CacheKey.original(for: source, query: query, headers: network.headers) }
+        var state = "absent"
+        var expired: (metadata: CacheEntryMetadata, body: EncodedBytes)?
+        if let key, let cache = try openCache() {
+            switch cache.lookup(at: cache.originalPath(originalKey: key), key: key, inPlace: true) {
+            case .fresh(let metadata, let body):
+                var info = try describe(body, isRemote: true)
+                info.cacheState = "fresh"
+                info.fill(from: metadata, bytesRead: 0, requests: 0)
+                return (info, ["read from the cache (fresh): no request"])
+            case .expired(let metadata, let body):
+                (state, expired) = ("expired", (metadata, body))
+            case .missing:
+                break
+            }
+        }
+        let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
+        var download = RangedDownload(url: url, loader: try HTTPLoader(options: network), maxBytes: network.maxBytes)
+        try download.start(validators: validators.flatMap { $0.isEmpty ? nil : $0 }, whole: facts != nil)
+        var info: ImageInfo
+        if download.last == nil, let expired {
+            // 304: the expired copy is the image as it is.
+            info = try describe(expired.body, isRemote: true)
+            info.fill(from: expired.metadata, bytesRead: download.bytesRead, requests: download.requests)
+            info.httpStatus = 304
+        } else {
+            info = try readHeader(&download)
+            info.fileSize = download.fileSize
+            info.bytesRead = download.bytesRead
+            info.requests = download.requests
+            info.httpStatus = download.last?.status
+            info.contentType = download.last?.contentType
+            info.etag = download.last?.etag
+            info.lastModified = download.last?.lastModified
+        }
+        info.cacheState = state
+        return (info, download.notes)
+    }
+
+    /// The header from the bytes read so far, widening the download while libvips needs more.
+    private func readHeader(_ download: inout RangedDownload) throws(ImgError) -> ImageInfo {
+        while true {
+            if download.isWhole || facts != nil { return try describe(.memory(download.bytes), isRemote: true) }
+            let input = VipsInput.buffer(PinnedBytes(download.bytes))
+            switch try HeaderReader.read(input, isWhole: false, isRemote: true, allowUntrusted: decoding.allowUntrustedFormats) {
+            case .header(let info): return info
+            case .needsMoreBytes: try download.widen()
+            }
+        }
+    }
+
+    /// The header of the whole file, and its facts when asked for.
+    private func describe(_ bytes: EncodedBytes, isRemote: Bool) throws(ImgError) -> ImageInfo {
+        guard case .header(var info) = try HeaderReader.read(VipsInput(bytes), isWhole: true, isRemote: isRemote,
+                                                             allowUntrusted: decoding.allowUntrustedFormats) else {
+            throw .image("truncated: no image header")
+        }
+        if let facts { info.facts = try FactsReader.facts(of: bytes, isRemote: isRemote, decoding: decoding, request: facts) }
+        return info
+    }
+
+    /// The disk cache when its directory exists (info creates none); a directory that can't be used is no cache.
+    private func openCache() throws(ImgError) -> DiskCache? {
+        guard let cacheDirectory, FileManager.default.fileExists(atPath: cacheDirectory + "/entries") else { return nil }
+        do {
+            return try DiskCache(directory: cacheDirectory)
+        } catch {
+            if case .cacheUnavailable = error { return nil }
+            throw error
+        }
+    }
+}
+
+extension ImageInfo {
+    /// Size, type and validators from a cached original's entry.
+    mutating func fill(from metadata: CacheEntryMetadata, bytesRead: Int64, requests: Int) {
+        fileSize = Int64(metadata.size)
+        contentType = metadata.contentType
+        etag = metadata.etag
+        lastModified = metadata.lastModified
+        self.bytesRead = bytesRead
+        self.requests = requests
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ImgCore
+
+/// `imgfetch info INPUT... [--json] [--facts]`: what each image is, from its header (`ImageInspector`); prints only.
+enum InfoCommand {
+    static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
+        let settings: FetchSettings
+        let sources: [ImageSource]
+        do throws(ImgError) {
+            settings = try FetchSettings(arguments, environment: environment)
+            guard !inputs.isEmpty else { throw .usage("info needs an input (try 'imgfetch help info')") }
+            if settings.template.cacheKey != nil, inputs.count > 1 {
+                throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
+            }
+            if inputs.filter({ $0 == "-" }).count > 1 { throw .usage("standard input (-) can be read only once") }
+            sources = try inputs.map { input throws(ImgError) in
+                let source = try ImageSource(parsing: input)
+                if settings.denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
+                return source
+            }
+        } catch {
+            Reporter.error(error.message)
+            return error.exitCode
+        }
+        let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        let cancellation = Cancellation()
+        var network = settings.configuration.network
+        network.cancellation = cancellation
+        network.progress = nil
+        var inspector = ImageInspector(network: network, decoding: settings.template.decoding,
+                                       cacheDirectory: settings.configuration.cacheDirectory, facts: settings.template.facts)
+        inspector.query = settings.template.query
+        inspector.cacheKey = settings.template.cacheKey
+        let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
+        defer { watchers.forEach { $0.cancel() } }
+
+        var worst: Int32 = 0
+        var failures = 0
+        for (given, source) in zip(inputs, sources) where !cancellation.isCancelled {
+            let input = URLCredentials.maskingPassword(in: given)
+            let record: Record
+            do {
+                let (info, notes) = try inspector.inspect(source)
+                for note in notes { reporter.info("\(input): \(note)") }
+                record = Record(input: input, status: "ok", info: info)
+            } catch {
+                if cancellation.isCancelled { break }
+                failures += 1
+                worst = error.exitCode
+                reporter.failure(input: input, error: error)
+                record = Record(input: input, status: "error",
+                                error: Reporter.ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message))
+            }
+            // Without stdout the reports of later inputs can't be given either: stop here.
+            do throws(ImgError) {
+                if settings.json {
+                    try reporter.emit(record)
+                } else if let info = record.info {
+                    try Reporter.printLine(text(input: input, info))
+                }
+            } catch {
+                Reporter.error(error.message)
+                return error.exitCode
+            }
+        }
+        if cancellation.isCancelled {
+            Reporter.error("interrupted by \(cancellation.signal == SIGINT ? "SIGINT" : "SIGTERM")")
+            return 128 + cancellation.signal
+        }
+        if failures == 0 { return 0 }
+        return inputs.count == 1 ? worst : 1
+    }
+
+    /// One `--json` record: `input` and `status`, then the `ImageInfo` fields, or `error`.
+    struct Record: Encodable {
+        var input: String
+        var status: String
+        var info: ImageInfo?
+        var error: Reporter.ErrorRecord?
+
+        private enum CodingKeys: String, CodingKey { case input, status, error }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(input, forKey: .input)
+            try container.encode(status, forKey: .status)
+            try container.encodeIfPresent(error, forKey: .error)
+            try info?.encode(to: encoder)
+        }
+    }
+
+    /// The report without `--json`: the input, then one `name: value` line a topic.
+    static func text(input: String, _ info: ImageInfo) -> String {
+        var lines = ["\(input):"]
+        lines.append("  format: \(info.format ?? "unknown")")
+        lines.append("  size: \(info.width)x\(info.height) (stored \(info.storedWidth)x\(info.storedHeight), orientation \(info.orientation))")
+        var frames = "  frames: \(info.frames)"
+        if let loop = info.loop { frames += ", loop \(loop == 0 ? "forever" : "\(loop) times")" }
+        if let delays = info.delays { frames += ", delays \(delays.map(String.init).joined(separator: " ")) ms" }
+        lines.append(frames)
+        lines.append("  colour: \(info.colorSpace), \(info.bitsPerSample) bits per sample, \(info.bands) bands, "
+                     + (info.hasAlpha ? "alpha" : "no alpha"))
+        let profile = info.hasIccProfile ? (info.iccProfile.map { "\"\($0)\"" } ?? "(no description)") : "none"
+        lines.append("  ICC profile: \(profile)")
+        lines.append("  metadata: EXIF \(info.hasExif ? "yes" : "no"), XMP \(info.hasXmp ? "yes" : "no")")
+        lines.append("  file size: \(info.fileSize.map { "\($0) bytes" } ?? "unknown")")
+        if let state = info.cacheState {
+            var http = "  http: " + (info.httpStatus.map(String.init) ?? "no request")
+            if let type = info.contentType { http += ", \(type)" }
+            if let etag = info.etag { http += ", ETag \(etag)" }
+            if let date = info.lastModified { http += ", Last-Modified \(date)" }
+            lines.append(http)
+            let requests = info.requests ?? 0
+            lines.append("  cache: \(state); \(info.bytesRead ?? 0) bytes read in \(requests) request\(requests == 1 ? "" : "s")")
+        }
+        if let facts = info.facts {
+            lines.append("  facts: blurhash \(facts.blurhash), thumbhash \(facts.thumbhash), "
+                         + "dominant colour \(facts.dominantColor), phash \(facts.phash)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

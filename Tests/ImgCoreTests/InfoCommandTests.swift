@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `imgfetch info`: header facts read from a range of a remote image (widened when the header is longer, the whole
+/// body when the server ignores ranges), from the cache with no request, and `--facts` as `fetch --facts` has them.
+@Suite("imgfetch info", .serialized)
+struct InfoCommandTests: EndToEndSuite {
+    let server: FixtureServer
+    let work: TemporaryDirectory
+
+    init() throws {
+        server = try FixtureServer()
+        work = try TemporaryDirectory()
+    }
+
+    func info(_ arguments: [String]) throws -> CommandResult {
+        try fetch(["info"] + arguments)
+    }
+
+    /// The one `--json` record of `info ARGUMENTS --json`, which must succeed.
+    func record(_ arguments: [String]) throws -> [String: Any] {
+        let run = try info(arguments + ["--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any], "\(run.stdoutText)")
+    }
+
+    static func size(_ relative: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: Paths.images + "/" + relative)[.size] as? Int)
+    }
+
+    @Test func aRemoteHeaderIsReadFromOneRangeNotTheWholeFile() throws {
+        let size = try Self.size("photos/grass.jpg")
+        #expect(size > 65_536)
+        let found = try record([server.url("/img/photos/grass.jpg")])
+        #expect(found["width"] as? Int == 1024 && found["height"] as? Int == 768)
+        #expect(found["format"] as? String == "jpeg")
+        #expect(found["httpStatus"] as? Int == 206)
+        #expect(found["fileSize"] as? Int == size, "the size comes from Content-Range")
+        #expect(found["requests"] as? Int == 1 && found["bytesRead"] as? Int == 65_536)
+        #expect(found["cacheState"] as? String == "absent")
+        #expect(try server.bytesServed("/img/photos/grass.jpg") == 65_536)
+        #expect(try server.bytesServed("/img/photos/grass.jpg") < size)
+        #expect(try server.recordedRequests().map { $0.header("Range") } == ["bytes=0-65535"])
+        // Nothing is written: no cache entry for what info read.
+        #expect(!FileManager.default.fileExists(atPath: cache + "/entries"))
+    }
+
+    @Test func aHeaderAfterALargeAppSegmentWidensTheRange() throws {
+        // 120 KB of APP11 segments between the EXIF and the frame header (SOF): past the first 64 KiB.
+        let size = try Self.size("generated/big-app-segment.jpg")
+        let found = try record([server.url("/img/generated/big-app-segment.jpg")])
+        #expect(found["width"] as? Int == 800 && found["height"] as? Int == 531)
+        #expect(found["requests"] as? Int == 2 && found["httpStatus"] as? Int == 206)
+        #expect(try server.recordedRequests().map { $0.header("Range") } == ["bytes=0-65535", "bytes=65536-131071"])
+        #expect(try server.bytesServed("/img/generated/big-app-segment.jpg") == 131_072)
+        #expect(try server.bytesServed("/img/generated/big-app-segment.jpg") < size)
+        // Bounded by --max-bytes: refused as a network error, in one line.
+        let bounded = try info([server.url("/img/generated/big-app-segment.jpg"), "--max-bytes", "100K"])
+        #expect(bounded.status == 3, "\(bounded.stderr)")
+        #expect(bounded.stderr.split(separator: "\n").count == 1 && bounded.stderr.contains("--max-bytes"), "\(bounded.stderr)")
+    }
+
+    @Test func aServerThatIgnoresRangesGivesTheWholeBody() throws {
+        let size = try Self.size("photos/grass.jpg")
+        let found = try record([server.url("/norange/photos/grass.jpg")])
+        #expect(found["width"] as? Int == 1024 && found["height"] as? Int == 768)
+        #expect(found["httpStatus"] as? Int == 200 && found["requests"] as? Int == 1)
+        #expect(found["fileSize"] as? Int == size && found["bytesRead"] as? Int == size)
+        #expect(try server.bytesServed("/norange/photos/grass.jpg") == size)
+    }
+
+    @Test func aFreshCachedInputIsReadFromTheCacheWithNoRequest() throws {
+        let url = server.url("/img/photos/plane.jpg")
+        let fetched = try fetch([url, "--resize", "20x", "-o", work.file("plane.jpg")])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        let before = try server.requests("/img/photos/plane.jpg")
+        let found = try record([url, "-v"])
+        #expect(try server.requests("/img/photos/plane.jpg") == before, "info made a request for a cached image")
+        #expect(found["cacheState"] as? String == "fresh")
+        #expect(found["requests"] as? Int == 0 && found["httpStatus"] == nil)
+        #expect(found["width"] as? Int == 800 && found["height"] as? Int == 531)
+        #expect(found["fileSize"] as? Int == (try Self.size("photos/plane.jpg")))
+        #expect((found["etag"] as? String)?.isEmpty == false && found["contentType"] as? String == "image/jpeg")
+    }
+
+    @Test func anExpiredCachedInputIsRevalidatedWithoutItsBody() throws {
+        let url = server.url("/img/sample.jpg")
+        #expect(try fetch([url, "--ttl", "1s", "-o", work.file("s.jpg")]).status == 0)
+        usleep(1_200_000)
+        let served = try server.bytesServed("/img/sample.jpg")
+        let found = try record([url])
+        #expect(found["cacheState"] as? String == "expired")
+        #expect(found["httpStatus"] as? Int == 304 && found["requests"] as? Int == 1)
+        #expect(try server.bytesServed("/img/sample.jpg") == served)
+        #expect(found["width"] as? Int == 290 && found["height"] as? Int == 442)
+    }
+
+    @Test func anAnimatedGIFReportsItsFramesLoopAndDelays() throws {
+        // moving-square.gif: three frames, -delay 10 (100 ms), -loop 0 (forever); see Tests/Fixtures/README.md.
+        let found = try record([server.url("/img/generated/moving-square.gif")])
+        #expect(found["frames"] as? Int == 3)
+        #expect(found["delays"] as? [Int] == [100, 100, 100])
+        #expect(found["loop"] as? Int == 0)
+        #expect(found["width"] as? Int == 90 && found["height"] as? Int == 30, "the size is one frame's")
+        let text = try info([server.url("/img/generated/moving-square.gif")])
+        #expect(text.stdoutText.contains("frames: 3, loop forever, delays 100 100 100 ms"), "\(text.stdoutText)")
+        let still = try record([Paths.images + "/sample.png"])
+        #expect(still["frames"] as? Int == 1 && still["delays"] == nil && still["loop"] == nil)
+    }
+
+    @Test func anOrientationTaggedJPEGReportsBothSizes() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/rotation/6.jpg"))
+        let stored = try ImageRenderer.probe(data)
+        let found = try record([server.url("/img/rotation/6.jpg")])
+        #expect(found["orientation"] as? Int == 6)
+        #expect(found["storedWidth"] as? Int == stored.width && found["storedHeight"] as? Int == stored.height)
+        #expect(found["width"] as? Int == stored.height && found["height"] as? Int == stored.width)
+        let upright = try record([server.url("/img/rotation/1.jpg")])
+        #expect(upright["orientation"] as? Int == 1 && upright["width"] as? Int == upright["storedWidth"] as? Int)
+    }
+
+    @Test func jsonHasTheDocumentedCamelCaseFields() throws {
+        let remote = try record([server.url("/img/sample.jpg")])
+        let expected: Set<String> = ["input", "status", "format", "width", "height", "storedWidth", "storedHeight",
+                                     "orientation", "frames", "colorSpace", "bitsPerSample", "bands", "hasAlpha",
+                                     "hasIccProfile", "iccProfile", "hasExif", "hasXmp", "fileSize", "bytesRead",
+                                     "requests", "httpStatus", "contentType", "etag", "lastModified", "cacheState"]
+        #expect(Set(remote.keys) == expected)
+        #expect(remote["colorSpace"] as? String == "srgb" && remote["bitsPerSample"] as? Int == 8)
+        #expect(remote["bands"] as? Int == 3 && remote["hasAlpha"] as? Bool == false)
+        #expect(remote["hasExif"] as? Bool == true && remote["hasIccProfile"] as? Bool == true)
+        let alpha = try record([Paths.images + "/rgba.png"])
+        #expect(alpha["hasAlpha"] as? Bool == true && alpha["format"] as? String == "png")
+        #expect(alpha["cacheState"] == nil && alpha["httpStatus"] == nil, "a local file has no HTTP fields")
+        let facts = try record([Paths.images + "/sample.png", "--facts"])
+        let factFields: Set<String> = ["blurhash", "thumbhash", "dominantColor", "phash"]
+        #expect(factFields.isSubset(of: Set(facts.keys)))
+        // Every field is listed in the man page's JSON OUTPUT section.
+        let man = try String(contentsOfFile: Paths.packageRoot + "/man/imgfetch.1", encoding: .utf8)
+        let section = try #require(man.components(separatedBy: ".SH JSON OUTPUT").dropFirst().first?
+            .components(separatedBy: "\n.SH ").first)
+        for field in expected.union(factFields).union(["loop", "delays"]) {
+            #expect(section.contains(field), "\(field) is not in the man page's JSON OUTPUT")
+        }
+    }
+
+    @Test func factsOnInfoMatchFactsOnFetchOfTheSameImage() throws {
+        for name in ["sample.jpg", "rotation/6.jpg", "cogs.gif"] {
+            let url = server.url("/img/" + name)
+            let facts = ["blurhash", "thumbhash", "dominantColor", "phash"]
+            let found = try record([url, "--facts"])
+            #expect(found["httpStatus"] as? Int == 200, "--facts reads the whole image")
+            let unchanged = try fetch([url, "--facts", "--json", "-o", work.file("unchanged-" + (name as NSString).lastPathComponent)])
+            let converted = try fetch([url, "--facts", "--json", "--format", "png", "-o", work.file("c.png")])
+            for run in [unchanged, converted] {
+                #expect(run.status == 0, "\(run.stderr)")
+                let fetched = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+                #expect(facts.map { fetched[$0] as? String } == facts.map { found[$0] as? String }, "\(name)")
+                #expect(facts.allSatisfy { fetched[$0] is String })
+            }
+        }
+    }
+
+    @Test func refusalsAndFailuresAreOneLineWithTheirExitCodes() throws {
+        for arguments in [["--resize", "10x"], ["-o", work.file("x.jpg")], ["--format", "png"], ["-j", "2"]] {
+            let run = try info([server.url("/img/sample.jpg")] + arguments)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("does not apply to 'info'"))
+        }
+        #expect(try server.stats().total == 0, "a refused command made a request")
+        #expect(try info([]).status == 2)
+        #expect(try info([server.url("/status/404")]).status == 4)
+        let html = try info([server.url("/html")])
+        #expect(html.status == 5 && html.stderr.split(separator: "\n").count == 1, "\(html.stderr)")
+        #expect(try info([work.file("missing.jpg")]).status == 7)
+        let mixed = try info([server.url("/img/sample.jpg"), server.url("/html"), "--json"])
+        #expect(mixed.status == 1)
+        let records = mixed.stdoutText.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(records.map { $0["status"] as? String } == ["ok", "error"])
+        #expect((records.last?["error"] as? [String: Any])?["exit"] as? Int == 5)
+    }
+}
+
+@Suite("Content-Range of a 206")
+struct ContentRangeTests {
+    @Test func theFormsAServerSends() throws {
+        let known = try #require(RangedDownload.contentRange("bytes 0-65535/107470"))
+        #expect(known.first == 0 && known.last == 65_535 && known.total == 107_470)
+        let unknown = try #require(RangedDownload.contentRange("bytes 65536-131071/*"))
+        #expect(unknown.first == 65_536 && unknown.last == 131_071 && unknown.total == nil)
+        for bad in [nil, "", "bytes */5000", "items 0-1/2", "bytes 9-1/20", "bytes 0-1/x"] {
+            #expect(RangedDownload.contentRange(bad) == nil, "\(bad ?? "nil")")
+        }
+    }
+}
