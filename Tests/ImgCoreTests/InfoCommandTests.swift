@@ -96,6 +96,35 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(found["width"] as? Int == 290 && found["height"] as? Int == 442)
     }
 
+    @Test func aPrefixTellsWhatTheWholeFileTells() throws {
+        // Every format imgfetch writes, larger than the first range, with metadata kept; and a tiled TIFF and an
+        // AVIF with a rotation from the fixtures. Read by ranges (/img) and whole (/norange): the same report.
+        let root = work.file("served")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for format in ["png", "webp", "tiff", "avif", "heic", "jxl", "gif", "jpeg"] {
+            let made = try fetch([Paths.images + "/photos/grass.jpg", "--keep-metadata", "--format", format,
+                                  "-o", root + "/big." + format])
+            #expect(made.status == 0, "\(format): \(made.stderr)")
+        }
+        for name in ["sample.tif", "avif-orientation-6.avif"] {
+            try FileManager.default.copyItem(atPath: Paths.images + "/" + name, toPath: root + "/" + name)
+        }
+        let served = try FixtureServer(root: root)
+        let perRequest: Set<String> = ["input", "httpStatus", "bytesRead", "requests"]
+        for name in try FileManager.default.contentsOfDirectory(atPath: root).sorted() {
+            let ranged = try record([served.url("/img/" + name)])
+            let whole = try record([served.url("/norange/" + name)])
+            #expect(NSDictionary(dictionary: ranged.filter { !perRequest.contains($0.key) })
+                    == NSDictionary(dictionary: whole.filter { !perRequest.contains($0.key) }), "\(name): \(ranged) \(whole)")
+            let size = try #require(whole["fileSize"] as? Int)
+            #expect(size > 65_536, "\(name) fits in the first range")
+            // libvips 8.14 reads WebP, HEIF/AVIF, GIF and (its directory at the end) TIFF only whole.
+            if ["big.png", "big.jpeg"].contains(name) {
+                #expect((ranged["bytesRead"] as? Int ?? .max) < size, "\(name) was read whole")
+            }
+        }
+    }
+
     @Test func anAnimatedGIFReportsItsFramesLoopAndDelays() throws {
         // moving-square.gif: three frames, -delay 10 (100 ms), -loop 0 (forever); see Tests/Fixtures/README.md.
         let found = try record([server.url("/img/generated/moving-square.gif")])
@@ -194,5 +223,30 @@ struct ContentRangeTests {
         for bad in [nil, "", "bytes */5000", "items 0-1/2", "bytes 9-1/20", "bytes 0-1/x"] {
             #expect(RangedDownload.contentRange(bad) == nil, "\(bad ?? "nil")")
         }
+    }
+}
+
+@Suite("ICC profile description")
+struct ICCProfileNameTests {
+    /// A profile of a 128-byte header, a one-tag table and the `desc` tag's bytes.
+    static func profile(descTag: [UInt8]) -> Data {
+        func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        bytes += be32(1) + Array("desc".utf8) + be32(144) + be32(descTag.count)
+        return Data(bytes + descTag)
+    }
+
+    @Test func version2TextAndVersion4LocalizedDescriptions() {
+        // textDescriptionType: 'desc', reserved, ASCII count (with its NUL), the text.
+        let ascii = Array("sRGB IEC61966-2.1\0".utf8)
+        let v2 = Self.profile(descTag: Array("desc".utf8) + [0, 0, 0, 0] + [0, 0, 0, UInt8(ascii.count)] + ascii)
+        #expect(ICCProfileName.description(v2) == "sRGB IEC61966-2.1")
+        // multiLocalizedUnicodeType: 'mluc', reserved, 1 record of 12 bytes: enUS, length, offset 28; UTF-16BE.
+        let text = Array("Display P3".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let v4 = Self.profile(descTag: Array("mluc".utf8) + [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 12] + Array("enUS".utf8)
+                              + [0, 0, 0, UInt8(text.count), 0, 0, 0, 28] + text)
+        #expect(ICCProfileName.description(v4) == "Display P3")
+        #expect(ICCProfileName.description(Data(count: 100)) == nil)
+        #expect(ICCProfileName.description(Self.profile(descTag: Array("XYZ ".utf8) + [0, 0, 0, 0])) == nil)
     }
 }

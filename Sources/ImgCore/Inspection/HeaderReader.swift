@@ -41,10 +41,14 @@ enum HeaderReader {
         }
         guard let found else {
             imgf_error_clear()
+            // A prefix of a format imgfetch knows (a TIFF cut before its directory) may satisfy no loader yet.
+            if !isWhole, sniffed != nil { return .needsMoreBytes }
             throw .image(RefusalMessage.notAnImage(input))
         }
         let loader = ImageDecoder.loaderName(found)
         if isRemote, !allowUntrusted, !ImageDecoder.trustedLoaders.contains(loader) {
+            // Only the whole file decides: a looser loader (ImageMagick's) may take a prefix the right one refuses.
+            if !isWhole { return .needsMoreBytes }
             throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
         }
         if !isWhole, loader == "gif" { return .needsMoreBytes }
