@@ -85,6 +85,10 @@ struct RangedDownload {
             throw .network("malformed HTTP response (a 206 whose Content-Range \(response.contentRange ?? "(none)") "
                            + "does not match the \(body.count) bytes from offset \(offset))")
         }
+        if offset > 0, range.total != fileSize {
+            throw .network("the image changed while being read (its size went from \(fileSize.map(String.init) ?? "*") "
+                           + "to \(range.total.map(String.init) ?? "*") bytes)")
+        }
         bytes.append(body)
         fileSize = range.total
         if let total = range.total, Int64(bytes.count) >= total { isWhole = true }
