@@ -54,11 +54,11 @@ struct RangedDownload {
         var end = min(have * 2, maxBytes)
         if let fileSize { end = min(end, fileSize) }
         guard end > have else {
-            throw .network("no image header in the first \(ByteSize.format(maxBytes)) (--max-bytes)")
+            throw .network("no image header in the first \(ByteSize.format(maxBytes)) (--max-bytes)", cause: .noHeaderWithinLimit)
         }
         let response = try request(have...(end - 1), validators: nil)
         if response.status == 206, let first = last?.etag, let etag = response.etag, first != etag {
-            throw .network("the image changed while being read (ETag \(first), then \(etag))")
+            throw .network("the image changed while being read (ETag \(first), then \(etag))", cause: .changedWhileRead)
         }
         try take(response, at: have, asked: end - have)
     }
@@ -83,11 +83,11 @@ struct RangedDownload {
         let range = Self.contentRange(response.contentRange)
         guard let range, range.first == offset, range.last - range.first + 1 == Int64(body.count) else {
             throw .network("malformed HTTP response (a 206 whose Content-Range \(response.contentRange ?? "(none)") "
-                           + "does not match the \(body.count) bytes from offset \(offset))")
+                           + "does not match the \(body.count) bytes from offset \(offset))", cause: .malformedReply)
         }
         if offset > 0, range.total != fileSize {
             throw .network("the image changed while being read (its size went from \(fileSize.map(String.init) ?? "*") "
-                           + "to \(range.total.map(String.init) ?? "*") bytes)")
+                           + "to \(range.total.map(String.init) ?? "*") bytes)", cause: .changedWhileRead)
         }
         bytes.append(body)
         fileSize = range.total

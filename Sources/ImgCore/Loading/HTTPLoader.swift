@@ -103,7 +103,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
-                return .failure(Failure(error: .network("timed out: the redirects took longer than --timeout"), retryable: true))
+                return .failure(Failure(error: .network("timed out: the redirects took longer than --timeout", cause: .timedOut), retryable: true))
             }
             let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)
@@ -117,7 +117,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                     return .failure(Failure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false))
                 }
                 guard let next = URL(string: text), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    return .failure(Failure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))"),
+                    return .failure(Failure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))",
+                                                             cause: .redirectScheme),
                                             retryable: false))
                 }
                 redirects += 1
@@ -266,26 +267,28 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return Failure(error: .overLimit(.bodyBytes(limit: Int64(options.maxBytes))), retryable: false)
         }
         if let address = transfer.blockedAddress {
-            return Failure(error: .network("refusing to connect to private address \(address) (--deny-private-networks)"),
+            return Failure(error: .network("refusing to connect to private address \(address) (--deny-private-networks)",
+                                           cause: .privateAddress),
                            retryable: false)
         }
         switch code {
         case CURLE_ABORTED_BY_CALLBACK:
-            return Failure(error: .network("interrupted"), retryable: false)
+            return Failure(error: .network("interrupted", cause: .interrupted), retryable: false)
         case CURLE_OPERATION_TIMEDOUT:
-            return Failure(error: .network("timed out: \(text)"), retryable: true)
+            return Failure(error: .network("timed out: \(text)", cause: .timedOut), retryable: true)
         case CURLE_COULDNT_CONNECT:
-            return Failure(error: .network(text), retryable: true, refusedConnection: true)
+            return Failure(error: .network(text, cause: .connectionFailed), retryable: true, refusedConnection: true)
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
-            return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text), retryable: true)
+            return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text, cause: .cutShort),
+                           retryable: true)
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
             // Not a redirect: the reply did not start with an HTTP status line (libcurl calls that HTTP/0.9, which it
             // refuses), e.g. bytes an earlier response left on a kept-alive connection. Retried on a new connection.
-            return Failure(error: .network("malformed HTTP response (no valid status line)"), retryable: true)
+            return Failure(error: .network("malformed HTTP response (no valid status line)", cause: .malformedReply), retryable: true)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
-            return Failure(error: .network("TLS: \(text)"), retryable: false)
+            return Failure(error: .network("TLS: \(text)", cause: .tls), retryable: false)
         default:
-            return Failure(error: .network(text), retryable: false)
+            return Failure(error: .network(text, cause: .curl(code: Int(code.rawValue))), retryable: false)
         }
     }
 

@@ -56,7 +56,7 @@ public final class HostGate: Sendable {
         while true {
             let now = Date()
             let wait = try state.withLock { state throws(ImgError) -> TimeInterval in
-                if let message = state.givenUp { throw .network(message) }
+                if let message = state.givenUp { throw .network(message, cause: .hostGivenUp) }
                 let start = max(state.pausedUntil, state.nextTurn)
                 if start <= now {
                     state.nextTurn = now.addingTimeInterval(interval)
@@ -65,7 +65,7 @@ public final class HostGate: Sendable {
                 return start.timeIntervalSince(now)
             }
             if wait <= 0 { return now }
-            if cancellation?.isCancelled == true { throw .network("interrupted") }
+            if cancellation?.isCancelled == true { throw .network("interrupted", cause: .interrupted) }
             usleep(useconds_t(min(50_000, max(1_000, wait * 1_000_000))))
         }
     }
@@ -99,6 +99,6 @@ extension ImgError {
     /// Whether this is the one message of a host given up (`HostPoliteness.giveUpAfterRefusals`): a batch prints
     /// it once for the host, not once per line.
     public var isHostGivenUp: Bool {
-        if case .network(let text) = self { text.hasPrefix("giving up on ") } else { false }
+        if case .network(_, .hostGivenUp) = self { true } else { false }
     }
 }

@@ -2,8 +2,9 @@
 public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A bad option, value, chain or input (exit 2).
     case usage(String)
-    /// Resolve, connect, TLS, timeout, redirects, a reply that is not HTTP, size limit or a transfer cut short (exit 3).
-    case network(String)
+    /// Resolve, connect, TLS, timeout, redirects, a reply that is not HTTP or a transfer cut short (exit 3), with
+    /// its structured cause.
+    case network(String, cause: NetworkCause)
     /// An HTTP status of 400 or more after retries, or a 304 to a request that was not conditional (exit 4).
     case http(status: Int, message: String)
     /// Empty body, not an image, corrupt, truncated, unsupported, too many pixels, processing failed (exit 5).
@@ -57,8 +58,10 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The one-line message, without the input's name.
     public var message: String {
         switch self {
-        case .usage(let text), .network(let text), .image(let text), .notCached(let text),
+        case .usage(let text), .image(let text), .notCached(let text),
              .io(let text), .cacheUnavailable(let text), .damaged(let text), .internalFailure(let text):
+            text
+        case .network(let text, _):
             text
         case .http(_, let text):
             text
@@ -69,19 +72,16 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// Whether trying again later may succeed: an HTTP 408, 429 or 5xx, and network failures (resolve, connect,
-    /// timeout, a transfer cut short, a malformed reply) other than those a retry cannot change (a body over
-    /// `--max-bytes`, an address refused by `--deny-private-networks`, redirects, TLS). A batch whose every failure
-    /// is transient exits 75 (EX_TEMPFAIL) so that a job array's retry policy can tell.
+    /// Whether trying again later may succeed, decided from the structured cause, never the message: an HTTP 408,
+    /// 429 or 5xx, and network failures whose `NetworkCause.isTransient` (resolve, connect, timeout, a transfer cut
+    /// short, a malformed reply; not a private address, a redirect's scheme or TLS). A limit (`.overLimit`: a body
+    /// over `--max-bytes`, too many redirects) and every other case are not. A batch whose every failure is
+    /// transient exits 75 (EX_TEMPFAIL) so that a job array's retry policy can tell.
     public var isTransient: Bool {
         switch self {
         case .http(let status, _): status == 408 || status == 429 || (500..<600).contains(status)
-        case .network(let text): !ImgError.permanentNetworkPrefixes.contains { text.hasPrefix($0) }
+        case .network(_, let cause): cause.isTransient
         default: false
         }
     }
-
-    /// The beginnings of the network messages (HTTPLoader's) that a retry cannot change.
-    /// (A body over `--max-bytes` and too many redirects are `.overLimit`, never transient.)
-    static let permanentNetworkPrefixes = ["refusing to connect to private address", "refusing a redirect", "TLS:"]
 }
