@@ -58,10 +58,36 @@ struct FailOnTests {
         #expect(first.status == 0, "\(first.stderr)")
         let firstRecord = try record(first)
         #expect(firstRecord.damaged == nil)
-        for level in ["none", "error", "warning"] {
+        // A stricter level checks it again once (from the file: a local original is not cached); the result checked
+        // strictest then serves every level.
+        for (level, source) in [("none", "disk"), ("error", "local"), ("warning", "local"),
+                                ("none", "disk"), ("truncated", "disk"), ("error", "disk"), ("warning", "disk")] {
             let later = try run([Paths.images + "/sample.jpg", "--resize", "64x", "-o", output, "--json", "--fail-on", level])
-            #expect(try record(later).source == "disk", "--fail-on \(level): \(later.stdoutText)")
+            #expect(try record(later).source == source, "--fail-on \(level): \(later.stdoutText)")
         }
+    }
+
+    /// A cached result is served only to a request at most as strict as the level it was checked at: a stricter
+    /// request checks again (from the original: a cached one for a URL, no download) and is refused when that level
+    /// refuses.
+    @Test func aStricterLevelIsNotServedAResultCheckedLess() throws {
+        // A bad checksum on an ancillary chunk (pHYs) is a warning: let through below --fail-on warning.
+        let warned = work.file("warned.png")
+        let interlaced = try DecodeFidelityTests.fixture("generated/interlaced.png")
+        try DecodeFidelityTests.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }.write(to: URL(fileURLWithPath: warned))
+        let output = work.file("out.png")
+        let made = try run([warned, "--resize", "32x", "-o", output])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try run([warned, "--resize", "32x", "-o", output, "--json", "--fail-on", "error"]).status == 0)
+
+        try? FileManager.default.removeItem(atPath: output)
+        let strict = try run([warned, "--resize", "32x", "-o", output, "--fail-on", "warning"])
+        #expect(strict.status == 5 && strict.stderr.contains("pHYs chunk fails its checksum"), "\(strict.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        // The result checked at the default level still serves the default level.
+        let again = try run([warned, "--resize", "32x", "-o", output, "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try record(again).source == "disk", "\(again.stdoutText)")
     }
 
     @Test func theLevelComesFromOptionEnvironmentOrConfig() throws {

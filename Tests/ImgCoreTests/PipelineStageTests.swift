@@ -45,6 +45,25 @@ struct PipelineStageTests {
         #expect(doubles.store[.original(key: try doubles.keys(DoubledPipeline.request()).original)]?.metadata.width == 8)
     }
 
+    /// A variant checked at a laxer --fail-on level than a request's is made again from the cached original (no
+    /// second download); stored with the stricter level, it then serves every level up to that one.
+    @Test func aStricterLevelRendersAgainFromTheCachedOriginal() throws {
+        let doubles = try DoubledPipeline()
+        var request = try DoubledPipeline.request()
+        let keys = try doubles.keys(request)
+        _ = try doubles.pipeline.image(for: request)
+        #expect(doubles.store[.variant(originalKey: keys.original, variantKey: keys.variant)]?.metadata.checkedAt == .truncated)
+        request.decoding.failOn = .warning
+        _ = try doubles.pipeline.image(for: request)
+        #expect(doubles.log.count("load") == 1 && doubles.log.count("render") == 2, "\(doubles.log.all)")
+        #expect(doubles.store[.variant(originalKey: keys.original, variantKey: keys.variant)]?.metadata.checkedAt == .warning)
+        for level in FailOn.allCases {
+            request.decoding.failOn = level
+            #expect(try doubles.pipeline.image(for: request).source == .memory, "\(level)")
+        }
+        #expect(doubles.log.count("render") == 2, "\(doubles.log.all)")
+    }
+
     /// A fresh original whose variant can't be made is withdrawn: nothing is cached for a request that fails.
     @Test func anOriginalWhoseVariantFailsIsWithdrawn() throws {
         let doubles = try DoubledPipeline()

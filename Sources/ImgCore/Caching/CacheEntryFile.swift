@@ -27,6 +27,9 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var damage: String?
     /// A variant's facts (`--facts`), when it was rendered with them; nil (absent) otherwise.
     public var facts: ImageFacts?
+    /// The `--fail-on` level a variant was checked at; nil (absent) for an original, and for a variant written
+    /// before the level was recorded (checked at `truncated`, the only level then).
+    public var checkedAt: FailOn?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could

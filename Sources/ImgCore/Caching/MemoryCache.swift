@@ -86,6 +86,8 @@ public struct CachedImage: Sendable {
     public var damage: String?
     /// The facts of a variant rendered with `ImageRequest.facts` (stored in its disk entry too); nil for none.
     public var facts: ImageFacts?
+    /// The `--fail-on` level a variant was checked at (stored in its disk entry too); nil for an original.
+    public var checkedAt: FailOn?
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {

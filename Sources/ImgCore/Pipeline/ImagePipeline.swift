@@ -121,7 +121,8 @@ public final class ImagePipeline: Sendable {
         for case let variantKey? in candidates where originalKey != nil && !policy.forceRefresh && expiredVariant == nil {
             guard let originalKey else { break }
             response.variantKey = variantKey
-            if policy.usesMemory, let hit = memory.value(forKey: variantKey), request.answers(hit.facts) {
+            if policy.usesMemory, let hit = memory.value(forKey: variantKey), request.answers(hit.facts),
+               request.trustsCheck(at: hit.checkedAt) {
                 response.data = hit
                 response.source = .memory
                 return response
@@ -129,16 +130,17 @@ public final class ImagePipeline: Sendable {
             if let store {
                 let entry = EntryName.variant(originalKey: originalKey, variantKey: variantKey)
                 switch store.lookup(entry, inPlace: false) {
-                case .fresh(let metadata, let body) where request.answers(metadata.facts):
+                case .fresh(let metadata, let body) where request.answers(metadata.facts) && request.trustsCheck(at: metadata.checkedAt):
                     store.touch(entry, ttl: metadata.ttl)
                     response.data = CachedImage(entry: metadata, body: body)
                     response.source = .disk
                     writer.keepInMemory(response.data, variantKey: variantKey, storeWillServe: true)
                     return response
-                case .expired(let metadata, let body) where request.answers(metadata.facts):
+                case .expired(let metadata, let body) where request.answers(metadata.facts) && request.trustsCheck(at: metadata.checkedAt):
                     expiredVariant = (entry, variantKey, metadata, body)
                 case .fresh, .expired, .missing:
-                    // A variant without the facts asked for is rendered again from its original.
+                    // A variant without the facts asked for, or checked at a laxer --fail-on level than this request's,
+                    // is rendered again from its original.
                     break
                 }
             }
@@ -201,6 +203,14 @@ extension ImageRequest {
     func answers(_ facts: ImageFacts?) -> Bool {
         self.facts.map { $0.isAnswered(by: facts) } ?? true
     }
+
+    /// Whether a cached variant checked at `level` may serve this request: when it was checked at least as strictly
+    /// as `decoding.failOn` asks. `none` checks a variant under the plain key as `truncated` does (truncated or
+    /// corrupt data puts a `none` result under the damaged variant's key), so both count as `truncated`; a variant
+    /// stored before levels were recorded (nil) was checked at `truncated`.
+    func trustsCheck(at level: FailOn?) -> Bool {
+        max(level ?? .truncated, .truncated) >= max(decoding.failOn, .truncated)
+    }
 }
 
 extension CachedImage {
@@ -210,6 +220,7 @@ extension CachedImage {
                   contentType: entry.contentType)
         damage = entry.damage
         facts = entry.facts
+        checkedAt = entry.checkedAt
     }
 }
 

@@ -34,7 +34,9 @@ final class VariantMaker: Sendable {
             self.slots.wait()
             defer { self.slots.signal() }
             if request.passesSourceBytes, let format = original.format, (request.encoding.format ?? format) == format {
-                return try self.checkedSourceBytes(request, original: original, format: format, context: context)
+                var image = try self.checkedSourceBytes(request, original: original, format: format, context: context)
+                image.checkedAt = request.decoding.failOn
+                return image
             }
             let encoded = try self.renderer.render(request, from: original.bytes, context: context)
             var image = CachedImage(data: encoded.data, format: encoded.format, width: encoded.width, height: encoded.height)
@@ -42,6 +44,7 @@ final class VariantMaker: Sendable {
             image.sourceSize = encoded.sourceSize
             image.damage = encoded.damage
             image.facts = encoded.facts
+            image.checkedAt = request.decoding.failOn
             return image
         }
         guard let variantKey else { return (try work(), true) }

@@ -17,6 +17,7 @@ struct VariantWriter: Sendable {
                                           variant: image.damage == nil ? request.variantIdentifier : request.damagedVariantIdentifier,
                                           kind: .variant, body: image, ttl: configuration.ttl)
         metadata.damage = image.damage
+        metadata.checkedAt = image.checkedAt
         do {
             try store.store(image.bytes, metadata: metadata, as: .variant(originalKey: originalKey, variantKey: variantKey))
         } catch {

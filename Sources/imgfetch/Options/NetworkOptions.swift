@@ -156,6 +156,11 @@ extension OptionCatalog {
             and cached under a variant key of its own (ending in
             .BR ,fail\-on=none );
             the level enters the key only when it changed the result.
+            A cached result records the level it was checked at, and serves only a request
+            no stricter than that
+            .RB ( none " counts as " truncated );
+            a stricter one checks the input again, from its cached original (no download),
+            and is refused when its level refuses.
             The limits
             .RB ( \-\-max\-pixels ,
             .BR \-\-max\-frames ,
