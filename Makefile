@@ -44,8 +44,8 @@ TSAN_FILTER ?= Concurrency
 # decoders (pyref below; Debian's python3 has no ensurepip without it).
 DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev pkg-config python3 python3-venv openssl groff-base
 # Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
-# page's GNU parallel recipe is run as written.
-TEST_DEB_PACKAGES := slurm-wlm munge parallel
+# page's GNU parallel recipe is run as written; zsh and fish check that the completion scripts for them parse.
+TEST_DEB_PACKAGES := slurm-wlm munge parallel zsh fish
 
 .PHONY: all build debug deps test-deps install-packages test test-unit test-tsan pyref demo install man man-check bench fuzz clean check-swift
 
