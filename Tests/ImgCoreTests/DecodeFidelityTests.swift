@@ -120,6 +120,24 @@ struct DecodeFidelityTests {
         #expect(throws: ImgError.self) { try Self.render(badPHYs, failOn: .warning) }
     }
 
+    /// Bytes checked once are not scanned again: a verdict given with them is the one judged, at the level asked.
+    @Test func aGivenIntegrityVerdictIsUsedInsteadOfAScan() throws {
+        let whole = try Self.fixture("generated/interlaced.png")
+        func header(_ verdict: IntegrityVerdict?, failOn: FailOn = .standard) throws(ImgError) -> ImageDecoder.Header {
+            var input = VipsInput(.memory(whole))
+            var options = DecodeOptions()
+            options.failOn = failOn
+            return try ImageDecoder.checkHeader(&input, isRemote: true, options: options, integrity: verdict)
+        }
+        #expect(try header(nil).damage == nil, "scanned: the file is whole")
+        let noted = DataDamage(severity: .warning, message: "warning: from the earlier check")
+        #expect(try header(IntegrityVerdict(damage: noted)).damage == noted)
+        #expect(throws: ImgError.image(noted.message)) { try header(IntegrityVerdict(damage: noted), failOn: .warning) }
+        let cut = DataDamage.truncated(row: 3, of: 10)
+        #expect(throws: ImgError.image(cut.message)) { try header(IntegrityVerdict(damage: cut)) }
+        #expect(try header(IntegrityVerdict(damage: cut), failOn: .none).damage == cut)
+    }
+
     @Test func refusedImagesSayWhatIsWrongInOneLine() throws {
         #expect(throws: ImgError.overLimit(.pixels(width: 17000, height: 17000, frames: 1, pixels: 289_000_000, limit: 100_000_000))) {
             try Self.render(Self.fixture("17000x17000.avif"))

@@ -64,6 +64,16 @@ struct PipelineStageTests {
         #expect(doubles.log.count("render") == 2, "\(doubles.log.all)")
     }
 
+    /// A fresh download is checked once: what the header check read goes with it to *make variant*, so the renderer
+    /// need not check the bytes again; an original from a cache comes with nothing checked.
+    @Test func aDownloadedBodyIsCheckedOnce() throws {
+        let doubles = try DoubledPipeline()
+        _ = try doubles.pipeline.image(for: DoubledPipeline.request("resize(10x10)"))
+        _ = try doubles.pipeline.image(for: DoubledPipeline.request("resize(20x20)"))
+        #expect(doubles.log.count("inspect") == 1 && doubles.log.count("render") == 2, "\(doubles.log.all)")
+        #expect(doubles.log.inspectedByRendering == [ImageHeader(format: .png, width: 8, height: 6), nil])
+    }
+
     /// A fresh original whose variant can't be made is withdrawn: nothing is cached for a request that fails.
     @Test func anOriginalWhoseVariantFailsIsWithdrawn() throws {
         let doubles = try DoubledPipeline()

@@ -185,7 +185,8 @@ public final class ImagePipeline: Sendable {
     private func makeVariant(_ request: ImageRequest, from original: OriginalFetcher.Fetched, originalKey: String?,
                              variantKey: String?) throws(ImgError) -> (image: CachedImage, isOwner: Bool) {
         do {
-            return try variants.make(request, from: original.image, originalKey: originalKey, variantKey: variantKey)
+            return try variants.make(request, from: original.image, inspected: original.inspected, originalKey: originalKey,
+                                     variantKey: variantKey)
         } catch {
             guard original.source == .network else { throw error }
             if let originalKey { originals.withdraw(originalKey: originalKey) }

@@ -34,6 +34,8 @@ public struct ImageHeader: Sendable, Equatable {
     public var format: ImageFormat?
     /// The width and the height of one frame (a page of an animation), before any orientation is applied.
     public var width: Int, height: Int
+    /// What the integrity check found in the bytes read (`VipsRenderer.inspect` sets it); nil: not checked.
+    var integrity: IntegrityVerdict?
 
     public init(format: ImageFormat?, width: Int, height: Int) {
         (self.format, self.width, self.height) = (format, width, height)
@@ -51,6 +53,10 @@ public struct RenderingContext: Sendable {
     /// Shared by the renderings of one pipeline, so that together they decode within `--max-decode-memory`; nil
     /// (the default) for a rendering on its own.
     public var decodeBudget: DecodeMemoryBudget?
+    /// What `inspect` read from these very bytes, when the *fetch original* stage checked them (a fresh download):
+    /// a renderer need not check again what it found (the in-process renderer does not scan the bytes for
+    /// truncation a second time). Nil (the default): nothing was checked.
+    public var inspected: ImageHeader?
 
     public init(sharedDecode: SharedDecode? = nil, cancellation: Cancellation? = nil) {
         (self.sharedDecode, self.cancellation) = (sharedDecode, cancellation)

@@ -11,6 +11,9 @@ final class OriginalFetcher: Sendable {
         var image: CachedImage
         var source: ResponseSource
         var warnings: [String] = []
+        /// What the header check read from a fresh download (`ImageRendering.inspect`), passed on to *make
+        /// variant* so that the bytes are not checked twice; nil for an original from a cache or a local file.
+        var inspected: ImageHeader?
     }
 
     private let configuration: PipelineConfiguration
@@ -127,10 +130,10 @@ final class OriginalFetcher: Sendable {
         // The digest the entry records is computed beside the header check (there are two cores), not after it.
         let bytes = image.bytes
         let digest = store == nil ? nil : BackgroundValue { bytes.integrityDigest }
+        let inspected: ImageHeader?
         do {
-            if let header = try configuration.renderer.inspect(image.bytes, for: request) {
-                (image.width, image.height) = (header.width, header.height)
-            }
+            inspected = try configuration.renderer.inspect(image.bytes, for: request)
+            if let inspected { (image.width, image.height) = (inspected.width, inspected.height) }
         } catch {
             throw Self.explain(error, contentType: response.contentType)
         }
@@ -149,7 +152,7 @@ final class OriginalFetcher: Sendable {
                 warnings.append("caching failed: \(error.message)")
             }
         }
-        return Fetched(image: image, source: .network, warnings: warnings)
+        return Fetched(image: image, source: .network, warnings: warnings, inspected: inspected)
     }
 
     /// Stores an original in memory when the policy uses memory and the memory policy keeps it.

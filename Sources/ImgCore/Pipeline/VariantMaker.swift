@@ -20,12 +20,15 @@ final class VariantMaker: Sendable {
         self.slots = DispatchSemaphore(value: max(1, slots))
     }
 
-    /// Makes `request`'s variant from `original`; equal variant keys (and facts asked for) in flight share one rendering (`isOwner` is
-    /// true for the caller that did it). Without a variant key (standard input), nothing is shared.
-    func make(_ request: ImageRequest, from original: CachedImage, originalKey: String?,
+    /// Makes `request`'s variant from `original`; equal variant keys (and facts asked for) in flight share one
+    /// rendering (`isOwner` is true for the caller that did it). Without a variant key (standard input), nothing is
+    /// shared. `inspected`: what the fetch stage's header check read from these bytes (the renderer need not check
+    /// it again); nil (the default) when nothing was checked.
+    func make(_ request: ImageRequest, from original: CachedImage, inspected: ImageHeader? = nil, originalKey: String?,
               variantKey: String?) throws(ImgError) -> (image: CachedImage, isOwner: Bool) {
         var context = RenderingContext(cancellation: cancellation)
         context.decodeBudget = decodeBudget
+        context.inspected = inspected
         if request.decodedTogetherWith.count > 1, let originalKey {
             let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
             context.sharedDecode = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)

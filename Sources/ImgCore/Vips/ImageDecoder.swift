@@ -36,8 +36,10 @@ enum ImageDecoder {
 
     /// Reads and checks the header: empty, unknown, untrusted, truncated and oversized inputs are refused here.
     /// A file region whose format libvips reads only from memory (no source loader) is read into memory: `input`
-    /// is then the buffer to decode from.
-    static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions) throws(ImgError) -> Header {
+    /// is then the buffer to decode from. With `integrity` (a verdict on these very bytes, found by an earlier
+    /// check), the bytes are not scanned again: its damage is judged at `options.failOn` as a scan's would be.
+    static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions,
+                            integrity: IntegrityVerdict? = nil) throws(ImgError) -> Header {
         guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
         let sniffed = ImageFormat.sniff(input.head)
@@ -66,7 +68,7 @@ enum ImageDecoder {
         let format = sniffed
         var damage: DataDamage?
         if let format {
-            damage = IntegrityCheck.damage(in: input, format: format)
+            damage = integrity.map(\.damage) ?? IntegrityCheck.damage(in: input, format: format)
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
         if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()),

@@ -11,7 +11,9 @@ public struct VipsRenderer: ImageRendering {
         try VipsErrorScope.run { () throws(ImgError) -> ImageHeader? in
             var input = VipsInput(original)
             let header = try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
-            return ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
+            var inspected = ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
+            inspected.integrity = IntegrityVerdict(damage: header.damage)
+            return inspected
         }
     }
 
@@ -19,6 +21,6 @@ public struct VipsRenderer: ImageRendering {
         -> EncodedImage {
         try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
                                  encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode,
-                                 budget: context.decodeBudget, facts: request.facts)
+                                 budget: context.decodeBudget, facts: request.facts, checked: context.inspected)
     }
 }

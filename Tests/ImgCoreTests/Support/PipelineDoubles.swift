@@ -5,8 +5,12 @@ import Foundation
 /// What the doubles saw, in order, across all of them (e.g. "lock a", "load a", "store original a", "release a").
 final class EventLog: Sendable {
     private let events = Locked<[String]>([])
+    private let headers = Locked<[ImageHeader?]>([])
 
     func record(_ event: String) { events.withLock { $0.append(event) } }
+    /// What each rendering was given as already inspected (`RenderingContext.inspected`), in order.
+    func noteInspected(_ header: ImageHeader?) { headers.withLock { $0.append(header) } }
+    var inspectedByRendering: [ImageHeader?] { headers.withLock { $0 } }
     var all: [String] { events.withLock { $0 } }
     func count(_ prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
 }
@@ -58,6 +62,7 @@ struct CountingRenderer: ImageRendering {
     func render(_ request: ImageRequest, from original: EncodedBytes, context: RenderingContext) throws(ImgError)
         -> EncodedImage {
         log.record("render \(request.chain.identifier)")
+        log.noteInspected(context.inspected)
         gate?.pass()
         let text = String(decoding: original.data, as: UTF8.self)
         if text.contains("corrupt") { throw .image("corrupt image") }
