@@ -2,7 +2,8 @@ import ImgCore
 
 extension ImgError {
     /// The message as the command line words it: a limit names the option that set it (`--max-bytes`,
-    /// `--max-redirects`, `--max-frames`, `--max-pixels`); other errors as ImgCore words them.
+    /// `--max-redirects`, `--max-frames`, `--max-pixels`, `--max-decode-memory`, `--max-render-time`); other errors as
+    /// ImgCore words them.
     var commandLineMessage: String {
         guard case .overLimit(let limit, let contentType) = self else { return message }
         let text = switch limit {
@@ -10,6 +11,9 @@ extension ImgError {
         case .redirects(let limit): "too many redirects (--max-redirects \(limit))"
         case .frames(let count, let limit): "\(count) frames is over --max-frames \(limit)"
         case .pixels: "\(limit.message) (--max-pixels)"
+        case .outputPixels(_, _, _, _, _, let maximum): "\(limit.excess ?? ""), over --max-pixels \(maximum)"
+        case .decodeMemory: "\(limit.excess ?? ""), over --max-decode-memory \(limit.limitText)"
+        case .renderTime: "rendering stopped after --max-render-time \(limit.limitText)"
         }
         return contentType.map { "\(text) (Content-Type \($0))" } ?? text
     }

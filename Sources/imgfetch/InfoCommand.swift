@@ -19,7 +19,7 @@ enum InfoCommand {
                 return source
             }
         } catch {
-            Reporter.error(error.message)
+            Reporter.error(error.commandLineMessage)
             return error.exitCode
         }
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
@@ -49,7 +49,7 @@ enum InfoCommand {
                 worst = error.exitCode
                 reporter.failure(input: input, error: error)
                 record = Record(input: input, status: "error",
-                                error: Reporter.ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.message))
+                                error: Reporter.ErrorRecord(kind: error.kind, exit: error.exitCode, message: error.commandLineMessage))
             }
             // Without stdout the reports of later inputs can't be given either: stop here.
             do throws(ImgError) {
@@ -59,7 +59,7 @@ enum InfoCommand {
                     try Reporter.printLine(text(input: input, info))
                 }
             } catch {
-                Reporter.error(error.message)
+                Reporter.error(error.commandLineMessage)
                 return error.exitCode
             }
         }

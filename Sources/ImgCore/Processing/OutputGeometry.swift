@@ -2,7 +2,8 @@
 /// against `--max-pixels` as the input does, so a small input can't be made into a huge image
 /// (`--resize 30000x30000:fill` on a 16×16 PNG is refused at once, not made).
 enum OutputGeometry {
-    /// Throws `ImgError.image` when a step of `chain` would make more than `options.maxPixels` pixels (over all frames).
+    /// Throws `ImgError.overLimit(.outputPixels)` when a step of `chain` would make more than `options.maxPixels`
+    /// pixels (over all frames).
     static func check(_ chain: ProcessingChain, header: ImageDecoder.Header, options: DecodeOptions) throws(ImgError) {
         var (width, height) = header.orientedSize(autorotate: options.autorotate)
         let frames = Int64(max(1, header.frames))
@@ -10,8 +11,8 @@ enum OutputGeometry {
             (width, height) = step.outputSize(width: width, height: height)
             let pixels = Int64(width) * Int64(height) * frames
             if pixels > options.maxPixels {
-                throw .image("\(step.identifier) would make \(width)x\(height)\(frames > 1 ? "x\(frames) frames" : "") = "
-                             + "\(pixels) pixels, over --max-pixels \(options.maxPixels)")
+                throw .overLimit(.outputPixels(step: step.identifier, width: width, height: height, frames: Int(frames),
+                                               pixels: pixels, limit: options.maxPixels))
             }
         }
     }

@@ -108,9 +108,8 @@ enum ImageDecoder {
         }
         header.decodeMemory = DecodeMemory.estimate(input.reader(), header: header)
         if header.decodeMemory.bytes > options.maxDecodeMemory {
-            throw .image("a \(header.width)x\(header.frameHeight) \(header.decodeMemory.what ?? "image") needs about "
-                         + "\(DecodeMemory.describe(header.decodeMemory.bytes)) to decode, over --max-decode-memory "
-                         + DecodeMemory.describe(options.maxDecodeMemory))
+            throw .overLimit(.decodeMemory(width: header.width, height: header.frameHeight, what: header.decodeMemory.what,
+                                           bytes: header.decodeMemory.bytes, limit: options.maxDecodeMemory))
         }
         return header
     }

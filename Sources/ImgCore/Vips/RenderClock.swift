@@ -43,15 +43,12 @@ final class RenderClock: Sendable {
 
     /// What a rendering that ran out of time fails with (exit 5).
     var expiredError: ImgError {
-        .image("\(Self.expiryPrefix)\(NumberText.seconds(seconds))")
+        .overLimit(.renderTime(seconds: seconds))
     }
-
-    private static let expiryPrefix = "rendering stopped after --max-render-time "
 
     /// Whether `error` is a rendering that ran out of time: run again, it would only take as long again.
     static func isExpiry(_ error: ImgError) -> Bool {
-        if case .image(let message) = error { return message.hasPrefix(expiryPrefix) }
-        return false
+        if case .overLimit(.renderTime, _) = error { true } else { false }
     }
 }
 
