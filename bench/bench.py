@@ -974,7 +974,7 @@ class Bench:
                  "fork to exit, and ratios are imgfetch's median over the other's (below 1.0: "
                  "imgfetch is faster). Images come from nginx on 127.0.0.1.", "",
                  "## Machine", ""] + self.machine() + [
-                 "", "## Summary against the aims of issue 8", ""] + aims + [
+                 "", "## Summary against the aims of issues 8 and 17", ""] + aims + [
                  "", "## Workloads", ""] + self.sections
         if self.notes:
             lines += ["## Notes", ""] + [f"- {n}" for n in self.notes] + [""]

@@ -3,7 +3,8 @@
 packages ship (lomiri-wallpapers-16.04, lomiri-wallpapers-20.04, ukui-wallpapers: photos by their named authors,
 under the packages' licences), spread over 0.4-12 megapixels and over JPEG (70%), WebP (20%) and PNG (10%).
 
-usage: photo_set.py OUT_DIR [COUNT]   (kept: a second run with the same COUNT does nothing)
+usage: photo_set.py OUT_DIR [COUNT]   (kept: a second run with the same COUNT does nothing; with another COUNT a
+file is made again only where its source or scale changed, and files of the old set past COUNT are removed)
 The .deb files are fetched with `apt-get download` into OUT_DIR/../debs; the `vips` CLI does the scaling."""
 import glob
 import json
@@ -39,10 +40,11 @@ def main():
     out = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 400
     manifest_path = os.path.join(out, "manifest.json")
+    old = {}
     if os.path.exists(manifest_path):
         with open(manifest_path) as f:
-            manifest = json.load(f)
-        if len(manifest) == count:
+            old = json.load(f)
+        if len(old) == count:
             return
     os.makedirs(out, exist_ok=True)
     sources = photos(os.path.dirname(os.path.abspath(out)))
@@ -61,11 +63,15 @@ def main():
             ("webp", "[Q=80]") if kind in (3, 7) else ("jpg", "[Q=85]")
         name = f"photo-{i:04d}.{ext}"
         target = os.path.join(out, name)
-        if not os.path.exists(target):
-            subprocess.run(["vips", "resize", source, target + options, f"{scale:.6f}"], check=True)
+        recipe = {"from": os.path.basename(source), "scale": f"{scale:.6f}"}
+        before = old.get(name, {})
+        if not os.path.exists(target) or any(before.get(k) != v for k, v in recipe.items()):
+            subprocess.run(["vips", "resize", source, target + options, recipe["scale"]], check=True)
         w, h = size_of(target)
-        manifest[name] = {"width": w, "height": h, "bytes": os.path.getsize(target),
-                          "from": os.path.basename(source)}
+        manifest[name] = {"width": w, "height": h, "bytes": os.path.getsize(target), **recipe}
+    for name in set(old) - set(manifest):
+        if os.path.exists(os.path.join(out, name)):
+            os.unlink(os.path.join(out, name))
     # sharp's benchmark input: a 2725x2225 JPEG, cut from the largest photograph to that aspect and scaled.
     sharp = os.path.join(out, "sharp-2725x2225.jpg")
     if not os.path.exists(sharp):

@@ -13,6 +13,7 @@
 #   BENCH_ROUNDS_FAST=10 BENCH_ROUNDS_BATCH=3 BENCH_ROUNDS_WARM=5 BENCH_ROUNDS_MEM=3
 #   BENCH_CACHE_ENTRIES=100000 BENCH_CACHE_ROUNDS=3 BENCH_CACHE_EXPIRED=0.3
 #   BENCH_CACHE_PARENT=/dev/shm       where workload 6's cache goes (bench/work: on disk)
+#   BENCH_PHOTOS=400 BENCH_ROUNDS_PHOTOS=3 BENCH_SHARP_COUNT=200 BENCH_ROUNDS_SHARP=3   workloads 7 and 8
 #   BENCH_TIMEOUT=600                 seconds before one run is killed
 #   BENCH_REPORT=docs/BENCHMARKS.md   where the report goes
 set -euo pipefail
@@ -108,12 +109,21 @@ child "$PYTHON" "$BENCH/gen_images.py" "$WWW" "$BENCH_COUNT"
 if [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,7,* || ,$BENCH_ONLY, == *,8,* ]]; then
   child "$PYTHON" "$BENCH/photo_set.py" "$WWW/photos" "${BENCH_PHOTOS:-400}"
   VENV=$WORK/venv
-  if [[ ! -x $VENV/bin/python ]] || ! "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null; then
-    say "making the peers' venv (pip install pyvips pillow requests) in bench/work/venv"
-    "$PYTHON" -m venv "$VENV" && "$VENV/bin/pip" install -q pyvips pillow requests >"$WORK/venv.log" 2>&1 \
-      || say "the venv could not be made (bench/work/venv.log); workloads 7 and 8 are skipped"
+  if [[ -n ${BENCH_PEER_PYTHON:-} ]]; then
+    "$BENCH_PEER_PYTHON" -c 'import pyvips, PIL, requests' \
+      || die "BENCH_PEER_PYTHON=$BENCH_PEER_PYTHON cannot import pyvips, PIL and requests"
+  else
+    if [[ ! -x $VENV/bin/python ]] || ! "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null; then
+      say "making the peers' venv (pip install pyvips pillow requests) in bench/work/venv"
+      # Debian's python3 makes venvs only with python3-venv; pyvips builds against libvips-dev (the build's own).
+      if ! "$PYTHON" -c 'import ensurepip' 2>/dev/null && [[ $(id -u) == 0 ]]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null || true
+      fi
+      "$PYTHON" -m venv "$VENV" && "$VENV/bin/pip" install -q pyvips pillow requests >"$WORK/venv.log" 2>&1 \
+        || say "the venv could not be made (bench/work/venv.log); workloads 7 and 8 are skipped"
+    fi
+    "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null && export BENCH_PEER_PYTHON=$VENV/bin/python
   fi
-  "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null && export BENCH_PEER_PYTHON=$VENV/bin/python
 fi
 
 # ---------------------------------------------------------------------------- nginx
