@@ -311,4 +311,11 @@ struct BatchTests {
             #expect(try Imgfetch.run(arguments).status == 2, "\(arguments)")
         }
     }
+
+    /// -j defaults to twice the cores (a worker downloads while its pair's item is decoded), not a fixed 8.
+    @Test func workersDefaultToTwiceTheCores() {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(BatchOptions().jobs == max(2, 2 * cores))
+        #expect(BatchOptions.defaultJobs == max(2, 2 * cores))
+    }
 }

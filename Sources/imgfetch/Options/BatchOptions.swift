@@ -1,9 +1,10 @@
 extension OptionCatalog {
     static let batch = OptionGroup(title: "Batch and prefetch", options: [
-        OptionDefinition("jobs", short: "j", value: "N", default: "8", for: .batchLike, help: "transfers at once",
+        OptionDefinition("jobs", short: "j", value: "N", default: "2 per core", for: .batchLike, help: "transfers at once",
                          man: #"""
             Transfers at once.
-            Default: 8.
+            Default: twice the processor cores (4 on 2 cores), so that while one item of a pair is decoded
+            the next one downloads.
             Decoding and processing run on a pool sized to the processor cores.
             """#),
         OptionDefinition("per-host", value: "N", default: "6", for: .batchLike, help: "connections at once to one host",
