@@ -52,6 +52,24 @@ struct FailOnTests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    @Test func aDamagedSourcePassedThroughIsMarkedAndNeverServedAtTheDefaultLevel() throws {
+        let cut = work.file("cut.jpg")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let output = work.file("out.jpg")
+
+        // No processing: the source's own bytes are the output.
+        let rescued = try run([cut, "-o", output, "--fail-on", "none", "--json"])
+        #expect(rescued.status == 0, "\(rescued.stderr)")
+        let made = try record(rescued)
+        #expect(made.damaged == true && made.damage?.hasPrefix("truncated: pixel data ends at row") == true, "\(rescued.stdout)")
+
+        try? FileManager.default.removeItem(atPath: output)
+        let again = try run([cut, "-o", output])
+        #expect(again.status == 5, "a cached damaged pass-through was served at the default level: \(again.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func aWholeInputSharesItsVariantAcrossLevels() throws {
         let output = work.file("out.png")
         let first = try run([Paths.images + "/sample.jpg", "--resize", "64x", "-o", output, "--json"])
