@@ -61,6 +61,41 @@ struct FactsDuplicateTests {
         #expect(run.stderr.contains("duplicate of \(lines[0]): not written (--skip-duplicates)"), "\(run.stderr)")
     }
 
+    func manifest(_ path: String) throws -> [[String: Any]] {
+        try Data(contentsOf: URL(fileURLWithPath: path)).split(separator: UInt8(ascii: "\n")).map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+        }.filter { $0["url"] != nil }
+    }
+
+    @Test func theManifestRecordsDuplicatesAndAResumedRunStillSkipsThem() throws {
+        let first = root.path + "/first.jsonl"
+        let (run, _) = try batch(["--facts", "--skip-duplicates", "--manifest", first])
+        #expect(run.status == 0, "\(run.stderr)")
+        let outputs = try manifest(first).map { try #require(($0["outputs"] as? [[String: Any]])?.first) }
+        #expect(outputs.map { $0["duplicate_of"] as? String } == [nil, nil, lines[0], lines[0]])
+        #expect(outputs.map { $0["path"] == nil } == [false, false, true, true])
+        #expect(outputs.allSatisfy { ($0["phash"] as? String)?.count == 16 })
+
+        // A run killed after its first line: resumed, the lines after are still compared with that line.
+        let cut = root.path + "/cut.jsonl"
+        let firstLine = try #require(try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n").first)
+        try (firstLine + "\n").write(toFile: cut, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: root.path + "/out/grass.jpg")
+        let (resumed, _) = try batch(["--facts", "--skip-duplicates", "--resume", cut])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path + "/out").sorted() == ["grass.jpg", "plane.jpg"])
+
+        // Resumed from the whole manifest, every line is done earlier, the skipped duplicates too.
+        let again = root.path + "/again.jsonl"
+        let (whole, _) = try batch(["--facts", "--skip-duplicates", "--resume", first, "--manifest", again])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try manifest(again).map { $0["reason"] as? String } == Array(repeating: "done earlier", count: 4))
+        // Without --skip-duplicates, the duplicates not written run again and are written.
+        let (written, _) = try batch(["--facts", "--resume", first])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path + "/out").count == 4)
+    }
+
     @Test func duplicateOptionsNeedFacts() throws {
         for extra in [["--skip-duplicates"], ["--duplicate-distance", "3"], ["--facts", "--duplicate-distance", "65"]] {
             let (run, _) = try batch(extra)

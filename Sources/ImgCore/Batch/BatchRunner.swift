@@ -128,7 +128,8 @@ public final class BatchRunner: Sendable {
             if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { continue }
             if let previous = options.previous,
                let record = previous.decision(line: item.line, input: item.input, variants: options.variants.isEmpty ? [nil] : options.variants.map(\.name),
-                                              outputsWritten: options.outputDirectory != nil) {
+                                              outputsWritten: options.outputDirectory != nil,
+                                              marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates) {
                 item.carried = record
                 item.originalKey = nil
             }
@@ -321,6 +322,13 @@ public final class BatchRunner: Sendable {
     /// Marks each output whose phash is within `distance` bits of an earlier line's output of the same variant
     /// (in input order: the first such line), and remembers the others' hashes for the lines after.
     private func markDuplicates(_ report: inout BatchItemReport, within distance: Int, order: inout Order) {
+        if let carried = report.carried {
+            // A line done earlier (--resume) is still what later lines are compared with, unless a duplicate itself.
+            for (index, output) in (carried.outputs ?? []).enumerated() where output.duplicateOf == nil {
+                if let hex = output.phash, let hash = UInt64(hex, radix: 16) { order.seenHashes[index, default: []].append((hash, report.item.input)) }
+            }
+            return
+        }
         for index in report.outputs.indices {
             guard case .success(let response) = report.outputs[index].result,
                   let hex = response.data.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }

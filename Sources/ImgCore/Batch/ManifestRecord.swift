@@ -44,6 +44,15 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     public var sha256: String
     /// Where it came from: `network`, `memory`, `disk`, `disk-original`, `revalidated`, `local`.
     public var source: String
+    /// The output's perceptual hash (16 hex digits), with `--facts`: what `--resume` compares later lines with.
+    public var phash: String?
+    /// The earlier line's URL this output is a near-duplicate of (`--duplicate-distance`); with `--skip-duplicates`
+    /// it has no `path`.
+    public var duplicateOf: String?
+
+    enum CodingKeys: String, CodingKey {
+        case variant, path, format, width, height, bytes, sha256, source, phash, duplicateOf = "duplicate_of"
+    }
 }
 
 public struct ManifestSize: Codable, Sendable, Equatable {
@@ -116,7 +125,9 @@ extension ManifestRecord {
                 let data = response.data
                 outputs.append(ManifestOutput(variant: output.variant, path: output.path, format: data.format?.rawValue,
                                               width: data.width, height: data.height, bytes: data.bytes.count,
-                                              sha256: data.bytes.sha256, source: response.source.rawValue))
+                                              sha256: data.bytes.sha256, source: response.source.rawValue,
+                                              phash: data.facts?.phash,
+                                              duplicateOf: output.duplicateOf.map(URLCredentials.maskingPassword(in:))))
                 if original == nil, let size = data.sourceSize { original = ManifestSize(width: size.width, height: size.height) }
             case .failure(let failure):
                 if error == nil {

@@ -39,15 +39,24 @@ public struct PreviousManifest: Sendable {
 
     /// What to do with list line `line` whose first column is `input`: nil to run it, else the record to carry
     /// into this run's manifest without fetching anything. A record of another URL (the list changed) does not count.
-    /// `variants` are the output's variant names in order (nil without `--variant`).
-    func decision(line: Int, input: String, variants: [String?], outputsWritten: Bool) -> ManifestRecord? {
+    /// `variants` are the output's variant names in order (nil without `--variant`). When this run marks
+    /// near-duplicates (`marksDuplicates`), a line runs again unless each output has its `phash`, so later lines are
+    /// compared with it; a near-duplicate that was not written is in place only when this run skips them too
+    /// (`skipsDuplicates`).
+    func decision(line: Int, input: String, variants: [String?], outputsWritten: Bool,
+                  marksDuplicates: Bool = false, skipsDuplicates: Bool = false) -> ManifestRecord? {
         let url = URLCredentials.maskingPassword(in: input)
         let record = records[line].flatMap { $0.url == url ? $0 : nil }
         switch mode {
         case .resume:
             guard let record, record.status == "ok", let outputs = record.outputs, outputs.map(\.variant) == variants else { return nil }
+            if marksDuplicates, !outputs.allSatisfy({ $0.phash != nil }) { return nil }
             if outputsWritten {
-                guard outputs.allSatisfy({ output in output.path.map { PreviousManifest.isFile($0) } ?? false }) else { return nil }
+                let inPlace = { (output: ManifestOutput) -> Bool in
+                    if let path = output.path { return PreviousManifest.isFile(path) }
+                    return skipsDuplicates && output.duplicateOf != nil
+                }
+                guard outputs.allSatisfy(inPlace) else { return nil }
             }
             return PreviousManifest.carried(record)
         case .retryFailed:

@@ -90,7 +90,16 @@ extension OptionCatalog {
             .BR memory ,
             .BR disk ,
             .BR disk\-original ,
-            .BR revalidated " or " local ),
+            .BR revalidated " or " local ;
+            with
+            .BR \-\-facts ,
+            .BR phash ;
+            for a near-duplicate,
+            .B duplicate_of
+            (the earlier line's URL) and, with
+            .BR \-\-skip\-duplicates ,
+            no
+            .BR path ),
             .B original
             .RB ( width ,
             .BR height ,
@@ -141,6 +150,16 @@ extension OptionCatalog {
             Every other line runs: failed, skipped, not reached, its outputs removed,
             its URL not the one on that line any more, or made with other
             .BR \-\-variant s.
+            With
+            .BR \-\-facts ,
+            a line recorded without a
+            .B phash
+            runs too, and the lines skipped still count as earlier lines for
+            .BR \-\-duplicate\-distance ;
+            a near-duplicate recorded with no
+            .B path
+            is there only with
+            .BR \-\-skip\-duplicates .
             Lines that do not parse (the torn last line of a run killed with
             .BR "kill \-9" )
             are ignored.
