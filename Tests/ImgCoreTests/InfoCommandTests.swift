@@ -210,6 +210,13 @@ struct InfoCommandTests: EndToEndSuite {
             #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("does not apply to 'info'"))
         }
         #expect(try server.stats().total == 0, "a refused command made a request")
+        // Without --facts nothing is decoded: a decoding limit would change nothing, so it is refused.
+        for limit in [["--max-pixels", "1000"], ["--max-decode-memory", "1K"], ["--max-render-time", "1"], ["--blurhash", "3,3"]] {
+            let run = try info([server.url("/img/sample.jpg")] + limit)
+            #expect(run.status == 2 && run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("--facts"),
+                    "\(limit): \(run.stderr)")
+            #expect(try info([server.url("/img/sample.jpg"), "--facts"] + limit).status != 2, "\(limit) with --facts")
+        }
         #expect(try info([]).status == 2)
         #expect(try info([server.url("/status/404")]).status == 4)
         let html = try info([server.url("/html")])
