@@ -217,6 +217,13 @@ struct InfoCommandTests: EndToEndSuite {
                     "\(limit): \(run.stderr)")
             #expect(try info([server.url("/img/sample.jpg"), "--facts"] + limit).status != 2, "\(limit) with --facts")
         }
+        // Over libheif's own size limit: said as such in one line, not as libheif's "Memory allocation error".
+        for input in [Paths.images + "/17000x17000.avif", server.url("/img/17000x17000.avif")] {
+            let big = try info([input])
+            #expect(big.status == 5 && big.stderr.split(separator: "\n").count == 1, "\(big.stderr)")
+            #expect(big.stderr.contains("17000x17000 avif image: over the largest size libheif") && !big.stderr.contains("Security limit"),
+                    "\(big.stderr)")
+        }
         #expect(try info([]).status == 2)
         #expect(try info([server.url("/status/404")]).status == 4)
         let html = try info([server.url("/html")])

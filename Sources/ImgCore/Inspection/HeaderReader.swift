@@ -66,7 +66,14 @@ enum HeaderReader {
                 imgf_error_clear()
                 return .needsMoreBytes
             }
-            throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
+            let message = VipsRuntime.takeError()
+            if let sniffed, sniffed == .avif || sniffed == .heic, message.contains("Security limit exceeded"),
+               let size = HEIFSize.largest(input.reader()) {
+                // libheif's own size limit, not damage: say so, as fetch does, with the size the file declares.
+                throw .image("a \(size.width)x\(size.height) \(sniffed.rawValue) image: over the largest size libheif "
+                             + "(libvips' HEIF and AVIF loader) opens, so its header can't be read")
+            }
+            throw .image("corrupt or unsupported image: \(message)")
         }
         let image = DecodedImage(taking: opened, source: input.owner)
         return .header(info(of: image, format: sniffed, allPages: allPages))
