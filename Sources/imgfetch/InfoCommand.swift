@@ -60,7 +60,8 @@ enum InfoCommand {
             do throws(ImgError) {
                 if settings.json {
                     try reporter.emit(record)
-                } else if let info = record.info {
+                } else if let info = record.info, !settings.quiet {
+                    // -q: nothing but errors (and the exit status), as for cache inspect -q.
                     try Reporter.printLine(text(input: input, info))
                 }
             } catch {

@@ -224,6 +224,10 @@ struct InfoCommandTests: EndToEndSuite {
             #expect(big.stderr.contains("17000x17000 avif image: over the largest size libheif") && !big.stderr.contains("Security limit"),
                     "\(big.stderr)")
         }
+        // -q: nothing but errors, as cache inspect -q; the --json records are still given.
+        let quiet = try info([Paths.images + "/sample.jpg", "-q"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdoutText)")
+        #expect(try info([Paths.images + "/sample.jpg", "-q", "--json"]).stdoutText.contains("\"width\":290"))
         #expect(try info([]).status == 2)
         #expect(try info([server.url("/status/404")]).status == 4)
         let html = try info([server.url("/html")])
