@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -80,6 +82,27 @@ int imgf_open_directory(const char *path) { return open(path, O_PATH | O_DIRECTO
 int imgf_peer_has_gone(int fd) {
     struct pollfd poller = { .fd = fd, .events = POLLRDHUP, .revents = 0 };
     return poll(&poller, 1, 0) > 0 && (poller.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+int imgf_wake_open(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+void imgf_wake_signal(int wake) {
+    uint64_t one = 1;
+    ssize_t ignored;
+    do { ignored = write(wake, &one, sizeof(one)); } while (ignored < 0 && errno == EINTR);
+}
+
+int imgf_wait_peer_or_wake(int peer, int wake, int timeout_ms) {
+    struct pollfd pollers[2] = {
+        { .fd = peer, .events = POLLRDHUP, .revents = 0 },
+        { .fd = wake, .events = POLLIN, .revents = 0 },
+    };
+    int ready = poll(pollers, 2, timeout_ms);
+    if (ready < 0) return errno == EINTR ? 0 : -1;
+    int result = 0;
+    if (pollers[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) result |= 1;
+    if (pollers[1].revents & POLLIN) result |= 2;
+    return result;
 }
 
 void imgf_release_free_memory(void) { malloc_trim(0); }

@@ -192,7 +192,8 @@ public struct RendererStatus: Codable, Sendable {
     public var active: Int
     /// Seconds without a rendering after which it exits.
     public var idleLimit: Double
-    /// Renderings given up because their client had gone before they could start.
+    /// Renderings given up because their client had gone: before they started, or mid-way (libvips stopped, the
+    /// result dropped).
     public var abandoned: Int
     /// The renderer's executable as /proc shows it (ending in " (deleted)" once the file was replaced).
     public var executable: String?

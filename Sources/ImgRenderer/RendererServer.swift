@@ -14,7 +14,7 @@ import Glibc
 /// It listens on `RendererAddress` (a socket file in a folder only its user may write to; a lock file beside it
 /// makes the name its own), serves only peers of its own user, renders at most as many images at once as there
 /// are cores, sends a keep-alive frame every `keepAliveInterval` while it renders, gives up a rendering whose
-/// client has gone before it could start, and exits after `idleLimit` seconds without a rendering, when asked
+/// client has gone (before it starts, or mid-way: libvips is stopped and the result dropped), and exits after `idleLimit` seconds without a rendering, when asked
 /// (`imgfetch renderer stop`) or on `stop()` (SIGTERM). A client that can't use it renders in its own process, so
 /// a renderer that dies mid-way costs a retry, never a result.
 public final class RendererServer: Sendable {
@@ -136,9 +136,13 @@ public final class RendererServer: Sendable {
                 lastActivity.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 rendering.subtract(1, ordering: .relaxed)
             }
-            guard let (rendered, output) = renderKeepingAlive(body, job: job, socket: socket) else {
+            let rendered: RendererReply, output: Data
+            switch renderKeepingAlive(body, job: job, socket: socket) {
+            case .rendered(let reply, let data): (rendered, output) = (reply, data)
+            case .abandoned:
                 abandoned.add(1, ordering: .relaxed)
                 return
+            case .hungUp: return
             }
             renderings.add(1, ordering: .relaxed)
             _ = socket.send(rendered.fields, body: output, patience: Self.clientPatience)
@@ -149,38 +153,56 @@ public final class RendererServer: Sendable {
         _ = socket.send(reply.fields, patience: Self.clientPatience)
     }
 
-    /// Renders on a thread of its own while this one tells the client every `keepAliveInterval` that the work
-    /// goes on; nil when the client went away before a rendering slot was free (the work is then not started).
-    private func renderKeepingAlive(_ input: Data, job: RenderJob, socket: RendererSocket) -> (RendererReply, Data)? {
-        let clientGone = Atomic<Bool>(socket.peerHasGone)
-        let result = Mutex<(RendererReply, Data)??>(nil)
-        let finished = DispatchSemaphore(value: 0)
+    /// Renders on a thread of its own while this one watches the client's socket: every `keepAliveInterval` it
+    /// tells the client that the work goes on, and as soon as the client has gone (closed the connection, or died)
+    /// it stops the rendering (`RenderStop`: libvips' evaluation is killed, as by `--max-render-time`) and drops
+    /// its result, so that the rendering slot and the worker are free for the next client at once.
+    private func renderKeepingAlive(_ input: Data, job: RenderJob, socket: RendererSocket) -> Rendered {
+        guard let wake = Wakeup() else { return .hungUp }
+        let stop = RenderStop()
+        if socket.peerHasGone { stop.stop() }
+        let result = Mutex<(RendererReply, Data)?>(nil)
         Thread.detachNewThread { [self] in
-            let outcome = render(input, job: job, clientGone: { clientGone.load(ordering: .relaxed) })
-            result.withLock { $0 = .some(outcome) }
-            finished.signal()
+            let outcome = render(input, job: job, stop: stop)
+            result.withLock { $0 = outcome }
+            wake.signal()
         }
-        while finished.wait(timeout: .now() + Self.keepAliveInterval) == .timedOut {
-            if !clientGone.load(ordering: .relaxed),
-               socket.peerHasGone || !socket.send(RendererReply.keepAlive, patience: Self.clientPatience) {
-                clientGone.store(true, ordering: .relaxed)
+        var watched = stop.isStopped ? -1 : socket.descriptor
+        while true {
+            let woke = imgf_wait_peer_or_wake(watched, wake.descriptor, Int32(Self.keepAliveInterval * 1000))
+            if woke > 0, woke & 2 != 0 { break }
+            if watched >= 0, woke > 0 || !socket.send(RendererReply.keepAlive, patience: Self.clientPatience) {
+                // Gone: from now on only the rendering's end is waited for (it ends soon, killed).
+                stop.stop()
+                watched = -1
             }
         }
-        return result.withLock { $0 } ?? nil
+        if stop.isStopped { return .abandoned }
+        return result.withLock { $0 }.map { .rendered($0.0, $0.1) } ?? .abandoned
     }
 
-    private func render(_ input: Data, job: RenderJob, clientGone: () -> Bool) -> (RendererReply, Data)? {
+    /// What `renderKeepingAlive` came to.
+    private enum Rendered {
+        case rendered(RendererReply, Data)
+        /// The client went away, before the rendering started or during it: nothing was (or will be) sent.
+        case abandoned
+        /// The rendering could not be watched (no descriptor left): the client is hung up on and renders itself.
+        case hungUp
+    }
+
+    /// nil when `stop` was stopped before a rendering slot was free (the work is then not started).
+    private func render(_ input: Data, job: RenderJob, stop: RenderStop) -> (RendererReply, Data)? {
         while slots.wait(timeout: .now() + 0.1) == .timedOut {
-            if clientGone() { return nil }
+            if stop.isStopped { return nil }
         }
         defer { slots.signal() }
-        if clientGone() { return nil }
+        if stop.isStopped { return nil }
         var reply = RendererReply()
         do throws(ImgError) {
             // No processing (a format conversion) is the empty identifier, which is not a chain one may type.
             let chain = job.chain.isEmpty ? ProcessingChain() : try ProcessingChain.parse(job.chain)
             let image = try ImageRenderer.render(.memory(input), isRemote: job.isRemote, chain: chain, encoding: job.encoding,
-                                                 decoding: job.decoding)
+                                                 decoding: job.decoding, stop: stop)
             (reply.format, reply.width, reply.height, reply.frames) = (image.format, image.width, image.height, image.frames)
             reply.notes = image.notes
             (reply.sourceWidth, reply.sourceHeight) = (image.sourceSize?.width, image.sourceSize?.height)
@@ -198,4 +220,19 @@ public final class RendererServer: Sendable {
                        idleLimit: idleLimit, abandoned: abandoned.load(ordering: .relaxed),
                        executable: RendererAddress.link("/proc/self/exe"))
     }
+}
+
+/// An eventfd that the rendering thread signals when it is done, waited on beside the client's socket; closed when
+/// the last of the two threads lets it go.
+private final class Wakeup: Sendable {
+    let descriptor: Int32
+
+    init?() {
+        descriptor = imgf_wake_open()
+        if descriptor < 0 { return nil }
+    }
+
+    deinit { close(descriptor) }
+
+    func signal() { imgf_wake_signal(descriptor) }
 }

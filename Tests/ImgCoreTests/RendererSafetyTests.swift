@@ -157,34 +157,72 @@ struct RendererSafetyTests: RendererSuite {
         #expect(Self.waitForEnd(of: old))
     }
 
+    /// A client that goes away, before its rendering starts or while it runs, costs the renderer nothing more: the
+    /// rendering is stopped (libvips killed, as by --max-render-time), counted as abandoned, nothing is sent, and
+    /// the one rendering slot is free for the next client. The rendering asked for (a small SVG drawn 9000 px wide
+    /// and blurred) runs for minutes unless it is stopped; the time bounds here are only for a test that fails.
     @Test func theRendererGivesUpWorkWhoseClientHasGone() throws {
         let address = RendererAddress(directory: work.file("inproc"), name: "r.sock")
-        let renderer = RendererServer(address: address, idleLimit: 60)
+        let renderer = RendererServer(address: address, idleLimit: 120, slots: 1)
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             _ = try? renderer.serve()
             finished.signal()
         }
-        let client = RendererClient(address: address)
-        let deadline = Date().addingTimeInterval(10)
-        while client.status() == nil, Date() < deadline { usleep(20_000) }
-        let input = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
-        var request = ImageRequest(source: .standardInput)
-        request.chain = try ProcessingChain.parse("resize(40x40,fit)")
-        request.encoding = OutputEncoding(format: .png)
+        // Patient: a loaded machine may take seconds to answer a status (the renderer here is this very process).
+        var client = RendererClient(address: address)
+        client.patience = 30
+        func waitFor(abandoned count: Int) -> RendererStatus? {
+            let bound = Date().addingTimeInterval(120)
+            var status = client.status()
+            while status?.abandoned ?? 0 < count, Date() < bound {
+                usleep(20_000)
+                status = client.status()
+            }
+            return status
+        }
+        let bound = Date().addingTimeInterval(120)
+        while client.status() == nil, Date() < bound { usleep(20_000) }
+        let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="90" height="90"><rect width="90" height="90" fill="#c33"/><circle cx="45" cy="45" r="30" fill="#36c"/></svg>"##
+        var long = ImageRequest(source: .standardInput)
+        long.chain = try ProcessingChain.parse("resize(9000x9000,fit,upscale)|>blur(8)")
+        long.encoding = OutputEncoding(format: .png)
+        let job = RendererRequest(command: .render, job: RenderJob(long))
+
         do {
-            // Sent whole, then the client goes at once, before anything is rendered.
+            // Sent whole, then the client goes at once (before the rendering starts, or just after).
             let connection = try #require(client.connect())
-            #expect(connection.socket.send(RendererRequest(command: .render, job: RenderJob(request)).fields, body: input, patience: 5))
+            #expect(connection.socket.send(job.fields, body: Data(svg.utf8), patience: 30))
         }
-        var abandoned = 0
-        while abandoned == 0, Date() < deadline {
-            abandoned = client.status()?.abandoned ?? 0
-            usleep(20_000)
+        let first = waitFor(abandoned: 1)
+        #expect(first?.abandoned == 1 && first?.renderings == 0, "\(String(describing: first))")
+
+        do {
+            // The client goes while the rendering runs: a keep-alive says it has started (the only slot was free).
+            let connection = try #require(client.connect())
+            #expect(connection.socket.send(job.fields, body: Data(svg.utf8), patience: 30))
+            let frame = connection.socket.receive(maxBody: 0, patience: 60)
+            #expect(frame?.fields["alive"] != nil, "no keep-alive while rendering")
         }
-        #expect(abandoned == 1 && client.status()?.renderings == 0)
-        #expect(client.stop().count == 1)
-        #expect(finished.wait(timeout: .now() + 10) == .success)
+        let second = waitFor(abandoned: 2)
+        #expect(second?.abandoned == 2 && second?.renderings == 0, "the rendering was not stopped: \(String(describing: second))")
+
+        // The slot is free: the next client is served (by the renderer, not by itself).
+        var small = ImageRequest(source: .standardInput)
+        small.chain = try ProcessingChain.parse("resize(40x40,fit)")
+        small.encoding = OutputEncoding(format: .png)
+        let input = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        var next = try #require(client.connect())
+        next = RendererConnection(socket: next.socket, patience: 60)
+        guard case .rendered(let image) = try next.render(input, job: RenderJob(small)) else {
+            Issue.record("the next client was not served")
+            return
+        }
+        #expect(image.format == .png && max(image.width, image.height) == 40)
+        #expect(client.status()?.renderings == 1)
+        // (Not `client.stop()`: one that found no answer would send SIGTERM to the renderer's process, this one.)
+        renderer.stop()
+        #expect(finished.wait(timeout: .now() + 60) == .success)
     }
 
     /// The children of this process that have ended and wait to be reaped.

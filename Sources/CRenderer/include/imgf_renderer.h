@@ -33,6 +33,18 @@ int imgf_open_directory(const char *path);
  * else 0. */
 int imgf_peer_has_gone(int fd);
 
+/* An eventfd (close-on-exec, non-blocking) that one thread signals and another waits on beside a socket; -1 with
+ * errno set. */
+int imgf_wake_open(void);
+
+/* Signals `wake` (from `imgf_wake_open`): it stays readable from then on. */
+void imgf_wake_signal(int wake);
+
+/* Waits up to `timeout_ms` for the other end of the connected socket `peer` to close it or go away (POLLRDHUP,
+ * POLLHUP, POLLERR; a negative `peer` is not watched) or for `wake` to be signalled. Returns 1 when the peer has
+ * gone, 2 when woken, 3 for both, 0 when the time ran out (or a signal interrupted the wait), -1 with errno set. */
+int imgf_wait_peer_or_wake(int peer, int wake, int timeout_ms);
+
 /* Returns freed heap memory to the system (glibc's malloc_trim). */
 void imgf_release_free_memory(void);
 

@@ -3,13 +3,15 @@ import Foundation
 
 /// Bounds one rendering's time (`--max-render-time`): when it runs out, every image of the rendering is marked
 /// killed (`vips_image_set_kill`), so libvips stops at the next region it computes and the rendering fails with
-/// `expiredError`. The images register themselves as they are made (`DecodedImage` carries its clock).
+/// `expiredError`. The images register themselves as they are made (`DecodedImage` carries its clock). A
+/// `RenderStop` kills them the same way, from outside, at any time (`kill()`).
 final class RenderClock: Sendable {
     let seconds: Double
-    private let state = Locked<(images: [DecodedImage], expired: Bool, ended: Bool)>(([], false, false))
+    private let state = Locked<(images: [DecodedImage], expired: Bool, killed: Bool, ended: Bool)>(([], false, false, false))
 
-    /// Starts the clock. (The alarm only holds the small state, emptied when the rendering ends.)
-    init(seconds: Double) {
+    /// Starts the clock, under `stop` when given. (The alarm only holds the small state, emptied when the rendering
+    /// ends.)
+    init(seconds: Double, stop: RenderStop? = nil) {
         self.seconds = seconds
         let state = self.state
         DispatchQueue.global().asyncAfter(deadline: .now() + min(seconds, 86_400)) {
@@ -18,6 +20,16 @@ final class RenderClock: Sendable {
                 state.expired = true
                 for image in state.images { imgf_set_kill(image.pointer, 1) }
             }
+        }
+        stop?.join(self)
+    }
+
+    /// Kills the rendering now, whatever its time (its `RenderStop` was stopped).
+    func kill() {
+        state.withLock { state in
+            guard !state.ended else { return }
+            state.killed = true
+            for image in state.images { imgf_set_kill(image.pointer, 1) }
         }
     }
 
@@ -28,7 +40,7 @@ final class RenderClock: Sendable {
     func watch(_ image: DecodedImage) {
         state.withLock { state in
             guard !state.ended else { return }
-            if state.expired { imgf_set_kill(image.pointer, 1) }
+            if state.expired || state.killed { imgf_set_kill(image.pointer, 1) }
             state.images.append(image)
         }
     }
