@@ -169,7 +169,8 @@ struct BatchTests {
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             #expect(process.terminationStatus == expected)
-            #expect(Date().timeIntervalSince(sent) < 4, "the batch kept running after the signal")
+            // A bound for a loaded machine: run on, the ten slow downloads (~7 s each, 4 at a time) take ~20 s more.
+            #expect(Date().timeIntervalSince(sent) < 10, "the batch kept running after the signal")
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             #expect(!names.contains { $0.hasPrefix(".") || $0.hasSuffix(".part") }, "\(names)")
             #expect(names.count < lines.count)

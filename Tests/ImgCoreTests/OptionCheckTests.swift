@@ -41,10 +41,10 @@ struct OptionCheckTests: EndToEndSuite {
 
     @Test func aTimeoutUnderAMillisecondStillTimesOut() throws {
         let started = Date()
-        let result = try fetch([server.url("/delay/10/sample.jpg"), "--timeout", "0.0001", "--retry", "0", "-o", work.file("a.jpg")])
+        let result = try fetch([server.url("/delay/60/sample.jpg"), "--timeout", "0.0001", "--retry", "0", "-o", work.file("a.jpg")])
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("timed out"), "\(result.stderr)")
-        #expect(Date().timeIntervalSince(started) < 6, "a 0.0001 s timeout waited for the 10 s delay")
+        #expect(Date().timeIntervalSince(started) < 30, "a 0.0001 s timeout waited for the 60 s delay")
         #expect(NetworkOptions.curlMilliseconds(0.0001) == 1)
         #expect(NetworkOptions.curlMilliseconds(0.0015) == 2)
         #expect(NetworkOptions.curlMilliseconds(30) == 30_000)

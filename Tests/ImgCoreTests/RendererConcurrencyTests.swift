@@ -17,7 +17,7 @@ struct RendererConcurrencyTests {
             finished.signal()
         }
         let client = RendererClient(address: address)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while client.status() == nil, Date() < deadline { usleep(20_000) }
         #expect(client.status() != nil, "the server did not start")
 

@@ -19,7 +19,8 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
         process.standardError = FileHandle.nullDevice
         try process.run()
         scheme = tls == nil ? "http" : "https"
-        let deadline = Date().addingTimeInterval(10)
+        // Python starts in well under a second on an idle machine; a loaded one may take several.
+        let deadline = Date().addingTimeInterval(30)
         var found: Int?
         while Date() < deadline {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
@@ -73,9 +74,9 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     func bytesServed(_ path: String) throws -> Int { try stats().bytes_by_path?[path] ?? 0 }
 
     /// Waits until the server has seen `count` requests for `path` (the path without its query), polling every
-    /// 20 ms for at most `seconds` (default 15). A test that signals or kills a command waits on this, not on a
+    /// 20 ms for at most `seconds` (default 30). A test that signals or kills a command waits on this, not on a
     /// fixed sleep: on a loaded machine the command may not have started its work yet.
-    func waitForRequests(_ path: String, count: Int = 1, seconds: Double = 15) throws {
+    func waitForRequests(_ path: String, count: Int = 1, seconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while try requests(path) < count {
             guard Date() < deadline else { throw TestFailure("the server never saw \(count) request(s) for \(path)") }

@@ -40,8 +40,9 @@ extension RendererSuite {
         return object?["running"] as? Bool == true ? object : nil
     }
 
-    /// Polls `renderer status` until it says `running`, for at most `seconds`.
-    func waitUntil(running: Bool, seconds: Double = 10) throws -> Bool {
+    /// Polls `renderer status` until it says `running`, for at most `seconds` (a bound for a loaded machine: it
+    /// returns as soon as the state is reached).
+    func waitUntil(running: Bool, seconds: Double = 30) throws -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try (status() != nil) == running { return true }
@@ -74,7 +75,7 @@ extension RendererSuite {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while (try? String(contentsOfFile: ready, encoding: .utf8))?.isEmpty ?? true, Date() < deadline { usleep(20_000) }
         #expect(!((try? String(contentsOfFile: ready, encoding: .utf8))?.isEmpty ?? true), "the fake renderer did not start")
         return process
@@ -94,7 +95,7 @@ extension RendererSuite {
     }
 
     /// Waits up to `seconds` for process `pid` to end.
-    static func waitForEnd(of pid: Int32, seconds: Double = 10) -> Bool {
+    static func waitForEnd(of pid: Int32, seconds: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !hasEnded(pid), Date() < deadline { usleep(50_000) }
         return hasEnded(pid)
