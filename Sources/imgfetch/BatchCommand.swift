@@ -258,7 +258,7 @@ final class BatchPrinter: Sendable {
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
-        if summary.signal != 0 { line += "; interrupted by \(summary.signal == SIGINT ? "SIGINT" : summary.signal == SIGTERM ? "SIGTERM" : "signal \(summary.signal)")" }
+        if summary.signal != 0 { line += "; interrupted by \(Interruption.signalName(summary.signal))" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
         Reporter.error(line)
     }

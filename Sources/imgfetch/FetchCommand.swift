@@ -84,10 +84,7 @@ enum FetchCommand {
                 }
             }
         }
-        if cancellation.isCancelled {
-            Reporter.error("interrupted by \(cancellation.signal == SIGINT ? "SIGINT" : "SIGTERM")")
-            return 128 + cancellation.signal
-        }
+        if let status = Interruption.exitStatus(of: cancellation) { return status }
         settings.cleanCacheIfDue()
         settings.renderer.startIfUseful()
         if failures == 0 { return 0 }

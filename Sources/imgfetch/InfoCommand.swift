@@ -69,10 +69,7 @@ enum InfoCommand {
                 return error.exitCode
             }
         }
-        if cancellation.isCancelled {
-            Reporter.error("interrupted by \(cancellation.signal == SIGINT ? "SIGINT" : "SIGTERM")")
-            return 128 + cancellation.signal
-        }
+        if let status = Interruption.exitStatus(of: cancellation) { return status }
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }

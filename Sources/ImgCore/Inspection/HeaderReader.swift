@@ -26,21 +26,7 @@ enum HeaderReader {
             return .needsMoreBytes
         }
         let sniffed = ImageFormat.sniff(input.head)
-        if let sniffed, ImageDecoder.moduleFormats.contains(sniffed) { try VipsRuntime.loadModules() }
-        var found = input.findLoader()
-        if found == nil {
-            imgf_error_clear()
-            try VipsRuntime.loadModules()
-            found = input.findLoader()
-        }
-        if found == nil, case .region(let region) = input, let data = region.readAll() {
-            // A format with no loader from sources: libvips must have it in memory.
-            imgf_error_clear()
-            input = .buffer(PinnedBytes(data))
-            found = input.findLoader()
-        }
-        guard let found else {
-            imgf_error_clear()
+        guard let found = try ImageDecoder.findLoader(&input, sniffed: sniffed) else {
             // A prefix of a format imgfetch knows (a TIFF cut before its directory) may satisfy no loader yet.
             if !isWhole, sniffed != nil { return .needsMoreBytes }
             throw .image(RefusalMessage.notAnImage(input))

@@ -34,6 +34,26 @@ enum ImageDecoder {
         }
     }
 
+    /// The name of the libvips loader that reads `input`: asked again with the module loaders (PDF, ImageMagick's)
+    /// loaded when no built-in one reads it, and from memory when `input` is a file region of a format no loader
+    /// reads from a source (`input` is then that buffer). Nil when none reads it; libvips' error buffer is left clear.
+    static func findLoader(_ input: inout VipsInput, sniffed: ImageFormat?) throws(ImgError) -> String? {
+        if let sniffed, moduleFormats.contains(sniffed) { try VipsRuntime.loadModules() }
+        var found = input.findLoader()
+        if found == nil {
+            imgf_error_clear()
+            try VipsRuntime.loadModules()
+            found = input.findLoader()
+        }
+        if found == nil, case .region(let region) = input, let data = region.readAll() {
+            imgf_error_clear()
+            input = .buffer(PinnedBytes(data))
+            found = input.findLoader()
+        }
+        if found == nil { imgf_error_clear() }
+        return found
+    }
+
     /// Reads and checks the header: empty, unknown, untrusted, truncated and oversized inputs are refused here.
     /// A file region whose format libvips reads only from memory (no source loader) is read into memory: `input`
     /// is then the buffer to decode from. With `integrity` (a verdict on these very bytes, found by an earlier
@@ -43,22 +63,7 @@ enum ImageDecoder {
         guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
         let sniffed = ImageFormat.sniff(input.head)
-        if let sniffed, ImageDecoder.moduleFormats.contains(sniffed) { try VipsRuntime.loadModules() }
-        var found = input.findLoader()
-        if found == nil {
-            // Perhaps a format that only a module reads (PDF, ImageMagick's): load them and ask again.
-            imgf_error_clear()
-            try VipsRuntime.loadModules()
-            found = input.findLoader()
-        }
-        if found == nil, case .region(let region) = input, let data = region.readAll() {
-            // A format with no loader from sources: libvips must have it in memory.
-            imgf_error_clear()
-            input = .buffer(PinnedBytes(data))
-            found = input.findLoader()
-        }
-        guard let found else {
-            imgf_error_clear()
+        guard let found = try findLoader(&input, sniffed: sniffed) else {
             throw .image(RefusalMessage.notAnImage(input))
         }
         let loader = loaderName(found)
