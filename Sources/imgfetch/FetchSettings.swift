@@ -192,7 +192,9 @@ struct FetchSettings {
             return nil
         }
         guard let components else { return FactsRequest() }
-        let parts = components.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+        // Each count is one digit: Int("+4") is 4, but "+4,3" is not the X,Y the message asks for.
+        let parts = components.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.count == 1 ? Int($0) : nil }
         guard parts.count == 2, let x = parts[0], let y = parts[1], (1...9).contains(x), (1...9).contains(y) else {
             throw .usage("bad --blurhash '\(components)': expected X,Y with each from 1 to 9, such as 4,3")
         }

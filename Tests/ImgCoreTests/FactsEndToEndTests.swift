@@ -99,7 +99,7 @@ struct FactsEndToEndTests: EndToEndSuite {
 
     @Test func blurhashNeedsFactsAndTwoComponentCounts() throws {
         for bad in [["--blurhash", "4,3"], ["--facts", "--blurhash", "10,3"], ["--facts", "--blurhash", "4"],
-                    ["--facts", "--blurhash", "0,2"]] {
+                    ["--facts", "--blurhash", "0,2"], ["--facts", "--blurhash", "+4,3"], ["--facts", "--blurhash", "4,03"]] {
             let run = try fetch([server.url("/img/sample.jpg"), "-o", work.file("x.jpg")] + bad)
             #expect(run.status == 2, "\(bad): \(run.stderr)")
             #expect(run.stderr.split(separator: "\n").count == 1)
