@@ -5,14 +5,9 @@ import Testing
 /// A cache on a full or read-only file system must not fail fetches that could otherwise succeed.
 /// These tests mount a small tmpfs, so they run where mounting is allowed (root in CI).
 @Suite("Unwritable cache", .serialized, .enabled(if: TmpfsMount.isAvailable))
-struct CacheFailureTests {
+struct CacheFailureTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
-
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
 
     @Test func aFullDiskWarnsAndStillWritesTheOutput() throws {
         let mount = try TmpfsMount(kilobytes: 300)

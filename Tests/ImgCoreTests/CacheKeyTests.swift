@@ -9,11 +9,6 @@ struct CacheKeyTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     func size(_ path: String) throws -> (Int, Int) {
         let probe = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: path)))
         return (probe.width, probe.height)

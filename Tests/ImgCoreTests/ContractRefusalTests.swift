@@ -8,11 +8,6 @@ struct ContractRefusalTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     /// `sh -c SCRIPT` in the work directory, with `$IMGFETCH` the binary.
     func inWork(_ script: String) throws -> CommandResult {
         try Imgfetch.run(["-c", "cd '\(work.path)' && " + script], environment: ["IMGFETCH": Paths.binary], program: "/bin/sh")

@@ -12,11 +12,6 @@ struct CredentialTests: EndToEndSuite {
     static let password = "s3cret"
     static let token = "tok3n"
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     /// `http://alice:s3cret@127.0.0.1:PORT/basic-auth/…/PATH`: the server wants exactly these credentials.
     func url(_ path: String, credentials: String = "alice:\(password)") -> String {
         let basic = Data("alice:\(Self.password)".utf8).base64EncodedString()

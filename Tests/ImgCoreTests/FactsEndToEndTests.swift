@@ -8,11 +8,6 @@ struct FactsEndToEndTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     static func record(_ line: Data) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
     }

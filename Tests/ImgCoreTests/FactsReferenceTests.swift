@@ -14,11 +14,6 @@ struct FactsReferenceTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     struct Decoded: Decodable {
         var blurhashMean: [Double]
         var thumbhashMean: [Double]

@@ -8,11 +8,6 @@ struct FetchOptionTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     @Test func oneConnectionServesSeveralURLsToAHost() throws {
         let urls = ["sample.jpg", "cogs.gif", "rgba.png"].map { server.url("/img/\($0)") }
         let result = try fetch(urls + ["-O", work.file("out")])

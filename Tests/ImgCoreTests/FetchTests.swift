@@ -8,11 +8,6 @@ struct FetchTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     func output(_ name: String) throws -> Data {
         try #require(FileManager.default.contents(atPath: work.file(name)), "missing \(name)")
     }

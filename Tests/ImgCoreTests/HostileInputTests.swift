@@ -5,16 +5,10 @@ import Testing
 /// Bad servers, bad images and bad arguments: each ends with its documented exit code, one line on stderr,
 /// nothing in the cache and no output file.
 @Suite("Hostile input", .serialized)
-struct HostileInputTests {
+struct HostileInputTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
-    var cache: String { work.file("cache") }
     var output: String { work.file("out.jpg") }
-
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
 
     func fetch(_ input: String, _ extra: [String] = []) throws -> CommandResult {
         try Imgfetch.run([input, "-o", output, "--cache-dir", cache] + extra)

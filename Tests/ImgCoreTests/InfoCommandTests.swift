@@ -9,11 +9,6 @@ struct InfoCommandTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     func info(_ arguments: [String]) throws -> CommandResult {
         try fetch(["info"] + arguments)
     }

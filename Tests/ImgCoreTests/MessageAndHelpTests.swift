@@ -9,11 +9,6 @@ struct MessageAndHelpTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     @Test func libvipsErrorsAreSaidOnce() {
         #expect(VipsErrorText.oneLine("gifload_buffer: Invalid frame data\nvips2png: unable to write to target target\n")
                 == "gifload_buffer: Invalid frame data")

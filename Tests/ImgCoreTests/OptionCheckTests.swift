@@ -9,11 +9,6 @@ struct OptionCheckTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     func expectUsageError(_ result: CommandResult, naming options: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status == 2, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)", sourceLocation: sourceLocation)

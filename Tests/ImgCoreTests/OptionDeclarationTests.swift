@@ -8,11 +8,6 @@ struct OptionDeclarationTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     /// The examples of the contract issue: each exits 2 with one line naming the option and the command, and
     /// nothing is fetched, cached or written.
     @Test func anOptionGivenToACommandItDoesNotApplyToIsAUsageError() throws {

@@ -10,11 +10,6 @@ struct OutputPathTests: EndToEndSuite {
     let work: TemporaryDirectory
     var sample: String { Paths.images + "/sample.jpg" }
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     /// Runs `script` with `/bin/sh -c`, `$IMGFETCH` naming the binary: for redirections Process can't make.
     func shell(_ script: String) throws -> CommandResult {
         try Imgfetch.run(["-c", script], environment: ["IMGFETCH": Paths.binary], program: "/bin/sh")

@@ -12,11 +12,6 @@ struct RendererSafetyTests: RendererSuite {
     let work: TemporaryDirectory
     let name = "imgfetch-test-\(UUID().uuidString.prefix(8)).sock"
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     /// The processes running this build's binary whose environment carries `marker` (so that imgfetch processes
     /// of other tests and other helpers' builds are never counted).
     func processes(marked marker: String) -> [Int32] {

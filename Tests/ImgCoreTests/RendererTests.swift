@@ -12,11 +12,6 @@ struct RendererTests: RendererSuite {
     /// A socket name of this test's own, so that no other test or user renderer is involved.
     let name = "imgfetch-test-\(UUID().uuidString.prefix(8)).sock"
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     @Test func aCommandThatLoadedLibvipsLeavesARendererForTheNext() throws {
         defer { stopRenderer() }
         let url = server.url("/img/sample.jpg")

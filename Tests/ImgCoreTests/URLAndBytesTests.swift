@@ -9,11 +9,6 @@ struct URLAndBytesTests: EndToEndSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
 
-    init() throws {
-        server = try FixtureServer()
-        work = try TemporaryDirectory()
-    }
-
     @Test func urlsAreEscapedAsBrowsersEscapeThem() throws {
         #expect(try URLSpelling.spell("http://h/café%20photo.jpg", shown: "") == "http://h/caf%C3%A9%20photo.jpg")
         #expect(try URLSpelling.spell("http://h/a b\"<>`{}.jpg?q=a b'\"#x y", shown: "")
