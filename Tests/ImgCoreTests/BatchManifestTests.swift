@@ -5,9 +5,11 @@ import Testing
 /// `--manifest`, `--resume`, `--retry-failed`.
 @Suite("Batch manifest: records, resume, retry-failed, kill -9")
 struct BatchManifestTests {
-    static func lines(_ path: String) throws -> [[String: Any]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+    /// The JSON lines of `path`; one that does not parse is a failure, or (`tolerant`: a torn line) skipped.
+    static func lines(_ path: String, tolerant: Bool = false) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                if tolerant { return nil }
                 throw TestFailure("not a JSON object: \(line)")
             }
             return object
@@ -104,13 +106,7 @@ struct BatchManifestTests {
         let list = try fixture.list(lines)
         let manifest = fixture.root.file("m.jsonl")
         let arguments = ["batch", list, "-O", fixture.output, "--no-cache", "-j", "2", "--manifest", manifest, "--resume", manifest]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = arguments
-        process.environment = Paths.childEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Imgfetch.launch(arguments)
         try fixture.server.waitForRequests("/slow/img6.jpg")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -122,7 +118,7 @@ struct BatchManifestTests {
         let done = try Self.lines(manifest, tolerant: true)
         #expect(done.count >= 4, "the first four lines were recorded before the kill")
         let before = try fixture.server.stats()
-        let resumed = try Imgfetch.run(Array(arguments) + ["--no-progress"])
+        let resumed = try Imgfetch.run(arguments + ["--no-progress"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let after = try fixture.server.stats()
         for index in 1...4 { #expect(after.paths["/img/img\(index).jpg"] == before.paths["/img/img\(index).jpg"]) }
@@ -136,13 +132,7 @@ struct BatchManifestTests {
         let fixture = try BatchFixture(count: 6)
         let lines = (1...6).map { fixture.server.url("/slow/img\($0).jpg?delay=0.3") }
         let manifest = fixture.root.file("m.jsonl")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = ["batch", try fixture.list(lines), "-O", fixture.output, "--no-cache", "-j", "2", "--manifest", manifest]
-        process.environment = Paths.childEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Imgfetch.launch(["batch", try fixture.list(lines), "-O", fixture.output, "--no-cache", "-j", "2", "--manifest", manifest])
         try fixture.server.waitForRequests("/slow/img1.jpg")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
@@ -151,14 +141,5 @@ struct BatchManifestTests {
         let summary = try #require(records.last)
         #expect(summary["summary"] as? Bool == true && summary["status"] as? String == "interrupted" && summary["signal"] as? Int == 15)
         #expect(summary["exit"] as? Int == 143)
-    }
-}
-
-extension BatchManifestTests {
-    /// The JSON lines of `path`, skipping those that do not parse (a torn line) when `tolerant`.
-    static func lines(_ path: String, tolerant: Bool) throws -> [[String: Any]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-        }
     }
 }

@@ -154,14 +154,8 @@ struct BatchTests {
         for (signal, expected) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
             var lines = (1...2).map { fixture.server.url("/img/img\($0).jpg") }
             lines += (3...12).map { fixture.server.url("/slow/img\($0).jpg?delay=0.3") }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Paths.binary)
             let directory = fixture.output + "-\(signal)"
-            process.arguments = ["batch", try fixture.list(lines), "-O", directory, "--no-cache", "-j", "4"]
-            process.environment = Paths.childEnvironment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Imgfetch.launch(["batch", try fixture.list(lines), "-O", directory, "--no-cache", "-j", "4"])
             // Signal once the slow downloads are under way (each takes seconds), not after a fixed sleep.
             try fixture.server.waitForRequests("/slow/img3.jpg", count: signal == SIGINT ? 1 : 2)
             Thread.sleep(forTimeInterval: 0.5)

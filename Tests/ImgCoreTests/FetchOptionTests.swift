@@ -106,12 +106,7 @@ extension FetchOptionTests {
     func anInterruptedFetchLeavesNothingBehind(signal: Int32) throws {
         let folder = work.file("interrupted-\(signal)")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = [server.url("/slow/sample.jpg?delay=0.1"), "--resize", "50x", "--cache-dir", cache, "-o", folder + "/out.jpg"]
-        process.environment = Paths.childEnvironment
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Imgfetch.launch([server.url("/slow/sample.jpg?delay=0.1"), "--resize", "50x", "--cache-dir", cache, "-o", folder + "/out.jpg"])
         try server.waitForRequests("/slow/sample.jpg")
         usleep(200_000)
         kill(process.processIdentifier, signal)

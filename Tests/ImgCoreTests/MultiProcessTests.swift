@@ -18,27 +18,10 @@ struct MultiProcessTests {
         server = try FixtureServer(root: root)
     }
 
-    /// Starts imgfetch without waiting; stdout goes to `output`.
-    func launch(_ arguments: [String], output: String? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = arguments
-        process.environment = Paths.childEnvironment
-        if let output {
-            FileManager.default.createFile(atPath: output, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-        }
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
     @Test func processesRacingOnOneKeyDownloadOnce() throws {
         let url = server.url("/delay/0.5/img0.jpg")
         let racers = try (0..<8).map { index in
-            try launch([url, "--resize", "50x50:fill", "--cache-dir", cache, "-o", work.file("race\(index).jpg")])
+            try Imgfetch.launch([url, "--resize", "50x50:fill", "--cache-dir", cache, "-o", work.file("race\(index).jpg")])
         }
         for racer in racers { racer.waitUntilExit() }
         #expect(racers.allSatisfy { $0.terminationStatus == 0 })
@@ -51,9 +34,9 @@ struct MultiProcessTests {
 
     @Test func aWaiterTakesOverWhenTheHolderDies() throws {
         let url = server.url("/delay/2/img1.jpg")
-        let holder = try launch([url, "--cache-dir", cache, "-o", work.file("holder.jpg")])
+        let holder = try Imgfetch.launch([url, "--cache-dir", cache, "-o", work.file("holder.jpg")])
         try server.waitForRequests("/delay/2/img1.jpg")
-        let waiter = try launch([url, "--cache-dir", cache, "-o", work.file("waiter.jpg")])
+        let waiter = try Imgfetch.launch([url, "--cache-dir", cache, "-o", work.file("waiter.jpg")])
         usleep(300_000)
         kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
@@ -83,7 +66,7 @@ struct MultiProcessTests {
             var arguments = ["batch", lists[list], "-O", work.file("out\(launched)"), "--resize", "64x64:fill", "-j", "4",
                              "--json", "--cache-dir", cache, "--no-auto-clean"]
             if list % 2 == 1 { arguments += ["--ttl", "2s"] }
-            running.append((try launch(arguments, output: report), list))
+            running.append((try Imgfetch.launch(arguments, output: report), list))
         }
         for list in 0..<4 { try startBatch(list) }
         let deadline = Date().addingTimeInterval(20)
@@ -100,7 +83,7 @@ struct MultiProcessTests {
             usleep(UInt32.random(in: 5_000...80_000))
             if upkeep == nil || upkeep?.isRunning == false {
                 upkeepTurn += 1
-                upkeep = try launch(upkeepTurn % 2 == 0 ? ["cache", "prune", "--size-limit", "150K", "--cache-dir", cache, "-q"]
+                upkeep = try Imgfetch.launch(upkeepTurn % 2 == 0 ? ["cache", "prune", "--size-limit", "150K", "--cache-dir", cache, "-q"]
                                                         : ["cache", "clean-expired", "--cache-dir", cache, "-q"])
             }
             if Int.random(in: 0..<3) == 0, let victim = running.filter({ $0.0.isRunning }).randomElement() {

@@ -67,13 +67,7 @@ struct OutputFolderTests {
     @Test func noTemporaryOutlivesAKilledBatch() throws {
         try FileManager.default.createDirectory(atPath: fixture.output, withIntermediateDirectories: true)
         let lines = [fixture.server.url("/stall/img1.jpg?seconds=60")] + (2...6).map { fixture.server.url("/img/img\($0).jpg") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = ["batch", try fixture.list(lines), "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress", "-j", "4"]
-        process.environment = Paths.childEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Imgfetch.launch(["batch", try fixture.list(lines), "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress", "-j", "4"])
         // Wait until a temporary output exists: a named one in the folder, or an unnamed one held open.
         let deadline = Date().addingTimeInterval(60)
         func temporaryExists() -> Bool {

@@ -142,12 +142,8 @@ struct RendererTests: RendererSuite {
         let stalled = try fake("stall")
         defer { end(stalled) }
         let output = work.file("out.jpg")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.binary)
-        process.arguments = [server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-o", output]
-        process.environment = Paths.childEnvironment.merging(environment) { $1 }
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Imgfetch.launch([server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-o", output],
+                                          environment: environment)
         try server.waitForRequests("/img/sample.jpg")
         usleep(500_000)
         let sent = Date()

@@ -16,16 +16,12 @@ enum Imgfetch {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = prefix + arguments
-        var environment = Paths.childEnvironment
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        process.environment = Paths.childEnvironment.merging(extra) { $1 }
         let output = Pipe(), input = Pipe()
-        let errorPath = NSTemporaryDirectory() + "imgfetch-stderr-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        let errors = try CapturedOutput()
+        defer { errors.remove() }
         process.standardOutput = output
-        process.standardError = errors
+        process.standardError = errors.handle
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
         if let stdin {
@@ -34,9 +30,45 @@ enum Imgfetch {
         }
         let collected = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try errors.close()
-        let collectedErrors = FileManager.default.contents(atPath: errorPath) ?? Data()
         return CommandResult(status: process.terminationStatus, stdout: collected,
-                             stderr: String(decoding: collectedErrors, as: UTF8.self))
+                             stderr: String(decoding: try errors.collect(), as: UTF8.self))
     }
+
+    /// Starts `imgfetch ARGUMENTS` without waiting, its standard output and error on /dev/null (standard output to
+    /// the file `output` when given, created empty), with the test environment and `extra` over it.
+    static func launch(_ arguments: [String], environment extra: [String: String] = [:], output: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.binary)
+        process.arguments = arguments
+        process.environment = Paths.childEnvironment.merging(extra) { $1 }
+        if let output {
+            FileManager.default.createFile(atPath: output, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}
+
+/// A temporary file that takes a child's output: a file, not a pipe, so that no reader waits for ever on a pipe that
+/// a process the child started still holds open. `remove()` it when done.
+struct CapturedOutput {
+    let path = NSTemporaryDirectory() + "imgfetch-output-\(UUID().uuidString)"
+    let handle: FileHandle
+
+    init() throws {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        do { handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path)) } catch { try? FileManager.default.removeItem(atPath: path); throw error }
+    }
+
+    /// Closes this side of the file and returns what the child wrote (call after it has ended).
+    func collect() throws -> Data {
+        try handle.close()
+        return FileManager.default.contents(atPath: path) ?? Data()
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

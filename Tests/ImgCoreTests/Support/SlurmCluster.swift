@@ -75,20 +75,15 @@ final class SlurmCluster: @unchecked Sendable { // paths only; used by one test
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        var environment = Paths.childEnvironment
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        process.environment = Paths.childEnvironment.merging(extra) { $1 }
         // Output to a file, not a pipe: a daemon started by the command could hold a pipe open for ever.
-        let path = NSTemporaryDirectory() + "imgfetch-slurm-\(UUID().uuidString)"
-        _ = FileManager.default.createFile(atPath: path, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        process.standardOutput = output
-        process.standardError = output
+        let output = try CapturedOutput()
+        defer { output.remove() }
+        process.standardOutput = output.handle
+        process.standardError = output.handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        try output.close()
-        return (process.terminationStatus, String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self))
+        return (process.terminationStatus, String(decoding: try output.collect(), as: UTF8.self))
     }
 }
