@@ -10,7 +10,6 @@ import Testing
 struct RendererSafetyTests: RendererSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
-    let name = "imgfetch-test-\(UUID().uuidString.prefix(8)).sock"
 
     /// The processes running this build's binary whose environment carries `marker` (so that imgfetch processes
     /// of other tests and other helpers' builds are never counted).

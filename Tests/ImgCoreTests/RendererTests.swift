@@ -9,8 +9,6 @@ import Testing
 struct RendererTests: RendererSuite {
     let server: FixtureServer
     let work: TemporaryDirectory
-    /// A socket name of this test's own, so that no other test or user renderer is involved.
-    let name = "imgfetch-test-\(UUID().uuidString.prefix(8)).sock"
 
     @Test func aCommandThatLoadedLibvipsLeavesARendererForTheNext() throws {
         defer { stopRenderer() }

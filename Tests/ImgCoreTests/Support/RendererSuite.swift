@@ -4,12 +4,11 @@ import Testing
 
 /// A suite that opts in to the warm renderer under a folder and a socket name of its own (`XDG_RUNTIME_DIR` in its
 /// work directory), so that no other test's or user's renderer is involved.
-protocol RendererSuite: EndToEndSuite {
-    /// The socket file's name (`IMGFETCH_RENDERER_SOCKET`).
-    var name: String { get }
-}
+protocol RendererSuite: EndToEndSuite {}
 
 extension RendererSuite {
+    /// The socket file's name (`IMGFETCH_RENDERER_SOCKET`): the test's own, from its work directory's unique name.
+    var name: String { "imgfetch-test-\(work.path.suffix(8)).sock" }
     /// `XDG_RUNTIME_DIR` of the suite's commands (made 0700 here, as the system makes it).
     var runtime: String {
         let path = work.file("run")
