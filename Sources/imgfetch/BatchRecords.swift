@@ -6,6 +6,8 @@ import ImgCore
 struct BatchRecords: Sendable {
     var writer: ManifestWriter?
     var previous: PreviousManifest?
+    /// Whether `writer` appends to the manifest `previous` was read from (found once, when it is opened).
+    var appendsToPrevious = false
 
     /// Reads the earlier manifest and opens the new one; call once everything else has been checked.
     static func open(_ arguments: ScannedArguments, shard: Shard?, verbose: Bool) throws(ImgError) -> BatchRecords {
@@ -25,9 +27,9 @@ struct BatchRecords: Sendable {
         }
         if let template = arguments.value("manifest") {
             let path = ManifestWriter.expand(template, shard: shard)
-            let appending = records.previous.map { ManifestWriter.sameFile($0.path, path) } ?? false
-            records.writer = try ManifestWriter(path: path, appending: appending)
-            if appending { reporter.info("--manifest \(path): appending to the manifest resumed from") }
+            records.appendsToPrevious = records.previous.map { ManifestWriter.sameFile($0.path, path) } ?? false
+            records.writer = try ManifestWriter(path: path, appending: records.appendsToPrevious)
+            if records.appendsToPrevious { reporter.info("--manifest \(path): appending to the manifest resumed from") }
         }
         return records
     }
@@ -35,7 +37,7 @@ struct BatchRecords: Sendable {
     /// Records a retired item. A line carried from the manifest being appended to is already in it.
     func record(_ event: BatchEvent) {
         guard let writer, case .item(let report) = event else { return }
-        if report.carried != nil, let previous, ManifestWriter.sameFile(previous.path, writer.path) { return }
+        if report.carried != nil, appendsToPrevious { return }
         writer.write(ManifestRecord(report: report))
     }
 

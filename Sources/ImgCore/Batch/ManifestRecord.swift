@@ -104,14 +104,14 @@ public struct ManifestSummary: Codable, Sendable {
 }
 
 extension ManifestRecord {
-    /// The record of a finished item; `digests` says whether to compute each output's SHA-256.
+    /// The record of a finished item (of one carried from an earlier run: that record).
     public init(report: BatchItemReport) {
-        self.init(line: report.item.line, url: URLCredentials.maskingPassword(in: report.item.input),
-                  status: report.skipped ? "skipped" : report.failed ? "failed" : "ok")
         if let carried = report.carried {
             self = carried
             return
         }
+        self.init(line: report.item.line, url: URLCredentials.maskingPassword(in: report.item.input),
+                  status: report.skipped ? "skipped" : report.failed ? "failed" : "ok")
         if report.skipped {
             reason = "not done: the run was stopping"
             return

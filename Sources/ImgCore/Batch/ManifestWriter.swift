@@ -21,9 +21,16 @@ public final class ManifestWriter: Sendable {
         let opened = open(path, flags, 0o644)
         guard opened >= 0 else { throw .io("cannot write --manifest '\(path)': \(String(cString: strerror(errno)))") }
         descriptor = opened
-        if appending, let data = FileManager.default.contents(atPath: path), let last = data.last, last != 0x0A {
-            write(Data([0x0A]))
-        }
+        if appending, Self.endsMidLine(path) { write(Data([0x0A])) }
+    }
+
+    /// Whether the file at `path` ends with a byte other than a newline (a torn last line); reads only that byte.
+    private static func endsMidLine(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), size > 0, (try? handle.seek(toOffset: size - 1)) != nil,
+              let last = try? handle.read(upToCount: 1)?.first else { return false }
+        return last != 0x0A
     }
 
     deinit { close(descriptor) }
