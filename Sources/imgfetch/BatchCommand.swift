@@ -38,7 +38,9 @@ enum BatchCommand {
             }
             settings.configuration.politeness = politeness
             try BatchListReader.checkReadable(inputs)
-            if let directory = options.outputDirectory { try OutputWriter.prepareDirectory(directory) }
+            options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
+                try OutputWriter.prepareDirectory(directory)
+            }
             records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose)
             options.previous = records.previous
         } catch {

@@ -44,6 +44,9 @@ public struct BatchOptions: Sendable {
     public var nameTemplate: NameTemplate?
     /// Where outputs go; nil (prefetch) writes none and only fills the cache.
     public var outputDirectory: String?
+    /// `outputDirectory` already opened (`OutputWriter.prepareDirectory`), so that the runner neither opens it nor
+    /// looks for abandoned temporaries in it a second time; default nil (the runner opens it).
+    public var outputFolder: OutputFolder?
     /// Stop starting items after the first failure; default false.
     public var failFast = false
     /// Only the items of this shard; default nil (all).

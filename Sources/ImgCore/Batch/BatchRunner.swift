@@ -49,7 +49,7 @@ public final class BatchRunner: Sendable {
         queue = BoundedQueue(capacity: options.window)
         originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
         outputFolder = options.outputDirectory.map { directory in
-            Result { () throws(ImgError) in try OutputFolder(opening: directory) }
+            options.outputFolder.map { .success($0) } ?? Result { () throws(ImgError) in try OutputFolder(opening: directory) }
         }
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
         let announcements = pipeline.configuration.memoryPolicy as? BatchMemoryPolicy
