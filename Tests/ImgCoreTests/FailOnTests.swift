@@ -27,10 +27,16 @@ struct FailOnTests {
         try JSONDecoder().decode(Record.self, from: result.stdout)
     }
 
-    @Test func aDamagedResultIsMarkedAndCachedUnderItsOwnKey() throws {
-        let cut = work.file("cut.jpg")
-        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+    /// The first half of the test image `name`, written as `cut.EXT` in the work directory: its path.
+    func truncatedSample(_ name: String) throws -> String {
+        let cut = work.file("cut." + (name as NSString).pathExtension)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/" + name))
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        return cut
+    }
+
+    @Test func aDamagedResultIsMarkedAndCachedUnderItsOwnKey() throws {
+        let cut = try truncatedSample("sample.jpg")
         let output = work.file("out.png")
 
         let refused = try run([cut, "--resize", "64x", "-o", output])
@@ -53,9 +59,7 @@ struct FailOnTests {
     }
 
     @Test func aDamagedSourcePassedThroughIsMarkedAndNeverServedAtTheDefaultLevel() throws {
-        let cut = work.file("cut.jpg")
-        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
-        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let cut = try truncatedSample("sample.jpg")
         let output = work.file("out.jpg")
 
         // No processing: the source's own bytes are the output.
@@ -109,9 +113,7 @@ struct FailOnTests {
     }
 
     @Test func theLevelComesFromOptionEnvironmentOrConfig() throws {
-        let cut = work.file("cut.png")
-        let whole = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.png"))
-        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cut))
+        let cut = try truncatedSample("sample.png")
         let output = work.file("out.png")
         #expect(try run([cut, "-o", output, "--no-cache"]).status == 5)
         #expect(try run([cut, "-o", output, "--no-cache"], environment: ["IMGFETCH_FAIL_ON": "none"]).status == 0)

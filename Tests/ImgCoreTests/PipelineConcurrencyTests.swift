@@ -16,29 +16,23 @@ struct PipelineConcurrencyTests {
         let chains = try ["resize(40x40,fill)", "resize(20x30,exact)"].map { try ProcessingChain.parse($0) }
         let urls = (1...8).map { fixture.server.url("/delay/0.1/img\($0).jpg") }
         let failures = Locked<[String]>([])
-        let group = DispatchGroup()
-        for thread in 0..<16 {
-            group.enter()
-            Thread {
-                for step in 0..<8 {
-                    let url = urls[(thread + step) % urls.count]
-                    var request = ImageRequest(source: .remote(URL(string: url + "?t=\(thread)")!))
-                    request.chain = chains[(thread + step) % 2]
-                    do {
-                        let response = try pipeline.image(for: request)
-                        let info = try ImageRenderer.probe(response.data.data)
-                        let expected = (thread + step) % 2 == 0 ? (40, 40) : (20, 30)
-                        if info.width != expected.0 || info.height != expected.1 {
-                            failures.withLock { $0.append("\(url): \(info.width)x\(info.height)") }
-                        }
-                    } catch {
-                        failures.withLock { $0.append("\(url): \(error)") }
+        startThreads(16) { thread in
+            for step in 0..<8 {
+                let url = urls[(thread + step) % urls.count]
+                var request = ImageRequest(source: .remote(URL(string: url + "?t=\(thread)")!))
+                request.chain = chains[(thread + step) % 2]
+                do {
+                    let response = try pipeline.image(for: request)
+                    let info = try ImageRenderer.probe(response.data.data)
+                    let expected = (thread + step) % 2 == 0 ? (40, 40) : (20, 30)
+                    if info.width != expected.0 || info.height != expected.1 {
+                        failures.withLock { $0.append("\(url): \(info.width)x\(info.height)") }
                     }
+                } catch {
+                    failures.withLock { $0.append("\(url): \(error)") }
                 }
-                group.leave()
-            }.start()
-        }
-        group.wait()
+            }
+        }.wait()
         #expect(failures.withLock { $0 }.isEmpty)
         let stats = try fixture.server.stats()
         #expect(stats.total == 8)
@@ -77,16 +71,11 @@ struct PipelineConcurrencyTests {
     @Test func boundedQueueHandsEveryElementOutOnce() {
         let queue = BoundedQueue<Int>(capacity: 4)
         let taken = Locked<[Int]>([])
-        let group = DispatchGroup()
-        for _ in 0..<4 {
-            group.enter()
-            Thread {
-                while let value = queue.pop() {
-                    taken.withLock { $0.append(value) }
-                    queue.releaseSlot()
-                }
-                group.leave()
-            }.start()
+        let group = startThreads(4) { _ in
+            while let value = queue.pop() {
+                taken.withLock { $0.append(value) }
+                queue.releaseSlot()
+            }
         }
         for value in 0..<1000 { #expect(queue.push(value)) }
         queue.close()

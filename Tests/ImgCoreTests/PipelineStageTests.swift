@@ -16,14 +16,9 @@ struct PipelineStageTests {
         let request = try DoubledPipeline.request()
         let keys = try doubles.keys(request)
         let results = Locked<[String]>([])
-        let group = DispatchGroup()
-        for _ in 0..<8 {
-            group.enter()
-            Thread {
-                let bytes = (try? doubles.pipeline.image(for: request).data.data).map { String(decoding: $0, as: UTF8.self) }
-                results.withLock { $0.append(bytes ?? "failed") }
-                group.leave()
-            }.start()
+        let group = startThreads(8) { _ in
+            let bytes = (try? doubles.pipeline.image(for: request).data.data).map { String(decoding: $0, as: UTF8.self) }
+            results.withLock { $0.append(bytes ?? "failed") }
         }
         #expect(eventually { loadGate.callers == 1 && doubles.pipeline.originals.downloads.waiters(forKey: keys.original) == 7 })
         loadGate.release()

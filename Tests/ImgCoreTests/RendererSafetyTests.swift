@@ -96,9 +96,7 @@ struct RendererSafetyTests: RendererSuite {
         #expect(planted.status != 0, "another user made a socket in the renderer's folder")
 
         // A folder others may write to is refused; another user's listener there that never accepts costs nothing.
-        let shared = work.file("shared")
-        mkdir(shared, 0o777)
-        chmod(shared, 0o777)
+        let shared = folderOpenToAll()
         let squatter = try fake("noaccept", user: 65534, at: shared + "/r.sock")
         defer { end(squatter) }
         let there = ["IMGFETCH_RENDERER_SOCKET": shared + "/r.sock"]

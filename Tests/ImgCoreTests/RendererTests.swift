@@ -101,9 +101,7 @@ struct RendererTests: RendererSuite {
     func aRendererOfAnotherUserIsNeverTrusted() throws {
         // Another user can't make a socket in the renderer's folder: let it listen in a folder open to all, and
         // move its socket into ours (as only a bug or root could): the peer's user is still checked.
-        let shared = work.file("shared")
-        mkdir(shared, 0o777)
-        chmod(shared, 0o777)
+        let shared = folderOpenToAll()
         let impostor = try fake("forged", user: 65534, at: shared + "/impostor.sock")
         defer { end(impostor) }
         #expect(rename(shared + "/impostor.sock", socketPath) == 0)

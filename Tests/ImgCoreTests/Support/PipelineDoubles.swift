@@ -193,3 +193,16 @@ func eventually(_ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// Starts `count` threads, each running `body` with its index (0 to count - 1); wait on the group for them all.
+func startThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    return group
+}

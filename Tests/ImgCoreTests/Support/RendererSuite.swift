@@ -60,6 +60,15 @@ extension RendererSuite {
         _ = try? waitUntil(running: false)
     }
 
+    /// `shared` in the work directory, a folder every user may write to (0777 whatever the umask): where another
+    /// user's fake renderer can listen.
+    func folderOpenToAll() -> String {
+        let path = work.file("shared")
+        mkdir(path, 0o777)
+        chmod(path, 0o777)
+        return path
+    }
+
     func renderings() throws -> Int { try status()?["renderings"] as? Int ?? -1 }
 
     /// Starts the fake renderer (Tests/Fixtures/server/fake_renderer.py) in `mode` at `path` (default this
