@@ -16,11 +16,7 @@ enum FetchCommand {
             if settings.template.cacheKey != nil, inputs.count > 1 {
                 throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
             }
-            sources = try inputs.map { input throws(ImgError) in
-                let source = try ImageSource(parsing: input)
-                if settings.denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
-                return source
-            }
+            sources = try settings.sources(inputs)
             folder = try checkOutputs(settings, inputCount: inputs.count)
         } catch {
             Reporter.error(error.commandLineMessage)

@@ -201,6 +201,15 @@ struct FetchSettings {
         return FactsRequest(blurhashX: x, blurhashY: y)
     }
 
+    /// Each input as an `ImageSource`; a local one is refused with `--deny-local`.
+    func sources(_ inputs: [String]) throws(ImgError) -> [ImageSource] {
+        try inputs.map { input throws(ImgError) in
+            let source = try ImageSource(parsing: input)
+            if denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
+            return source
+        }
+    }
+
     /// `scheme://...`: what `-O` must not be given.
     static func looksLikeURL(_ text: String) -> Bool {
         guard let colon = text.range(of: "://"), colon.lowerBound > text.startIndex else { return false }

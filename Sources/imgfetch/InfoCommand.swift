@@ -18,11 +18,7 @@ enum InfoCommand {
                 throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
             }
             if inputs.filter({ $0 == "-" }).count > 1 { throw .usage("standard input (-) can be read only once") }
-            sources = try inputs.map { input throws(ImgError) in
-                let source = try ImageSource(parsing: input)
-                if settings.denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
-                return source
-            }
+            sources = try settings.sources(inputs)
         } catch {
             Reporter.error(error.commandLineMessage)
             return error.exitCode
