@@ -113,8 +113,7 @@ enum InfoCommand {
             lines.append("  cache: \(state); \(info.bytesRead ?? 0) bytes read in \(requests) request\(requests == 1 ? "" : "s")")
         }
         if let facts = info.facts {
-            lines.append("  facts: blurhash \(facts.blurhash), thumbhash \(facts.thumbhash), "
-                         + "dominant colour \(facts.dominantColor), phash \(facts.phash)")
+            lines.append("  facts: \(facts.text)")
         }
         return lines.joined(separator: "\n")
     }

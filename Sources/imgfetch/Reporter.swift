@@ -95,7 +95,7 @@ struct Reporter: Sendable {
         if let key = response.variantKey { info("  variant key:  \(key)") }
         if let damage = response.data.damage { info("  damaged: \(damage) (decoded as far as it goes: --fail-on none)") }
         if let facts = response.data.facts {
-            info("  facts: blurhash \(facts.blurhash), thumbhash \(facts.thumbhash), dominant colour \(facts.dominantColor), phash \(facts.phash)")
+            info("  facts: \(facts.text)")
         }
         for note in response.notes { info("  note: \(note)") }
         info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
@@ -138,4 +138,9 @@ struct Reporter: Sendable {
     static func clearProgress() {
         StandardStream.error.writeIgnoringFailure("\r\u{1B}[K")
     }
+}
+
+extension ImageFacts {
+    /// The facts as `-v` and `info` print them: `blurhash …, thumbhash …, dominant colour …, phash …`.
+    var text: String { "blurhash \(blurhash), thumbhash \(thumbhash), dominant colour \(dominantColor), phash \(phash)" }
 }
