@@ -91,22 +91,24 @@ public final class DiskCache: Sendable {
     // MARK: writing
 
     /// Writes an entry whole (temporary file, then rename) with last access now and expiry now + TTL.
-    /// A body in a file region is copied into the entry from its file, never through memory.
+    /// The header and the body are written each from where it lies: a body in memory is not copied beside its
+    /// header first, and a body in a file region is copied into the entry from its file, never through memory.
     public func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, at path: String, now: Date = Date()) throws(ImgError) {
-        let (file, region): (Data, FileRegion?) = switch body {
-        case .memory(let data): (CacheEntryFile.encode(metadata, body: data), nil)
-        case .file(let region): (CacheEntryFile.encodeHeader(metadata), region)
+        let header = CacheEntryFile.encodeHeader(metadata)
+        let (accessed, expires) = (now.timeIntervalSince1970, EntryIO.expiry(now: now, ttl: metadata.ttl))
+        let temporary = switch body {
+        case .memory(let data):
+            try EntryIO.writeTemporary(header, data, in: "\(directory)/tmp", accessed: accessed, expires: expires)
+        case .file(let region):
+            try EntryIO.writeTemporary(header, then: region, in: "\(directory)/tmp", accessed: accessed, expires: expires)
         }
-        let temporary = try EntryIO.writeTemporary(file, then: region, in: "\(directory)/tmp",
-                                                   accessed: now.timeIntervalSince1970,
-                                                   expires: EntryIO.expiry(now: now, ttl: metadata.ttl))
         let folder = (path as NSString).deletingLastPathComponent
         // The folder is made only when the rename finds it missing (a variant goes beside its original, whose
         // folder exists): no mkdir per entry. A concurrent prune may remove the empty folder between mkdir and
         // rename: make it again.
         for attempt in 0..<3 {
             if rename(temporary, path) == 0 {
-                bound.withLock { $0 }?.added(Int64(file.count + (region?.count ?? 0)))
+                bound.withLock { $0 }?.added(Int64(header.count + body.count))
                 return
             }
             if errno != ENOENT || attempt == 2 { break }

@@ -97,13 +97,14 @@ enum EntryIO {
         utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
     }
 
-    /// Writes bytes, then those of `region` if given (copied in the kernel, never through memory), to a new
-    /// temporary file `PID-RANDOM.tmp` in `folder` and returns its path.
+    /// Writes `parts` in order (a header and a body, each from where it lies), then the bytes of `region` if given
+    /// (copied in the kernel, never through memory), to a new temporary file `PID-RANDOM.tmp` in `folder` and
+    /// returns its path.
     /// No fsync: a torn file after a power loss fails its digest check and is treated as a miss.
-    static func writeTemporary(_ data: Data, then region: FileRegion? = nil, in folder: String, accessed: Double,
+    static func writeTemporary(_ parts: Data..., then region: FileRegion? = nil, in folder: String, accessed: Double,
                                expires: Double) throws(ImgError) -> String {
         let path = "\(folder)/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
-        try FileWriting.createNew(path, mode: 0o600, data: data, then: region, shownAs: path) { descriptor in
+        try FileWriting.createNew(path, mode: 0o600, parts: parts, then: region, shownAs: path) { descriptor in
             var times = [timespecOf(accessed), timespecOf(expires)]
             futimens(descriptor, &times)
         }

@@ -20,15 +20,15 @@ public enum FileWriting {
         return true
     }
 
-    /// Creates `path` (exclusively, never through a symlink) with `mode`, writes `data` and then the bytes of
-    /// `region` (copied in the kernel), lets `finish` act on the open descriptor, and closes it. On any failure the
-    /// file is removed and the error names `shownAs`.
-    static func createNew(_ path: String, mode: mode_t, data: Data, then region: FileRegion? = nil, shownAs: String,
+    /// Creates `path` (exclusively, never through a symlink) with `mode`, writes `parts` in order (each from where it
+    /// lies: never joined in memory first) and then the bytes of `region` (copied in the kernel), lets `finish` act
+    /// on the open descriptor, and closes it. On any failure the file is removed and the error names `shownAs`.
+    static func createNew(_ path: String, mode: mode_t, parts: [Data], then region: FileRegion? = nil, shownAs: String,
                           finish: (Int32) -> Void = { _ in }) throws(ImgError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw .io("cannot write \(shownAs): \(String(cString: strerror(errno)))") }
         var failure: String?
-        if !data.withUnsafeBytes({ writeAll(descriptor, $0) }) {
+        if !parts.allSatisfy({ part in part.withUnsafeBytes { writeAll(descriptor, $0) } }) {
             failure = String(cString: strerror(errno))
         } else if let region {
             do {
