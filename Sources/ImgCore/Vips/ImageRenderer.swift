@@ -31,23 +31,30 @@ public enum ImageRenderer {
                                    decoding: DecodeOptions, shared: SharedDecode?,
                                    budget: DecodeMemoryBudget?, facts: FactsRequest?,
                                    integrity: IntegrityVerdict?, stop: RenderStop?) throws(ImgError) -> EncodedImage {
-        var input = VipsInput(bytes)
-        // Every variant checks the header (it reads no pixels), so each fails as it would alone; the integrity
-        // scan (it reads every byte) only when these bytes were not scanned already.
-        let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding, integrity: integrity)
-        try OutputGeometry.check(chain, header: header, options: decoding)
-        let work = { () throws(ImgError) -> EncodedImage in
-            let clock = RenderClock(seconds: decoding.maxRenderTime, stop: stop)
-            defer { clock.end() }
-            do throws(ImgError) {
-                return try decodeProcessEncode(input, header: header, chain: chain, encoding: encoding, decoding: decoding,
-                                               shared: shared, clock: clock, facts: facts)
-            } catch {
-                throw clock.expired ? clock.expiredError : error
+        let render = { (input: inout VipsInput) throws(ImgError) -> EncodedImage in
+            // Every variant checks the header (it reads no pixels), so each fails as it would alone; the integrity
+            // scan (it reads every byte) only when these bytes were not scanned already.
+            let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding, integrity: integrity)
+            try OutputGeometry.check(chain, header: header, options: decoding)
+            let input = input
+            let work = { () throws(ImgError) -> EncodedImage in
+                let clock = RenderClock(seconds: decoding.maxRenderTime, stop: stop)
+                defer { clock.end() }
+                do throws(ImgError) {
+                    return try decodeProcessEncode(input, header: header, chain: chain, encoding: encoding,
+                                                   decoding: decoding, shared: shared, clock: clock, facts: facts)
+                } catch {
+                    throw clock.expired ? clock.expiredError : error
+                }
             }
+            guard let budget else { return try work() }
+            return try budget.admitting(header.decodeMemory.bytes, limit: decoding.maxDecodeMemory, work)
         }
-        guard let budget else { return try work() }
-        return try budget.admitting(header.decodeMemory.bytes, limit: decoding.maxDecodeMemory, work)
+        // A rendering of its own ends with all its images: it reads bytes in memory where they lie. One decode shared
+        // by several variants outlives it, so it reads a copy.
+        guard shared != nil else { return try VipsInput.borrowing(bytes, render) }
+        var input = VipsInput(bytes)
+        return try render(&input)
     }
 
     private static func decodeProcessEncode(_ input: VipsInput, header: ImageDecoder.Header, chain: ProcessingChain,

@@ -15,6 +15,31 @@ enum VipsInput {
         }
     }
 
+    /// Runs `body` with an input over `bytes`: bytes in memory are read where they lie, not copied, so `body` must
+    /// be work whose libvips images all end before it returns (a header check, a rendering not shared with other
+    /// variants: `DecodedImage` and `RenderClock` hold the input while an image may read it). Anything still holding
+    /// the input afterwards would read freed memory, so the process stops then. A file region is read as always.
+    static func borrowing<Result>(_ bytes: EncodedBytes, _ body: (inout VipsInput) throws(ImgError) -> Result)
+        throws(ImgError) -> Result {
+        guard case .memory(let data) = bytes, !data.isEmpty else {
+            var input = VipsInput(bytes)
+            return try body(&input)
+        }
+        let outcome = data.withUnsafeBytes { raw -> Swift.Result<Result, ImgError> in
+            var pinned = PinnedBytes(borrowing: raw)
+            let outcome: Swift.Result<Result, ImgError>
+            do throws(ImgError) {
+                var input = VipsInput.buffer(pinned)
+                outcome = .success(try body(&input))
+            } catch {
+                outcome = .failure(error)
+            }
+            precondition(isKnownUniquelyReferenced(&pinned), "a libvips image outlived the bytes it reads")
+            return outcome
+        }
+        return try outcome.get()
+    }
+
     var count: Int {
         switch self {
         case .buffer(let bytes): bytes.count

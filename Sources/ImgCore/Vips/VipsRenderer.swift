@@ -9,8 +9,9 @@ public struct VipsRenderer: ImageRendering {
 
     public func inspect(_ original: EncodedBytes, for request: ImageRequest) throws(ImgError) -> ImageHeader? {
         try VipsErrorScope.run { () throws(ImgError) -> ImageHeader? in
-            var input = VipsInput(original)
-            let header = try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
+            let header = try VipsInput.borrowing(original) { input throws(ImgError) in
+                try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
+            }
             var inspected = ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
             inspected.integrity = IntegrityVerdict(damage: header.damage)
             return inspected
