@@ -27,10 +27,7 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
     public init(opening path: String, followingLink: Bool = false) throws(ImgError) {
         self.path = path
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
-        // Without its trailing slashes: `link/` would follow the link.
-        var named = path
-        while named.count > 1, named.hasSuffix("/") { named.removeLast() }
-        let opened = open(named, flags)
+        let opened = open(OutputFolder.withoutTrailingSlashes(path), flags)
         guard opened >= 0 else {
             if errno == ELOOP || errno == ENOTDIR, !followingLink, OutputFolder.isSymbolicLink(path) {
                 throw .io("cannot write into output directory \(path): it is a symbolic link; give the directory it points to")
@@ -44,11 +41,16 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
 
     deinit { close(descriptor) }
 
-    private static func isSymbolicLink(_ path: String) -> Bool {
+    /// `path` without its trailing slashes (`/` stays): `link/` would follow the link.
+    private static func withoutTrailingSlashes(_ path: String) -> String {
         var named = path
         while named.count > 1, named.hasSuffix("/") { named.removeLast() }
+        return named
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
         var info = stat()
-        return lstat(named, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+        return lstat(withoutTrailingSlashes(path), &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     // MARK: writing
