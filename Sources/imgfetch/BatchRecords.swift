@@ -17,12 +17,13 @@ struct BatchRecords: Sendable {
         let reporter = Reporter(verbose: verbose)
         if let template = resume ?? retry {
             let path = ManifestWriter.expand(template, shard: shard)
-            if retry != nil, !FileManager.default.fileExists(atPath: path) {
+            let exists = FileManager.default.fileExists(atPath: path)
+            if retry != nil, !exists {
                 throw .usage("cannot read --retry-failed '\(path)': \(String(cString: strerror(ENOENT)))")
             }
             let previous = try PreviousManifest(path: path, mode: resume != nil ? .resume : .retryFailed)
             reporter.info("\(resume != nil ? "--resume" : "--retry-failed") \(path): \(previous.count) lines recorded"
-                          + (FileManager.default.fileExists(atPath: path) ? "" : " (no such file yet: every line runs)"))
+                          + (exists ? "" : " (no such file yet: every line runs)"))
             records.previous = previous
         }
         if let template = arguments.value("manifest") {
