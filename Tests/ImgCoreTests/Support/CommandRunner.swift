@@ -9,8 +9,8 @@ struct CommandResult {
 }
 
 enum Imgfetch {
-    /// Runs `imgfetch ARGUMENTS` with an environment where HOME and the cache point into `home` when given.
-    /// `program` defaults to the built binary; `prefix` goes before the arguments.
+    /// Runs `imgfetch ARGUMENTS` with the test environment (`Paths.childEnvironment`) and `extra` over it, `stdin`
+    /// (else /dev/null) as its standard input. `program` defaults to the built binary; `prefix` goes before the arguments.
     static func run(_ arguments: [String], stdin: Data? = nil, environment extra: [String: String] = [:],
                     program: String = Paths.binary, prefix: [String] = []) throws -> CommandResult {
         let process = Process()
