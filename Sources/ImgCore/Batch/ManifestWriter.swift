@@ -58,17 +58,7 @@ public final class ManifestWriter: Sendable {
 
     private func write(_ data: Data) {
         guard failure.withLock({ $0 }) == nil else { return }
-        let written = data.withUnsafeBytes { raw -> Int in
-            var offset = 0
-            while offset < raw.count {
-                let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { return -1 }
-                offset += count
-            }
-            return offset
-        }
-        if written < 0 {
+        if !data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) {
             let text = String(cString: strerror(errno))
             failure.withLock { $0 = $0 ?? .io("cannot write --manifest '\(path)': \(text)") }
         }
