@@ -58,6 +58,21 @@ public enum CacheEntryFile {
         return header
     }
 
+    /// The room a download spooled for the cache leaves before its body (`BodySpool`), so that the spooled file can
+    /// become the entry: 4 KiB, a header with a URL of up to about 3,000 characters. A longer one is copied.
+    static let headerRoom = 4096
+
+    /// The header made exactly `size` bytes long: the metadata line padded with spaces before its newline (JSON
+    /// allows them there, so every reader parses it as it is); nil when it is longer than that.
+    static func encodeHeader(_ metadata: CacheEntryMetadata, filling size: Int) -> Data? {
+        var header = encodeHeader(metadata)
+        guard header.count <= size else { return nil }
+        header.removeLast()
+        header.append(contentsOf: repeatElement(0x20, count: size - header.count - 1))
+        header.append(0x0A)
+        return header
+    }
+
     /// The most bytes `parseHeader` needs to see: the magic line and the longest metadata line.
     static var maxHeaderBytes: Int { magic.count + maxMetadataBytes + 1 }
 

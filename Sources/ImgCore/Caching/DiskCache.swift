@@ -92,15 +92,25 @@ public final class DiskCache: Sendable {
 
     /// Writes an entry whole (temporary file, then rename) with last access now and expiry now + TTL.
     /// The header and the body are written each from where it lies: a body in memory is not copied beside its
-    /// header first, and a body in a file region is copied into the entry from its file, never through memory.
+    /// header first. A download spooled for the cache becomes the entry itself (its header written into the room
+    /// the spool left, then the file linked in: its body is not written twice); another body in a file region is
+    /// copied into the entry from its file, never through memory.
     public func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, at path: String, now: Date = Date()) throws(ImgError) {
         let header = CacheEntryFile.encodeHeader(metadata)
         let (accessed, expires) = (now.timeIntervalSince1970, EntryIO.expiry(now: now, ttl: metadata.ttl))
-        let temporary = switch body {
+        var headerBytes = header.count
+        let temporary: String
+        switch body {
         case .memory(let data):
-            try EntryIO.writeTemporary(header, data, in: "\(directory)/tmp", accessed: accessed, expires: expires)
+            temporary = try EntryIO.writeTemporary(header, data, in: "\(directory)/tmp", accessed: accessed, expires: expires)
         case .file(let region):
-            try EntryIO.writeTemporary(header, then: region, in: "\(directory)/tmp", accessed: accessed, expires: expires)
+            if let linked = EntryIO.linkSpooled(region, metadata: metadata, in: "\(directory)/tmp", accessed: accessed,
+                                                expires: expires) {
+                (temporary, headerBytes) = (linked, Int(region.offset))
+            } else {
+                temporary = try EntryIO.writeTemporary(header, then: region, in: "\(directory)/tmp", accessed: accessed,
+                                                       expires: expires)
+            }
         }
         let folder = (path as NSString).deletingLastPathComponent
         // The folder is made only when the rename finds it missing (a variant goes beside its original, whose
@@ -108,7 +118,7 @@ public final class DiskCache: Sendable {
         // rename: make it again.
         for attempt in 0..<3 {
             if rename(temporary, path) == 0 {
-                bound.withLock { $0 }?.added(Int64(header.count + body.count))
+                bound.withLock { $0 }?.added(Int64(headerBytes + body.count))
                 return
             }
             if errno != ENOENT || attempt == 2 { break }

@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,13 +51,13 @@ enum EntryIO {
                          readsKeepAccessTime: keepsAccessTime)
     }
 
-    /// Up to `count` bytes from the start of an open file; nil on a read error.
-    static func readPrefix(_ descriptor: Int32, count: Int) -> Data? {
+    /// Up to `count` bytes of an open file from `start` (default its beginning); nil on a read error.
+    static func readPrefix(_ descriptor: Int32, count: Int, from start: Int = 0) -> Data? {
         var data = Data(count: count)
         let read = data.withUnsafeMutableBytes { raw -> Int in
             var offset = 0
             while offset < count {
-                let got = pread(descriptor, raw.baseAddress! + offset, count - offset, off_t(offset))
+                let got = pread(descriptor, raw.baseAddress! + offset, count - offset, off_t(start + offset))
                 if got < 0, errno == EINTR { continue }
                 if got < 0 { return -1 }
                 if got == 0 { break }
@@ -95,6 +96,23 @@ enum EntryIO {
     static func setTimes(_ path: String, accessed: Double, expires: Double) {
         var times = [timespecOf(accessed), timespecOf(expires)]
         utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// Makes a download spooled for the cache its own entry: writes the header into the room left before the body,
+    /// sets the times and links the unnamed file in as a temporary `PID-RANDOM.tmp` in `folder`; returns its path.
+    /// Nil when it can't (no room, or already used by another entry; a header too long for it; the file elsewhere
+    /// or not unnamed): the caller copies the body instead. No fsync, as for `writeTemporary`.
+    static func linkSpooled(_ region: FileRegion, metadata: CacheEntryMetadata, in folder: String, accessed: Double,
+                            expires: Double) -> String? {
+        guard let (descriptor, room) = region.claimHeaderRoom(),
+              let header = CacheEntryFile.encodeHeader(metadata, filling: room) else { return nil }
+        let written = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard written == header.count else { return nil }
+        var times = [timespecOf(accessed), timespecOf(expires)]
+        futimens(descriptor, &times)
+        let name = "\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
+        guard imgf_link_unnamed_at(descriptor, AT_FDCWD, "\(folder)/\(name)") == 0 else { return nil }
+        return "\(folder)/\(name)"
     }
 
     /// Writes `parts` in order (a header and a body, each from where it lies), then the bytes of `region` if given

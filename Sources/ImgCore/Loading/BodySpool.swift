@@ -20,6 +20,9 @@ final class BodySpool {
     private var digest: DigestStream?
     /// Bytes waiting to be written, so that libcurl's 16 KiB pieces become 1 MiB writes.
     private var pending = Data()
+    /// Bytes left free at the start of the file for a cache entry's header (`CacheEntryFile.headerRoom` when the
+    /// body will be cached, so that the file can become the entry; 0 otherwise, and once the body moved elsewhere).
+    private var headerRoom = 0
     /// Why spooling failed (a full disk, an unwritable directory), once it has.
     private(set) var failure: String?
     /// The directory the file moved to after a write failed in `directory`; nil while it is there.
@@ -72,7 +75,8 @@ final class BodySpool {
         guard flush() else { return nil }
         // The last flush may have moved the body into memory.
         guard file >= 0 else { return .memory(memory) }
-        let region = FileRegion(taking: file, count: fileBytes, digest: digest?.finish())
+        let region = FileRegion(taking: file, offset: Int64(headerRoom), count: fileBytes, digest: digest?.finish(),
+                                headerRoom: headerRoom > 0)
         file = -1
         return .file(region)
     }
@@ -99,7 +103,11 @@ final class BodySpool {
         file = imgf_open_anonymous(directory)
         // A cache whose tmp/ can't take it (full, read-only) must not fail the fetch: try $TMPDIR.
         if file < 0, directory != BodySpool.temporaryDirectory { file = imgf_open_anonymous(BodySpool.temporaryDirectory) }
-        if hashing { digest = DigestStream() }
+        if hashing {
+            digest = DigestStream()
+            // The body starts after room for the entry's header (a hole until the header is written there).
+            if file >= 0, lseek(file, off_t(CacheEntryFile.headerRoom), SEEK_SET) >= 0 { headerRoom = CacheEntryFile.headerRoom }
+        }
         pending = memory
         memory = Data()
         // When neither takes a file, flush keeps the body in memory (a transfer stops it at --max-bytes).
@@ -124,10 +132,11 @@ final class BodySpool {
     private func moveOut(reason: String) -> Bool {
         if file >= 0, spilledTo != BodySpool.temporaryDirectory, directory != BodySpool.temporaryDirectory {
             let other = imgf_open_anonymous(BodySpool.temporaryDirectory)
-            if other >= 0, imgf_copy_range(file, 0, other, Int64(fileBytes)) == 0,
+            if other >= 0, imgf_copy_range(file, Int64(headerRoom), other, Int64(fileBytes)) == 0,
                pending.withUnsafeBytes({ FileWriting.writeAll(other, $0) }) {
                 close(file)
                 file = other
+                headerRoom = 0
                 spilledTo = BodySpool.temporaryDirectory
                 fileBytes += pending.count
                 pending.removeAll(keepingCapacity: true)
@@ -137,13 +146,14 @@ final class BodySpool {
         }
         var whole = Data()
         if file >= 0 {
-            guard let written = EntryIO.readPrefix(file, count: fileBytes), written.count == fileBytes else {
+            guard let written = EntryIO.readPrefix(file, count: fileBytes, from: headerRoom), written.count == fileBytes else {
                 failure = "cannot spool the body in \(directory): \(reason)"
                 return false
             }
             whole = written
             close(file)
             file = -1
+            headerRoom = 0
         }
         whole.append(pending)
         memory = whole

@@ -19,15 +19,29 @@ public final class FileRegion: Sendable {
     /// on reading a cache entry); nil means `integrityDigest()` computes it.
     public let knownDigest: String?
 
+    /// Whether the `offset` bytes before the region are room left free for a cache entry's header (a download
+    /// spooled for the cache, `BodySpool`), not yet given to one: `claimHeaderRoom` gives them once.
+    private let headerRoom: Locked<Bool>
+
     /// The window used to stream the bytes: 1 MiB.
     static let windowSize = 1 << 20
 
-    /// Takes ownership of `descriptor`.
-    init(taking descriptor: Int32, offset: Int64 = 0, count: Int, digest: String? = nil) {
+    /// Takes ownership of `descriptor`. `headerRoom`: the bytes before `offset` are free for an entry's header.
+    init(taking descriptor: Int32, offset: Int64 = 0, count: Int, digest: String? = nil, headerRoom: Bool = false) {
         self.descriptor = descriptor
         self.offset = offset
         self.count = count
         knownDigest = digest
+        self.headerRoom = Locked(headerRoom && offset > 0)
+    }
+
+    /// The open file and the room before the region for an entry's header, the first time it is asked for (a
+    /// spooled download then becomes its cache entry in place, not copied); nil when there is none or it was given.
+    func claimHeaderRoom() -> (descriptor: Int32, room: Int)? {
+        headerRoom.withLock { free in
+            defer { free = false }
+            return free ? (descriptor, Int(offset)) : nil
+        }
     }
 
     deinit { close(descriptor) }
