@@ -7,7 +7,7 @@ extension ImgError {
     var commandLineMessage: String {
         guard case .overLimit(let limit, let contentType) = self else { return message }
         let text = switch limit {
-        case .bodyBytes(let limit): "body is over --max-bytes \(ByteSize.format(limit))"
+        case .bodyBytes: "body is over --max-bytes \(limit.limitText)"
         case .redirects(let limit): "too many redirects (--max-redirects \(limit))"
         case .frames(let count, let limit): "\(count) frames is over --max-frames \(limit)"
         case .pixels: "\(limit.message) (--max-pixels)"

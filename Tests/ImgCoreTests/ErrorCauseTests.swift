@@ -54,7 +54,7 @@ struct ErrorCauseTests {
             Issue.record("\(memory)")
             return
         }
-        #expect(bytes > 1024 && memory.exitCode == 5 && memory.message.hasSuffix("to decode, over the limit of 1 MiB"))
+        #expect(bytes > 1024 && memory.exitCode == 5 && memory.message.hasSuffix("KiB to decode, over the limit of 1 KiB"))
         let huge = try #require(try render("resize(30000x30000,fill)", DecodeOptions()))
         guard case .overLimit(.outputPixels("resize(30000x30000,fill)", 30000, 30000, 1, 900_000_000, 100_000_000), nil) = huge else {
             Issue.record("\(huge)")

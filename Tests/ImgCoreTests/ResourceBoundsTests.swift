@@ -70,6 +70,23 @@ struct ResourceBoundsTests {
         #expect(streamed.status == 0, "\(streamed.stderr)")
     }
 
+    /// A limit below 1 MiB is worded as it was given (`1K` was "1 MiB"), and the estimate over it in KiB, not
+    /// rounded up to "1 MiB" too.
+    @Test func aSmallDecodeMemoryLimitIsWordedExactly() throws {
+        let image = Paths.images + "/generated/progressive.jpg"
+        for (limit, worded) in [("1K", "1 KiB"), ("1000", "1000 bytes"), ("100KiB", "100 KiB")] {
+            let refused = try Imgfetch.run([image, "--max-decode-memory", limit, "--no-cache", "-o", work.file("s.jpg")])
+            #expect(refused.status == 5, "\(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("over --max-decode-memory \(worded) ["), "\(limit): \(refused.stderr)")
+            #expect(refused.stderr.contains("a 290x442 progressive JPEG needs about ")
+                    && refused.stderr.contains(" KiB to decode") && !refused.stderr.contains("MiB"), "\(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.file("s.jpg")))
+        #expect(ByteSize.exact(1536 << 10) == "1536 KiB" && ByteSize.exact(256 << 20) == "256 MiB"
+                && ByteSize.exact(1) == "1 byte" && ByteSize.exact(3 << 30) == "3 GiB")
+    }
+
     /// Decodes at once stay within the limit together, however many threads run them; one alone always runs.
     @Test func theBudgetAdmitsDecodesByTheirMemory() {
         let budget = DecodeMemoryBudget()

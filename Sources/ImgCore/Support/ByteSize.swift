@@ -51,6 +51,16 @@ public enum ByteSize {
         }
         return "\(bytes) B"
     }
+
+    /// Words a size the user gave (a limit) exactly: in the largest of KiB, MiB, GiB and TiB it is a whole number
+    /// of (`1 KiB`, `1536 KiB`, `256 MiB`), else in bytes (`1000 bytes`, `1 byte`); never rounded.
+    public static func exact(_ bytes: Int64) -> String {
+        for (unit, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] {
+            let size = Int64(1) << shift
+            if bytes >= size, bytes % size == 0 { return "\(bytes / size) \(unit)" }
+        }
+        return bytes == 1 ? "1 byte" : "\(bytes) bytes"
+    }
 }
 
 extension Character {

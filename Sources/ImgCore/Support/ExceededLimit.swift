@@ -44,14 +44,15 @@ public enum ExceededLimit: Sendable, Equatable, Codable {
         }
     }
 
-    /// The limit as messages show it: `256 MiB` for decode memory, `60s` for render time, else the number.
+    /// The limit as messages show it, exactly as given: `256 MiB` or `1000 bytes` for sizes, `60s` for render time,
+    /// else the number.
     public var limitText: String {
         switch self {
-        case .bodyBytes(let limit): ByteSize.format(limit)
+        case .bodyBytes(let limit): ByteSize.exact(limit)
         case .redirects(let limit): "\(limit)"
         case .frames(_, let limit): "\(limit)"
         case .pixels(_, _, _, _, let limit), .outputPixels(_, _, _, _, _, let limit): "\(limit)"
-        case .decodeMemory(_, _, _, _, let limit): DecodeMemory.describe(limit)
+        case .decodeMemory(_, _, _, _, let limit): ByteSize.exact(limit)
         case .renderTime(let seconds): NumberText.seconds(seconds)
         }
     }
@@ -59,7 +60,7 @@ public enum ExceededLimit: Sendable, Equatable, Codable {
     /// In library terms, e.g. "body is over the limit of 1 MiB", "over the pixel limit: 17000x17000 = 289 MP > 100 MP".
     public var message: String {
         switch self {
-        case .bodyBytes(let limit): "body is over the limit of \(ByteSize.format(limit))"
+        case .bodyBytes: "body is over the limit of \(limitText)"
         case .redirects(let limit): "too many redirects (the limit is \(limit))"
         case .frames(let count, let limit): "\(count) frames is over the limit of \(limit) frames"
         case .pixels(_, _, _, let pixels, let limit):

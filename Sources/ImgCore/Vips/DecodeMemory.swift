@@ -119,9 +119,13 @@ struct DecodeMemory: Equatable {
         }
     }
 
-    /// "110 MiB", "3.2 GiB": for messages.
+    /// An estimate for messages, rounded up so that one over a limit never reads as under it: "110 MiB",
+    /// "3.2 GiB", "40 KiB" below 1 MiB, "600 bytes" below 1 KiB.
     static func describe(_ bytes: Int64) -> String {
-        let mebibytes = Double(bytes) / Double(1 << 20)
+        if bytes < 1024 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        let kibibytes = Double(bytes) / 1024
+        if kibibytes < 1024 { return "\(Int(kibibytes.rounded(.up))) KiB" }
+        let mebibytes = kibibytes / 1024
         if mebibytes >= 1024 { return String(format: "%.1f GiB", mebibytes / 1024) }
         return "\(Int(mebibytes.rounded(.up))) MiB"
     }
