@@ -133,23 +133,34 @@ struct RendererTests: RendererSuite {
         #expect(FileManager.default.contents(atPath: work.file("out.jpg")) == FileManager.default.contents(atPath: work.file("local.jpg")))
     }
 
+    /// The fake renderer takes the request and then sends a keep-alive every 0.2 s and never a result, so the
+    /// command's 3 s patience never runs out: the wait can end only by the signal. The command ends with 128 + N
+    /// and "interrupted by", writes nothing, and the renderer is still there (still sending keep-alives) after it.
     @Test(arguments: [SIGINT, SIGTERM])
     func anInterruptEndsTheWaitForARenderer(signal: Int32) throws {
-        let stalled = try fake("stall")
-        defer { end(stalled) }
+        let taken = work.file("request-taken-\(signal)")
+        let busy = try fake("busy", options: ["--got-request", taken])
+        defer { end(busy) }
         let output = work.file("out.jpg")
+        let errors = try CapturedOutput()
+        defer { errors.remove() }
         let process = try Imgfetch.launch([server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-o", output],
-                                          environment: environment)
-        try server.waitForRequests("/img/sample.jpg")
-        usleep(500_000)
-        let sent = Date()
+                                          environment: environment, errors: errors)
+        // Bounds on waiting, not on the behaviour: the request reaches the renderer, then the command ends.
+        var deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: taken), process.isRunning, Date() < deadline { usleep(20_000) }
+        #expect(FileManager.default.fileExists(atPath: taken), "the renderer never got the request")
         kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(5)
+        deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let endless = process.isRunning
+        if endless { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        #expect(process.terminationStatus == 128 + signal)
-        #expect(Date().timeIntervalSince(sent) < 2, "the command kept waiting for the renderer")
+        let stderr = String(decoding: try errors.collect(), as: UTF8.self)
+        #expect(!endless, "the signal did not end the wait for a renderer that keeps saying it is alive")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(stderr)")
+        #expect(stderr.contains("interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM")"), "\(stderr)")
+        #expect(busy.isRunning, "the renderer went away, so its hang-up may have ended the wait")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 

@@ -9,15 +9,17 @@ Listens at the Unix socket file PATH and, for each connection, does what MODE sa
   mislabel read the whole request, then reply with a real 1x1 PNG labelled as a 64x64 JPEG
   resized  read the whole request, then reply with a real 1x1 PNG labelled as the 1x1 PNG it is when the client
            asked for JPEG (what was asked for is checked too)
-  stall    read the whole request, then never answer
+  busy     read the whole request, then send a keep-alive frame every 0.2 s and never a result, until the client
+           hangs up (so the client's 3 s patience never runs out)
   noaccept listen, and never accept a connection (a squatter)
   junk     (client side) connect to PATH, send a frame that announces a 4 GiB header; print "closed" when the
            renderer hangs up without a reply
   old      (client side) the same with a well-formed status request of another imgfetch version
 With --user UID it drops to that user before listening, so its peers see that user.
-Writes its pid to READY-FILE once listening; runs until killed.
+Writes its pid to READY-FILE once listening, and with --got-request FILE writes FILE once it has read a whole request;
+runs until killed.
 """
-import argparse, base64, os, signal, socket, struct, sys
+import argparse, base64, os, signal, socket, struct, sys, time
 
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -47,10 +49,11 @@ def read_frame(conn):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("path")
-    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "mislabel", "resized", "stall", "noaccept",
+    parser.add_argument("mode", choices=["hangup", "garbage", "forged", "mislabel", "resized", "busy", "noaccept",
                                          "junk", "old"])
     parser.add_argument("--user", type=int)
     parser.add_argument("--ready-file")
+    parser.add_argument("--got-request")
     args = parser.parse_args()
 
     if args.mode in ("junk", "old"):
@@ -94,9 +97,15 @@ def main():
             elif args.mode == "garbage":
                 conn.recv(4)
                 conn.sendall(b"\x00\x00\x00\x05hello, this is not a frame")
-            elif args.mode == "stall":
+            elif args.mode == "busy":
                 read_frame(conn)
-                conn.recv(1)
+                if args.got_request:
+                    with open(args.got_request, "w") as marker:
+                        marker.write("1")
+                alive = b"alive=1\n"
+                while True:
+                    conn.sendall(struct.pack(">I", len(alive)) + alive + struct.pack(">Q", 0))
+                    time.sleep(0.2)
             elif args.mode in ("mislabel", "resized"):
                 read_frame(conn)
                 header = b"format=jpeg\nwidth=64\nheight=64\nframes=1\n" if args.mode == "mislabel" \

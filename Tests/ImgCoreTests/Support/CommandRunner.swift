@@ -35,8 +35,10 @@ enum Imgfetch {
     }
 
     /// Starts `imgfetch ARGUMENTS` without waiting, its standard output and error on /dev/null (standard output to
-    /// the file `output` when given, created empty), with the test environment and `extra` over it.
-    static func launch(_ arguments: [String], environment extra: [String: String] = [:], output: String? = nil) throws -> Process {
+    /// the file `output` when given, created empty; standard error to `errors` when given), with the test
+    /// environment and `extra` over it.
+    static func launch(_ arguments: [String], environment extra: [String: String] = [:], output: String? = nil,
+                       errors: CapturedOutput? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.binary)
         process.arguments = arguments
@@ -47,7 +49,7 @@ enum Imgfetch {
         } else {
             process.standardOutput = FileHandle.nullDevice
         }
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors?.handle ?? FileHandle.nullDevice
         try process.run()
         return process
     }

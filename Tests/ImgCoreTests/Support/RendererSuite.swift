@@ -72,14 +72,15 @@ extension RendererSuite {
     func renderings() throws -> Int { try status()?["renderings"] as? Int ?? -1 }
 
     /// Starts the fake renderer (Tests/Fixtures/server/fake_renderer.py) in `mode` at `path` (default this
-    /// suite's socket; its folder is made 0700 first), as `user` when given, and waits until it listens.
-    func fake(_ mode: String, user: Int? = nil, at path: String? = nil) throws -> Process {
+    /// suite's socket; its folder is made 0700 first), as `user` when given, with `options` of the script's
+    /// (`--got-request FILE`), and waits until it listens.
+    func fake(_ mode: String, user: Int? = nil, at path: String? = nil, options: [String] = []) throws -> Process {
         mkdir(folder, 0o700)
         let ready = work.file("fake-ready-\(mode)-\(UUID().uuidString.prefix(6))")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Paths.fixtures + "/server/fake_renderer.py", path ?? socketPath, mode, "--ready-file", ready]
-            + (user.map { ["--user", String($0)] } ?? [])
+            + (user.map { ["--user", String($0)] } ?? []) + options
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
