@@ -36,6 +36,7 @@ enum CommandDispatcher {
             let subcommand = CommandName.subcommands(of: word).isEmpty ? nil : words.first
             if let command = CommandName(word: word, subcommand: subcommand) {
                 try OptionCatalog.checkApplicable(scanned, to: command)
+                try OptionCatalog.checkNeeds(scanned, of: command)
             }
         } catch {
             Reporter.error(error.commandLineMessage)

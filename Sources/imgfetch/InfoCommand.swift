@@ -9,11 +9,6 @@ enum InfoCommand {
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment)
             guard !inputs.isEmpty else { throw .usage("info needs an input (try 'imgfetch help info')") }
-            if settings.template.facts == nil,
-               let limit = ["max-pixels", "max-decode-memory", "max-render-time"].first(where: { arguments.value($0) != nil }) {
-                // Without --facts, info reads only the header: a decoding limit would change nothing.
-                throw .usage("--\(limit) applies to info only with --facts (without it nothing is decoded)")
-            }
             if settings.template.cacheKey != nil, inputs.count > 1 {
                 throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
             }

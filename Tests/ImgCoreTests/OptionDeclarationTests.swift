@@ -146,6 +146,77 @@ struct OptionDeclarationTests: EndToEndSuite {
         #expect(try complete(["-o", "x.jpg", "--va"]) == [], "fetch has no --variant")
         #expect(try complete(["--renderer", ""]) == ["auto", "off"])
     }
+
+    /// info takes its decoding limits and --blurhash only with --facts: each shell offers them for info only once
+    /// --facts has been typed (fetch, where they need nothing, offers them at once), and help info says so.
+    @Test func infosDecodingLimitsAreOfferedOnlyAfterFacts() throws {
+        let limits = ["--max-decode-memory", "--max-pixels", "--max-render-time"]
+        let always = ["--max-bytes", "--max-redirects"]
+        var shells = ["bash"]
+        for shell in ["zsh", "fish"] where Shells.path(shell) != nil { shells.append(shell) }
+        for shell in shells {
+            #expect(try complete(shell, ["info", "u", "--max-"]) == always, "\(shell)")
+            #expect(try complete(shell, ["info", "u", "--facts", "--max-"]) == (always + limits).sorted(), "\(shell)")
+            #expect(try complete(shell, ["info", "--facts", "u", "--json", "--blurh"]) == ["--blurhash"], "\(shell)")
+            #expect(try complete(shell, ["info", "u", "--blurh"]) == [], "\(shell)")
+            #expect(try complete(shell, ["u", "--max-"]) == (always + limits + ["--max-frames"]).sorted(),
+                    "\(shell): fetch's limits need no --facts")
+            #expect(try complete(shell, ["u", "--blurh"]) == [], "\(shell): --blurhash needs --facts everywhere")
+            #expect(try complete(shell, ["u", "--facts", "--blurh"]) == ["--blurhash"], "\(shell)")
+        }
+        // An option's entry in help: from its name to the next option's line, joined.
+        func entry(_ option: String, in help: String) -> String? {
+            let lines = help.components(separatedBy: "\n")
+            guard let first = lines.firstIndex(where: { $0.hasPrefix("      \(option) ") || $0 == "      \(option)" }) else { return nil }
+            let rest = lines[(first + 1)...].prefix { $0.hasPrefix(String(repeating: " ", count: HelpColumn.start)) }
+            return ([lines[first]] + rest).joined(separator: " ").split(separator: " ").joined(separator: " ")
+        }
+        let info = try Imgfetch.run(["help", "info"]).stdoutText, fetch = try Imgfetch.run(["help", "fetch"]).stdoutText
+        for option in limits + ["--blurhash"] {
+            #expect(entry(option, in: info)?.hasSuffix("(needs --facts)") == true, "\(option): \(info)")
+        }
+        #expect(entry("--max-pixels", in: fetch)?.contains("--facts") == false, "\(fetch)")
+        #expect(entry("--max-bytes", in: info)?.contains("--facts") == false, "\(info)")
+    }
+
+    /// What `shell`'s completion of imgfetch offers after `words` (the last one being completed), sorted.
+    private func complete(_ shell: String, _ words: [String]) throws -> [String] {
+        let script = work.file("completion-\(shell)")
+        if !FileManager.default.fileExists(atPath: script) {
+            try Imgfetch.run(["completions", shell]).stdout.write(to: URL(fileURLWithPath: script))
+        }
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let command: String
+        switch shell {
+        case "bash":
+            command = "source '\(script)'; COMP_WORDS=(imgfetch \(quoted)); COMP_CWORD=\(words.count); _imgfetch; "
+                + "printf '%s\\n' \"${COMPREPLY[@]}\""
+        case "zsh":
+            // The completion system's functions stand in: _describe prints the entries offered, compadd its words.
+            command = "_describe() { print -rl -- ${(P)2} }; compadd() { print -rl -- ${@:2} }; _files() { }; "
+                + "words=(imgfetch \(quoted)); CURRENT=\(words.count + 1); PREFIX='\(words.last ?? "")'; source '\(script)'"
+        default:
+            command = "source '\(script)'; complete -C \"imgfetch \(quoted)\""
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Shells.path(shell)))
+        process.arguments = shell == "zsh" ? ["-f", "-c", command] : ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let prefix = words.last ?? ""
+        let offered = String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+            String(line.prefix { $0 != "\t" && $0 != ":" })
+        }
+        return Array(Set(offered.filter { $0.hasPrefix(prefix) && !$0.isEmpty })).sorted()
+    }
+}
+
+/// Where help's option descriptions start (HelpFormatter.helpColumn).
+enum HelpColumn {
+    static let start = 28
 }
 
 /// Where the shells the completions are for are installed.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// `imgfetch completions bash|zsh|fish`: shell completions made from `OptionCatalog` and `CommandName`. Each shell's
-/// script finds the command among the words typed (skipping option values) and offers that command's options.
+/// script finds the command among the words typed (skipping option values) and offers that command's options; one
+/// that needs another on that command (`info --max-pixels` needs `--facts`) only once that one has been typed.
 enum CompletionWriter {
     static let shells = ["bash", "zsh", "fish"]
 
@@ -21,10 +22,20 @@ enum CompletionWriter {
     }
     /// The commands an option list is made for, fetch (the default) last.
     private static var commands: [CommandName] { CommandName.allCases.filter { $0 != .fetch } }
-    /// The spellings of the options of `command`.
+    /// `--output` and `-o`.
+    private static func names(_ option: OptionDefinition) -> [String] {
+        ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])
+    }
+    /// The spellings of the options of `command` that need no other option there.
     private static func spellings(_ command: CommandName) -> [String] {
-        visible.filter { $0.commands.contains(command) }.flatMap { option in
-            ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])
+        visible.filter { $0.commands.contains(command) && $0.needed(by: command) == nil }.flatMap(names)
+    }
+    /// The options of `command` that need another there, by the spellings of the one they need (`--facts`).
+    private static func needing(_ command: CommandName) -> [(needed: [String], options: [OptionDefinition])] {
+        let options = visible.filter { $0.commands.contains(command) && $0.needed(by: command) != nil }
+        let needed = options.compactMap { $0.needed(by: command) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        return needed.map { name in
+            (OptionCatalog.named(name).map(names) ?? ["--" + name], options.filter { $0.needed(by: command) == name })
         }
     }
     /// `auto|off` gives `auto off`; a value without listed choices gives nil (file names are offered).
@@ -37,9 +48,17 @@ enum CompletionWriter {
     // MARK: bash
 
     static func bash() -> String {
-        var arms = commands.map { "        \"\($0.rawValue)\") options=\"\(spellings($0).joined(separator: " "))\" ;;" }
+        func arm(_ pattern: String, _ command: CommandName) -> String {
+            var arm = "        \(pattern)) options=\"\(spellings(command).joined(separator: " "))\""
+            for (needed, options) in needing(command) {
+                let typed = needed.map { "$seen == *\" \($0) \"*" }.joined(separator: " || ")
+                arm += "; [[ \(typed) ]] && options+=\" \(options.flatMap(names).joined(separator: " "))\""
+            }
+            return arm + " ;;"
+        }
+        var arms = commands.map { arm("\"\($0.rawValue)\"", $0) }
         arms.append("        cache|renderer) options=\"\(visible.filter(\.isGlobal).map { "--" + $0.long }.joined(separator: " "))\" ;;")
-        arms.append("        *) options=\"\(spellings(.fetch).joined(separator: " "))\" ;;")
+        arms.append(arm("*", .fetch))
         let choiceArms = visible.compactMap { option -> String? in
             guard let words = choices(option) else { return nil }
             return "            --\(option.long)) COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\")) ;;"
@@ -50,11 +69,12 @@ enum CompletionWriter {
             _imgfetch() {
                 local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
                 local valued=" \(valued.joined(separator: " ")) "
-                local command="" sub="" i w options
+                local command="" sub="" seen=" " i w options
                 for ((i = 1; i < COMP_CWORD; i++)); do
                     w=${COMP_WORDS[i]}
                     [[ $w == -- ]] && break
                     if [[ $w == -* ]]; then
+                        seen+="${w%%=*} "
                         [[ $w != *=* && $valued == *" $w "* ]] && ((i++))
                         continue
                     fi
@@ -95,17 +115,24 @@ enum CompletionWriter {
 
     private static func zshQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    private static func zshEntries(_ command: CommandName?) -> String {
-        let options = command.map { command in visible.filter { $0.commands.contains(command) } } ?? visible.filter(\.isGlobal)
-        return options.flatMap { option in
-            (["--" + option.long] + (option.short.map { ["-\($0)"] } ?? [])).map { zshQuoted($0 + ":" + option.help) }
-        }.joined(separator: " ")
+    private static func zshEntries(_ options: [OptionDefinition]) -> String {
+        options.flatMap { option in names(option).map { zshQuoted($0 + ":" + option.help) } }.joined(separator: " ")
+    }
+
+    private static func zshArm(_ pattern: String, _ command: CommandName) -> String {
+        let options = visible.filter { $0.commands.contains(command) && $0.needed(by: command) == nil }
+        var arm = "    (\(pattern)) entries=(\(zshEntries(options)))"
+        for (needed, options) in needing(command) {
+            let typed = needed.map { "${seen[(Ie)\($0)]}" }.joined(separator: " + ")
+            arm += "; (( \(typed) )) && entries+=(\(zshEntries(options)))"
+        }
+        return arm + " ;;"
     }
 
     static func zsh() -> String {
-        var arms = commands.map { "    (\(zshQuoted($0.rawValue))) entries=(\(zshEntries($0))) ;;" }
-        arms.append("    (cache|renderer) entries=(\(zshEntries(nil))) ;;")
-        arms.append("    (*) entries=(\(zshEntries(.fetch))) ;;")
+        var arms = commands.map { zshArm(zshQuoted($0.rawValue), $0) }
+        arms.append("    (cache|renderer) entries=(\(zshEntries(visible.filter(\.isGlobal)))) ;;")
+        arms.append(zshArm("*", .fetch))
         let choiceArms = visible.compactMap { option -> String? in
             guard let words = choices(option) else { return nil }
             return "      (--\(option.long)) compadd -- \(words.joined(separator: " ")) ;;"
@@ -116,13 +143,14 @@ enum CompletionWriter {
             # zsh completion for imgfetch; generated by 'imgfetch completions zsh'.
             _imgfetch() {
               local -a valued=(\(valued.joined(separator: " ")))
-              local -a entries
+              local -a entries seen
               local command= sub= w
               local -i i
               for ((i = 2; i < CURRENT; i++)); do
                 w=${words[i]}
                 [[ $w == -- ]] && break
                 if [[ $w == -* ]]; then
+                  seen+=(${w%%=*})
                   [[ $w != *=* && ${valued[(Ie)$w]} -gt 0 ]] && ((i++))
                   continue
                 fi
@@ -199,6 +227,13 @@ enum CompletionWriter {
             "    end",
             "    echo $command $sub",
             "end",
+            "function __imgfetch_seen",
+            "    for w in (commandline -opc)",
+            "        test \"$w\" = -- ; and return 1",
+            "        contains -- (string replace -r '=.*' '' -- $w) $argv; and return 0",
+            "    end",
+            "    return 1",
+            "end",
             "function __imgfetch_is",
             "    set -l current (__imgfetch_command)",
             "    test -z \"$current\"; and set current fetch",
@@ -212,17 +247,35 @@ enum CompletionWriter {
         lines.append("complete -c imgfetch -n '__imgfetch_is completions' -f -a '\(shells.joined(separator: " "))'")
         lines.append("complete -c imgfetch -n '__imgfetch_is help' -f -a '\(CommandName.words.joined(separator: " "))'")
         for option in visible {
-            var line = "complete -c imgfetch"
-            if !option.isGlobal {
-                let keys = CommandName.allCases.filter { option.commands.contains($0) }.map { "\\'\($0.rawValue)\\'" }
-                line += " -n '__imgfetch_is \(keys.joined(separator: " "))'"
+            var rest = ""
+            if let short = option.short { rest += " -s \(short)" }
+            rest += " -l \(option.long)"
+            if option.takesValue { rest += " -r" }
+            if let words = choices(option) { rest += " -f -a '\(words.joined(separator: " "))'" }
+            rest += " -d " + fishQuoted(option.help)
+            if option.isGlobal {
+                lines.append("complete -c imgfetch" + rest)
+                continue
             }
-            if let short = option.short { line += " -s \(short)" }
-            line += " -l \(option.long)"
-            if option.takesValue { line += " -r" }
-            if let words = choices(option) { line += " -f -a '\(words.joined(separator: " "))'" }
-            line += " -d " + fishQuoted(option.help)
-            lines.append(line)
+            // One line for the commands where it needs nothing else, one for each option it needs elsewhere.
+            let commands = CommandName.allCases.filter { option.commands.contains($0) }
+            var groups: [(needed: String?, commands: [CommandName])] = []
+            for command in commands {
+                let needed = option.needed(by: command)
+                if let index = groups.firstIndex(where: { $0.needed == needed }) {
+                    groups[index].commands.append(command)
+                } else {
+                    groups.append((needed, [command]))
+                }
+            }
+            for (needed, commands) in groups {
+                var condition = "__imgfetch_is " + commands.map { "\\'\($0.rawValue)\\'" }.joined(separator: " ")
+                if let needed {
+                    let spellings = OptionCatalog.named(needed).map(names) ?? ["--" + needed]
+                    condition += "; and __imgfetch_seen " + spellings.joined(separator: " ")
+                }
+                lines.append("complete -c imgfetch -n '\(condition)'" + rest)
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }

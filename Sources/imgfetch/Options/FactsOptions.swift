@@ -1,4 +1,7 @@
 extension OptionCatalog {
+    /// info reads only the header unless `--facts` decodes the image: the decoding limits need it there.
+    static let decodingOnInfo = OptionNeed("facts", on: [.info], because: "without it nothing is decoded")
+
     static let facts = OptionGroup(title: "Facts", options: [
         OptionDefinition("facts", for: [.fetch, .batch, .info], help: "add placeholders, colour and phash to the report",
                          man: #"""
@@ -33,6 +36,7 @@ extension OptionCatalog {
             Default: off.
             """#),
         OptionDefinition("blurhash", value: "X,Y", default: "4,3", for: [.fetch, .batch, .info],
+                         needs: OptionNeed("facts", on: [.fetch, .batch, .info]),
                          help: "BlurHash components across and down (1-9)",
                          man: #"""
             BlurHash components across and down, each from 1 to 9, for

@@ -36,6 +36,7 @@ enum HelpFormatter {
         let left = "  " + (option.short == nil ? "    " : "") + option.synopsis
         var help = option.help
         if let value = option.defaultValue { help += " (default \(value))" }
+        if let needed = commands.compactMap(option.needed(by:)).first { help += " (needs --\(needed))" }
         if commands.count > 1 {
             let users = commands.filter { option.commands.contains($0) }
             if users.count < commands.count { help += " [" + users.compactMap(\.subcommand).joined(separator: ", ") + "]" }

@@ -100,7 +100,7 @@ extension OptionCatalog {
             a Content-Length (exit 3).
             Default: 64M.
             """#),
-        OptionDefinition("max-pixels", value: "N", default: "100000000", for: .requesting,
+        OptionDefinition("max-pixels", value: "N", default: "100000000", for: .requesting, needs: decodingOnInfo,
                          help: "refuse a larger image before decoding",
                          man: #"""
             Refuse an image with more than
@@ -167,7 +167,7 @@ extension OptionCatalog {
             .BR \-\-max\-bytes )
             refuse at every level.
             """#),
-        OptionDefinition("max-decode-memory", value: "SIZE", default: "256M", for: .requesting,
+        OptionDefinition("max-decode-memory", value: "SIZE", default: "256M", for: .requesting, needs: decodingOnInfo,
                          help: "refuse an image that needs more to decode",
                          man: #"""
             Refuse an image whose decoding needs more than
@@ -189,7 +189,7 @@ extension OptionCatalog {
             always admitted).
             Default: 256M.
             """#),
-        OptionDefinition("max-render-time", value: "SECONDS", default: "60", for: .requesting,
+        OptionDefinition("max-render-time", value: "SECONDS", default: "60", for: .requesting, needs: decodingOnInfo,
                          help: "stop a rendering that takes longer",
                          man: #"""
             Stop a rendering (decoding, processing and encoding one image) that takes

@@ -34,6 +34,19 @@ enum OptionCatalog {
         }
     }
 
+    /// Refuses an option given without the one it needs on `command` (`info --max-pixels` without `--facts`).
+    static func checkNeeds(_ arguments: ScannedArguments, of command: CommandName) throws(ImgError) {
+        for option in arguments.options {
+            guard let definition = named(option.name), let needed = definition.needed(by: command),
+                  !arguments.has(needed) else { continue }
+            let reason = definition.needs?.reason.map { " (\($0))" } ?? ""
+            if definition.commands.isSubset(of: definition.needs?.commands ?? []) {
+                throw .usage("--\(definition.long) needs --\(needed)\(reason)")
+            }
+            throw .usage("--\(definition.long) applies to \(command.rawValue) only with --\(needed)\(reason)")
+        }
+    }
+
     /// `a`, `a and b`, `a, b and c`.
     static func list(_ words: [String]) -> String {
         guard words.count > 1 else { return words.first ?? "" }

@@ -26,10 +26,13 @@ struct OptionDefinition: Sendable {
     let isStep: Bool
     /// Accepted but shown nowhere (internal commands such as `--generate`).
     let isHidden: Bool
+    /// For some of its commands, another option it is taken only with; nil for none.
+    let needs: OptionNeed?
 
     init(_ long: String, short: Character? = nil, value: String? = nil, optionalValue: String? = nil,
          default defaultValue: String? = nil,
-         for commands: Set<CommandName>, step: Bool = false, hidden: Bool = false, help: String, man: String) {
+         for commands: Set<CommandName>, step: Bool = false, hidden: Bool = false, needs: OptionNeed? = nil,
+         help: String, man: String) {
         self.long = long
         self.short = short
         self.value = value
@@ -40,6 +43,13 @@ struct OptionDefinition: Sendable {
         self.man = man
         self.isStep = step
         self.isHidden = hidden
+        self.needs = needs
+    }
+
+    /// The option `command` takes this one only with (`facts` for info's `--max-pixels`), or nil.
+    func needed(by command: CommandName) -> String? {
+        guard let needs, needs.commands.contains(command) else { return nil }
+        return needs.option
     }
 
     var takesValue: Bool { value != nil }
@@ -53,6 +63,20 @@ struct OptionDefinition: Sendable {
         if let value { text += " " + value }
         if let optionalValue { text += "[=\(optionalValue)]" }
         return text
+    }
+}
+
+/// An option that, on `commands`, is taken only with `option` (a long name) on the line too: info decodes, so its
+/// decoding limits apply, only with `--facts`. Without it, a usage error (exit 2) saying `reason`; help says
+/// "(needs --facts)" and the completions offer it on those commands only once `--facts` has been typed.
+struct OptionNeed: Sendable {
+    let option: String
+    let commands: Set<CommandName>
+    /// Why, for the usage error (`without it nothing is decoded`); nil for none.
+    let reason: String?
+
+    init(_ option: String, on commands: Set<CommandName>, because reason: String? = nil) {
+        (self.option, self.commands, self.reason) = (option, commands, reason)
     }
 }
 
