@@ -1,7 +1,8 @@
 import Foundation
 import ImgCore
 
-/// `imgfetch info INPUT... [--json] [--facts]`: what each image is, from its header (`ImageInspector`); prints only.
+/// `imgfetch info INPUT... [--json] [--facts]`: what each image is, from its header (`ImageInspector`); prints, and
+/// keeps in the cache only an original it had to read whole.
 enum InfoCommand {
     static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
         let settings: FetchSettings
@@ -23,8 +24,12 @@ enum InfoCommand {
         var network = settings.configuration.network
         network.cancellation = cancellation
         network.progress = nil
+        // --no-cache: nothing looked up, nothing kept.
+        let cacheDirectory = settings.configuration.policy.noCache ? nil : settings.configuration.cacheDirectory
         var inspector = ImageInspector(network: network, decoding: settings.template.decoding,
-                                       cacheDirectory: settings.configuration.cacheDirectory, facts: settings.template.facts)
+                                       cacheDirectory: cacheDirectory, facts: settings.template.facts)
+        inspector.onlyFromCache = settings.configuration.policy.onlyFromCache
+        inspector.ttl = settings.configuration.ttl
         inspector.query = settings.template.query
         inspector.cacheKey = settings.template.cacheKey
         let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }

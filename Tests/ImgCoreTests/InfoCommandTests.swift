@@ -91,6 +91,61 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(found["width"] as? Int == 290 && found["height"] as? Int == 442)
     }
 
+    /// A body info had to read whole (a server that ignores Range, a file that ends within the first range) is
+    /// cached as fetch caches it, so a later fetch makes no request; a prefix read by ranges is not, nor anything
+    /// with --no-cache, and no cache directory is made when nothing is kept.
+    @Test func aBodyReadWholeIsCachedAsFetchCachesIt() throws {
+        let partial = try info([server.url("/img/photos/grass.jpg")])
+        #expect(partial.status == 0, "\(partial.stderr)")
+        let uncached = try info([server.url("/norange/photos/plane.jpg"), "--no-cache"])
+        #expect(uncached.status == 0, "\(uncached.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cache), "info made the cache directory and kept nothing")
+
+        let whole = try info([server.url("/norange/photos/grass.jpg"), "-v"])
+        #expect(whole.status == 0 && whole.stderr.contains("cached the original (read whole)"), "\(whole.stderr)")
+        let small = try record([server.url("/img/sample.jpg")]), smallSize = try Self.size("sample.jpg")
+        #expect(small["httpStatus"] as? Int == 206 && small["bytesRead"] as? Int == smallSize)
+        let before = try server.stats().paths
+        for path in ["/norange/photos/grass.jpg", "/img/sample.jpg"] {
+            let fetched = try fetch([server.url(path), "--resize", "40x", "-o", work.file("f.jpg")])
+            #expect(fetched.status == 0, "\(path): \(fetched.stderr)")
+            #expect(try server.requests(path) == before[path], "\(path): fetch made a request for what info read whole")
+        }
+        let again = try record([server.url("/norange/photos/grass.jpg")])
+        #expect(again["cacheState"] as? String == "fresh" && again["requests"] as? Int == 0)
+        // What info read by ranges, or with --no-cache, was not kept: fetch downloads it.
+        for path in ["/img/photos/grass.jpg", "/norange/photos/plane.jpg"] {
+            #expect(try fetch([server.url(path), "--resize", "40x", "-o", work.file("g.jpg")]).status == 0)
+            #expect(try server.requests(path) == (before[path] ?? 0) + 1, "\(path) was cached")
+        }
+        // The entries are whole and in fetch's format.
+        let verified = try fetch(["cache", "verify"])
+        #expect(verified.status == 0, "\(verified.stdoutText) \(verified.stderr)")
+    }
+
+    /// info --only-from-cache answers from a cached original, fresh or expired, with no request at all, and fails
+    /// with exit 6 in one line for a URL that is not cached (making no cache directory).
+    @Test func onlyFromCacheMakesNoRequest() throws {
+        let url = server.url("/img/photos/plane.jpg")
+        let missing = try info([url, "--only-from-cache"])
+        #expect(missing.status == 6, "\(missing.stderr)")
+        #expect(missing.stderr.split(separator: "\n").count == 1 && missing.stderr.contains("not in the cache"), "\(missing.stderr)")
+        #expect(try server.stats().total == 0, "--only-from-cache made a request")
+        #expect(!FileManager.default.fileExists(atPath: cache))
+
+        #expect(try fetch([url, "--ttl", "1s", "-o", work.file("p.jpg")]).status == 0)
+        let requests = try server.stats().total
+        let fresh = try record([url, "--only-from-cache"])
+        #expect(fresh["cacheState"] as? String == "fresh" && fresh["requests"] as? Int == 0)
+        usleep(1_200_000)
+        let expired = try record([url, "--only-from-cache", "-v"])
+        #expect(expired["cacheState"] as? String == "expired" && expired["requests"] as? Int == 0)
+        #expect(expired["width"] as? Int == 800 && expired["height"] as? Int == 531)
+        #expect(try server.stats().total == requests, "--only-from-cache made a request")
+        let contradiction = try info([url, "--only-from-cache", "--no-cache"])
+        #expect(contradiction.status == 2 && contradiction.stderr.contains("contradict"), "\(contradiction.stderr)")
+    }
+
     @Test func aPrefixTellsWhatTheWholeFileTells() throws {
         // Every format imgfetch writes, larger than the first range, with metadata kept; and a tiled TIFF and an
         // AVIF with a rotation from the fixtures. Read by ranges (/img) and whole (/norange): the same report.

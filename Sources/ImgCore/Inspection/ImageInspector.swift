@@ -2,15 +2,20 @@ import Foundation
 
 /// What `imgfetch info` does for one input: reads its header (and with `facts`, decodes it) and says where the
 /// bytes came from. A remote input already fresh in the disk cache is read from there with no request; otherwise
-/// only the first bytes are asked for (`RangedDownload`), widened until libvips can read the header. Nothing is
-/// written to the cache (an expired entry found unchanged by a 304 keeps its expiry).
+/// only the first bytes are asked for (`RangedDownload`), widened until libvips can read the header. A prefix is
+/// never cached (an expired entry found unchanged by a 304 keeps its expiry); a download that read the whole file
+/// is kept as `fetch` keeps it, so a later fetch needs no request.
 public struct ImageInspector: Sendable {
     /// Network options of the requests (`--max-bytes` bounds how far a range widens).
     public var network: NetworkOptions
     /// Limits of the decode `--facts` needs, and `--allow-untrusted-formats`.
     public var decoding: DecodeOptions
-    /// The disk cache looked in; nil for none.
+    /// The disk cache looked in, and where a whole download is kept (created only then); nil for none.
     public var cacheDirectory: String?
+    /// `--only-from-cache`: no request; an input not in the cache, fresh or expired, is `.notCached`. Default false.
+    public var onlyFromCache = false
+    /// Time to live of an original kept; default 7 days.
+    public var ttl = TimeToLive.defaultValue
     /// With `--facts`: decode the image (whole: no ranges) and compute its facts as `fetch --facts` does.
     public var facts: FactsRequest?
     /// How the original key is made (`--keep-query`, `--cache-key`).
@@ -54,12 +59,18 @@ public struct ImageInspector: Sendable {
                 info.cacheState = "fresh"
                 info.fill(from: metadata, bytesRead: 0, requests: 0)
                 return (info, ["read from the cache (fresh): no request"])
+            case .expired(let metadata, let body) where onlyFromCache:
+                var info = try describe(body, isRemote: true)
+                info.cacheState = "expired"
+                info.fill(from: metadata, bytesRead: 0, requests: 0)
+                return (info, ["read from the cache (expired, --only-from-cache): no request"])
             case .expired(let metadata, let body):
                 (state, expired) = ("expired", (metadata, body))
             case .missing:
                 break
             }
         }
+        if onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
         let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
         var download = RangedDownload(url: url, loader: try HTTPLoader(options: network), maxBytes: network.maxBytes)
         try download.start(validators: validators.flatMap { $0.isEmpty ? nil : $0 }, whole: facts != nil)
@@ -78,9 +89,36 @@ public struct ImageInspector: Sendable {
             info.contentType = download.last?.contentType
             info.etag = download.last?.etag
             info.lastModified = download.last?.lastModified
+            if download.isWhole, let key, let note = keep(download, key: key, url: url) { return (info.with(state), download.notes + [note]) }
         }
-        info.cacheState = state
-        return (info, download.notes)
+        return (info.with(state), download.notes)
+    }
+
+    /// Keeps a download that read the whole file as fetch keeps an original (`EntryStoring.publishOriginal`: same
+    /// key and entry, written whole), once it passes the header check fetch makes; what `-v` says, nil without a cache.
+    private func keep(_ download: RangedDownload, key: String, url: URL) -> String? {
+        guard let cacheDirectory, let response = download.last else { return nil }
+        var image = CachedImage(data: download.bytes, format: ImageFormat.sniff(download.bytes.prefix(64)),
+                                validators: Validators(etag: response.etag, lastModified: response.lastModified),
+                                contentType: response.contentType)
+        image.noStore = response.noStore
+        do throws(ImgError) {
+            if image.noStore {
+                // Nothing to keep, and what an earlier reply let be kept is stale now (no directory made for it).
+                try openCache()?.removeEverything(ofOriginal: key)
+                return "not cached: the server said no-store"
+            }
+            let header = try VipsErrorScope.run { () throws(ImgError) -> ImageDecoder.Header in
+                var input = VipsInput(image.bytes)
+                return try ImageDecoder.checkHeader(&input, isRemote: true, options: decoding)
+            }
+            (image.width, image.height) = (header.width, header.frameHeight)
+            let cache = try DiskCache(directory: cacheDirectory)
+            return cache.publishOriginal(image, key: key, url: URLCredentials.removingUserInfo(from: url), ttl: ttl)
+                ?? "cached the original (read whole)"
+        } catch {
+            return "not cached: \(error.message)"
+        }
     }
 
     /// The header from the bytes read so far, widening the download while libvips needs more.
@@ -118,6 +156,13 @@ public struct ImageInspector: Sendable {
 }
 
 extension ImageInfo {
+    /// The same with `cacheState` set.
+    func with(_ state: String) -> ImageInfo {
+        var info = self
+        info.cacheState = state
+        return info
+    }
+
     /// Size, type and validators from a cached original's entry.
     mutating func fill(from metadata: CacheEntryMetadata, bytesRead: Int64, requests: Int) {
         fileSize = Int64(metadata.size)

@@ -139,18 +139,9 @@ final class OriginalFetcher: Sendable {
         }
         keepInMemory(image, key: key)
         var warnings: [String] = []
-        if let store, image.noStore {
-            // What an earlier reply let us keep is stale now, and this one may not be kept.
-            store.removeEverything(ofOriginal: key)
-        } else if let store {
-            store.removeVariants(ofOriginal: key)
-            let metadata = CacheEntryMetadata(url: request.storedURL, key: key, variant: nil, kind: .original,
-                                              body: image, ttl: configuration.ttl, digest: digest?.value)
-            do {
-                try store.store(image.bytes, metadata: metadata, as: .original(key: key))
-            } catch {
-                warnings.append("caching failed: \(error.message)")
-            }
+        if let store, let warning = store.publishOriginal(image, key: key, url: request.storedURL, ttl: configuration.ttl,
+                                                          digest: digest?.value) {
+            warnings.append(warning)
         }
         return Fetched(image: image, source: .network, warnings: warnings, inspected: inspected)
     }
@@ -160,5 +151,25 @@ final class OriginalFetcher: Sendable {
         if configuration.policy.usesMemory, configuration.memoryPolicy.keepsOriginal(forKey: key) {
             memory.store(image, forKey: CacheKey.inMemory(original: key))
         }
+    }
+}
+
+extension EntryStoring {
+    /// Publishes a downloaded original (fetch's, and info's when it read the whole file): a `no-store` reply removes
+    /// what an earlier one let be kept (the original and its variants); otherwise the variants of an older original
+    /// go and the original is written whole (`digest` when computed already). A warning when the write failed.
+    func publishOriginal(_ image: CachedImage, key: String, url: String, ttl: TimeToLive, digest: String? = nil) -> String? {
+        if image.noStore {
+            removeEverything(ofOriginal: key)
+            return nil
+        }
+        removeVariants(ofOriginal: key)
+        let metadata = CacheEntryMetadata(url: url, key: key, variant: nil, kind: .original, body: image, ttl: ttl, digest: digest)
+        do {
+            try store(image.bytes, metadata: metadata, as: .original(key: key))
+        } catch {
+            return "caching failed: \(error.message)"
+        }
+        return nil
     }
 }

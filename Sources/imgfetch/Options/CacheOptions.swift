@@ -84,9 +84,12 @@ extension OptionCatalog {
                          man: #"""
             Download again and replace what is cached.
             """#),
-        OptionDefinition("only-from-cache", for: .fetchLike, help: "never use the network",
+        OptionDefinition("only-from-cache", for: Set.fetchLike.union([.info]), help: "never use the network",
                          man: #"""
             Never use the network; an input that is not cached fails with exit 6.
+            With
+            .BR info ,
+            a cached original answers, fresh or expired, without any request.
             Given with
             .BR \-\-force\-refresh ,
             .B \-\-no\-cache
@@ -99,9 +102,11 @@ extension OptionCatalog {
                          man: #"""
             Use the memory cache only: no disk cache reads or writes.
             """#),
-        OptionDefinition("no-cache", for: .fetchLike, help: "use no cache at all",
+        OptionDefinition("no-cache", for: Set.fetchLike.union([.info]), help: "use no cache at all",
                          man: #"""
-            Use no cache at all.
+            Use no cache at all
+            .RB ( info :
+            no cached original read, none kept).
             """#),
         OptionDefinition("no-auto-clean", for: .fetchLike, help: "do not clean the cache automatically",
                          man: #"""

@@ -62,9 +62,11 @@ enum CommandCatalog {
         for a URL also the HTTP status, type, validators and cache state. A URL
         is read a range at a time (Range: bytes=0-65535, doubled while the header
         needs more; the whole body when the server ignores ranges), from the
-        cache with no request when fresh there. Writes nothing. --facts decodes it.
+        cache with no request when fresh there (--only-from-cache: never a
+        request). A body read whole is cached as fetch caches it; nothing else is
+        written. --facts decodes it.
         Exit codes: 0 ok, 1 some inputs failed, 2 usage, 3 network, 4 HTTP status,
-        5 image, 7 local I/O.
+        5 image, 6 not cached (--only-from-cache), 7 local I/O.
         """
 
     static let cache = """
