@@ -79,9 +79,7 @@ enum HeaderReader {
             let count = imgf_get_int_array(image.pointer, "delay", &values, Int32(frames))
             if count > 0 { delays = values.prefix(Int(min(Int32(frames), count))).map(Int.init) }
         }
-        var iccLength = 0
-        let icc = imgf_get_blob(image.pointer, "icc-profile-data", &iccLength)
-        let profile = icc.flatMap { iccLength > 0 ? Data(bytes: $0, count: iccLength) : nil }
+        let profile = image.iccProfile
         return ImageInfo(format: format?.rawValue, width: turned ? storedHeight : storedWidth,
                          height: turned ? storedWidth : storedHeight, storedWidth: storedWidth, storedHeight: storedHeight,
                          orientation: (1...8).contains(orientation) ? orientation : 1, frames: frames, loop: loop,

@@ -27,6 +27,12 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
     deinit { g_object_unref(pointer) }
 
     public var width: Int { Int(imgf_width(pointer)) }
+    /// The embedded ICC profile; nil when there is none.
+    var iccProfile: Data? {
+        var length = 0
+        guard let blob = imgf_get_blob(pointer, "icc-profile-data", &length), length > 0 else { return nil }
+        return Data(bytes: blob, count: length)
+    }
     /// The height of all frames together.
     public var height: Int { Int(imgf_height(pointer)) }
     public var bands: Int { Int(imgf_bands(pointer)) }

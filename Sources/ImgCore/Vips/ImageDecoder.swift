@@ -178,11 +178,14 @@ enum ImageDecoder {
         return nil
     }
 
-    /// Converts to 8-bit sRGB (or 8-bit grey), through the embedded ICC profile where there is one.
+    /// Converts to 8-bit sRGB (or 8-bit grey), through the embedded ICC profile where there is one, unless the image
+    /// is 8-bit sRGB already and its profile is sRGB's (`StandardRGBProfile`): converting would change no value.
     static func toStandardRGB(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
         var result = image
         let space = result.interpretation
-        if imgf_has_field(result.pointer, "icc-profile-data") != 0, space != VIPS_INTERPRETATION_B_W, space != VIPS_INTERPRETATION_GREY16 {
+        if imgf_has_field(result.pointer, "icc-profile-data") != 0, space != VIPS_INTERPRETATION_B_W, space != VIPS_INTERPRETATION_GREY16,
+           !(space == VIPS_INTERPRETATION_sRGB && imgf_band_format(result.pointer) == VIPS_FORMAT_UCHAR
+             && result.iccProfile.map(StandardRGBProfile.matches) == true) {
             result = try result.derive("colour profile") { imgf_icc_to_srgb($0, $1) }
         } else if space == VIPS_INTERPRETATION_GREY16 {
             result = try result.derive("to grey") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_B_W) }
