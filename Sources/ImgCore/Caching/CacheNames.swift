@@ -38,9 +38,7 @@ enum CacheNames {
     }
 
     private static func isPidNonce(_ name: String, suffix: String) -> Bool {
-        guard name.hasSuffix(suffix) else { return false }
-        let parts = name.dropLast(suffix.count).split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }
+        PidNonceName.parts(of: name, suffix: suffix) != nil
     }
 
     // MARK: removing what is ours

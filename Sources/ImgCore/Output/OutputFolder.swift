@@ -150,10 +150,8 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
 
     /// The process id in a temporary's name, if it is one of ours.
     static func owner(ofTemporary name: String) -> pid_t? {
-        guard name.hasPrefix(".imgfetch-"), name.hasSuffix(".part") else { return nil }
-        let parts = name.dropFirst(".imgfetch-".count).dropLast(".part".count).split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }),
-              let pid = pid_t(parts[0]), pid > 0 else { return nil }
+        guard let parts = PidNonceName.parts(of: name, prefix: ".imgfetch-", suffix: ".part"), let pid = pid_t(parts.pid),
+              pid > 0 else { return nil }
         return pid
     }
 

@@ -1,0 +1,11 @@
+/// The names imgfetch gives its temporaries, `PREFIX` `PID-NONCE` `SUFFIX` (both parts whole numbers): in a cache's
+/// `tmp/` (`CacheNames`) and beside outputs (`OutputFolder`).
+enum PidNonceName {
+    /// The process id and nonce of `name`, as written; nil for a name of another shape.
+    static func parts(of name: String, prefix: String = "", suffix: String) -> (pid: Substring, nonce: Substring)? {
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+        let parts = name.dropFirst(prefix.count).dropLast(suffix.count).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }) else { return nil }
+        return (parts[0], parts[1])
+    }
+}
