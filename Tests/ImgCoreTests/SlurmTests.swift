@@ -25,22 +25,25 @@ struct SlurmTests {
         try BatchRecipeTests.expectUnion(of: (0..<4).map { fixture.root.file("clean-out-\($0)") }, equals: whole)
 
         // A task killed part way (scancel), then the whole array resubmitted with --resume: done lines make no
-        // request again, and the killed task's lines are completed.
+        // request again, and the killed task's lines are completed. The lines split by a hash of their original
+        // key, which holds the server's port, so the task killed is the one --shard gives the most lines (at least
+        // 4 of 16), found with ImgCore's own split: ~1 s a line, it is still at work when its first line is done.
+        let killed = try busiestTask(of: slow, count: 4)
         let slowScript = try cluster.script(name: "slow", list: try fixture.list(slow), root: fixture.root.path)
         let submitted = try cluster.sbatch(["--parsable", slowScript])
         let job = submitted.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ";").first.map(String.init) ?? ""
         #expect(submitted.status == 0 && !job.isEmpty, "\(submitted.output)")
-        let manifest = fixture.root.file("slow-m-2-of-4.jsonl")
+        let manifest = fixture.root.file("slow-m-\(killed.task)-of-4.jsonl")
         let deadline = Date().addingTimeInterval(60)
         while (try? String(contentsOfFile: manifest, encoding: .utf8))?.contains("\"status\":\"ok\"") != true {
-            guard Date() < deadline else { throw TestFailure("task 2 recorded nothing in 60 s\n\(cluster.logs())") }
+            guard Date() < deadline else { throw TestFailure("task \(killed.task) recorded nothing in 60 s\n\(cluster.logs())") }
             usleep(50_000)
         }
-        _ = try cluster.run(["scancel", "\(job)_2"])
+        _ = try cluster.run(["scancel", "\(job)_\(killed.task)"])
         try cluster.waitUntilGone(job)
         let beforeResume = try BatchManifestTests.lines(manifest, tolerant: true)
         let okBefore = beforeResume.filter { $0["status"] as? String == "ok" }.compactMap { $0["url"] as? String }
-        let taskOutputs = (try? FileManager.default.contentsOfDirectory(atPath: fixture.root.file("slow-out-2"))) ?? []
+        let taskOutputs = (try? FileManager.default.contentsOfDirectory(atPath: fixture.root.file("slow-out-\(killed.task)"))) ?? []
         let statsBefore = try fixture.server.stats()
         var doneBefore = 0
         for index in 0..<4 {
@@ -51,8 +54,9 @@ struct SlurmTests {
         let resumed = try cluster.sbatch(["--wait", slowScript])
         #expect(resumed.status == 0, "\(resumed.output)\n\(cluster.logs())")
         try BatchRecipeTests.expectUnion(of: (0..<4).map { fixture.root.file("slow-out-\($0)") }, equals: whole)
-        let finalOutputs = try FileManager.default.contentsOfDirectory(atPath: fixture.root.file("slow-out-2"))
-        #expect(finalOutputs.count > taskOutputs.count, "task 2 was not killed part way: \(taskOutputs) then \(finalOutputs)")
+        let finalOutputs = try FileManager.default.contentsOfDirectory(atPath: fixture.root.file("slow-out-\(killed.task)"))
+        #expect(finalOutputs.count > taskOutputs.count, "task \(killed.task) (lines \(killed.lines)) was not killed part way: \(taskOutputs) then \(finalOutputs)")
+        #expect(Set(finalOutputs) == Set(killed.lines.map { "img\($0).jpg" }), "the split found here is not the one batch made")
         let statsAfter = try fixture.server.stats()
         for url in okBefore {
             let path = String(url.dropFirst("http://127.0.0.1:\(fixture.server.port)".count).prefix { $0 != "?" })
@@ -60,5 +64,20 @@ struct SlurmTests {
         }
         // Every line done in the first attempt (by any task) was not requested by the resubmitted array.
         #expect(statsAfter.total - statsBefore.total == 16 - doneBefore)
+    }
+
+    /// The task of a `count`-task array that `--shard auto` gives the most of `urls` (by `Shard`, on the original
+    /// key as batch computes it: no query, no credentials), with the 1-based numbers of its lines.
+    private func busiestTask(of urls: [String], count: UInt64) throws -> (task: UInt64, lines: [Int]) {
+        let keys = try urls.map { text in
+            guard let url = URL(string: text), let key = CacheKey.original(for: url) else { throw TestFailure("no key for \(text)") }
+            return key
+        }
+        let split = (0..<count).map { task in
+            (task: task, lines: keys.indices.filter { Shard(index: task, count: count).contains(key: keys[$0]) }.map { $0 + 1 })
+        }
+        let busiest = split.max { $0.lines.count < $1.lines.count }!
+        #expect(split.map(\.lines.count).reduce(0, +) == urls.count && busiest.lines.count >= 4, "\(split)")
+        return busiest
     }
 }
