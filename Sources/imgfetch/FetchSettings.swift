@@ -201,9 +201,11 @@ struct FetchSettings {
         return FactsRequest(blurhashX: x, blurhashY: y)
     }
 
-    /// Each input as an `ImageSource`; a local one is refused with `--deny-local`.
+    /// Each input as an `ImageSource`; a local one is refused with `--deny-local`, and `-` given twice (standard
+    /// input can be read once) is refused before anything is read.
     func sources(_ inputs: [String]) throws(ImgError) -> [ImageSource] {
-        try inputs.map { input throws(ImgError) in
+        if inputs.filter({ $0 == "-" }).count > 1 { throw .usage("standard input (-) can be read only once") }
+        return try inputs.map { input throws(ImgError) in
             let source = try ImageSource(parsing: input)
             if denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
             return source

@@ -13,7 +13,6 @@ enum InfoCommand {
             if settings.template.cacheKey != nil, inputs.count > 1 {
                 throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
             }
-            if inputs.filter({ $0 == "-" }).count > 1 { throw .usage("standard input (-) can be read only once") }
             sources = try settings.sources(inputs)
         } catch {
             Reporter.error(error.commandLineMessage)

@@ -151,6 +151,19 @@ struct FetchTests: EndToEndSuite {
         #expect(try fetch([server.url("/img/sample.jpg"), "--json"]).status == 2)
     }
 
+    /// Standard input named twice is refused before anything is read, by fetch as by info (fetch used to read it
+    /// for the first `-` and fail the second with "empty body", exit 1).
+    @Test func standardInputTwiceIsAUsageError() throws {
+        let image = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        for arguments in [["-", "-", "-O", work.file("twice")], ["info", "-", "-"]] {
+            let run = try Imgfetch.run(arguments + ["--no-cache"], stdin: image)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr == "imgfetch: standard input (-) can be read only once\n", "\(arguments)")
+            #expect(run.stdout.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: work.file("twice")))
+    }
+
     @Test func tlsIsVerifiedAndCacertAddsTrust() throws {
         let certificates = try TemporaryDirectory()
         let make = Process()
