@@ -13,9 +13,6 @@ enum FetchCommand {
             settings = try FetchSettings(arguments, environment: environment)
             guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
             // One key for several inputs would give every output the first image.
-            if settings.template.cacheKey != nil, inputs.count > 1 {
-                throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
-            }
             sources = try settings.sources(inputs)
             folder = try checkOutputs(settings, inputCount: inputs.count)
         } catch {

@@ -201,9 +201,12 @@ struct FetchSettings {
         return FactsRequest(blurhashX: x, blurhashY: y)
     }
 
-    /// Each input as an `ImageSource`; a local one is refused with `--deny-local`, and `-` given twice (standard
-    /// input can be read once) is refused before anything is read.
+    /// Each input as an `ImageSource`, for fetch and info alike: `--cache-key` with several inputs, `-` given twice
+    /// (standard input can be read once) and, with `--deny-local`, a local input are refused before anything is read.
     func sources(_ inputs: [String]) throws(ImgError) -> [ImageSource] {
+        if template.cacheKey != nil, inputs.count > 1 {
+            throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
+        }
         if inputs.filter({ $0 == "-" }).count > 1 { throw .usage("standard input (-) can be read only once") }
         return try inputs.map { input throws(ImgError) in
             let source = try ImageSource(parsing: input)

@@ -10,9 +10,6 @@ enum InfoCommand {
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment)
             guard !inputs.isEmpty else { throw .usage("info needs an input (try 'imgfetch help info')") }
-            if settings.template.cacheKey != nil, inputs.count > 1 {
-                throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
-            }
             sources = try settings.sources(inputs)
         } catch {
             Reporter.error(error.commandLineMessage)

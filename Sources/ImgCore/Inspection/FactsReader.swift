@@ -6,16 +6,18 @@ enum FactsReader {
     static func facts(of bytes: EncodedBytes, isRemote: Bool, decoding: DecodeOptions,
                       request: FactsRequest) throws(ImgError) -> ImageFacts {
         try VipsErrorScope.run({ () throws(ImgError) -> ImageFacts in
-            var input = VipsInput(bytes)
-            let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
-            let clock = RenderClock(seconds: decoding.maxRenderTime)
-            defer { clock.end() }
-            do throws(ImgError) {
-                let (image, _) = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(), options: decoding,
-                                                         clock: clock)
-                return ImageFacts(pixels: try image.factPixels(), blurhashComponents: (request.blurhashX, request.blurhashY))
-            } catch {
-                throw clock.expired ? clock.expiredError : error
+            // Every image of the decode ends with the call: the bytes are read where they lie.
+            try VipsInput.borrowing(bytes) { input throws(ImgError) -> ImageFacts in
+                let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding)
+                let clock = RenderClock(seconds: decoding.maxRenderTime)
+                defer { clock.end() }
+                do throws(ImgError) {
+                    let (image, _) = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(),
+                                                             options: decoding, clock: clock)
+                    return ImageFacts(pixels: try image.factPixels(), blurhashComponents: (request.blurhashX, request.blurhashY))
+                } catch {
+                    throw clock.expired ? clock.expiredError : error
+                }
             }
         }, rerunnable: { !RenderClock.isExpiry($0) })
     }

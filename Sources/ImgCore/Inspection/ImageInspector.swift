@@ -109,8 +109,9 @@ public struct ImageInspector: Sendable {
                 return "not cached: the server said no-store"
             }
             let header = try VipsErrorScope.run { () throws(ImgError) -> ImageDecoder.Header in
-                var input = VipsInput(image.bytes)
-                return try ImageDecoder.checkHeader(&input, isRemote: true, options: decoding)
+                try VipsInput.borrowing(image.bytes) { input throws(ImgError) in
+                    try ImageDecoder.checkHeader(&input, isRemote: true, options: decoding)
+                }
             }
             (image.width, image.height) = (header.width, header.frameHeight)
             let cache = try DiskCache(directory: cacheDirectory)
@@ -125,8 +126,10 @@ public struct ImageInspector: Sendable {
     private func readHeader(_ download: inout RangedDownload) throws(ImgError) -> ImageInfo {
         while true {
             if download.isWhole || facts != nil { return try describe(.memory(download.bytes), isRemote: true) }
-            let input = VipsInput.buffer(PinnedBytes(download.bytes))
-            switch try HeaderReader.read(input, isWhole: false, isRemote: true, allowUntrusted: decoding.allowUntrustedFormats) {
+            let outcome = try VipsInput.borrowing(.memory(download.bytes)) { input throws(ImgError) in
+                try HeaderReader.read(input, isWhole: false, isRemote: true, allowUntrusted: decoding.allowUntrustedFormats)
+            }
+            switch outcome {
             case .header(let info): return info
             case .needsMoreBytes: try download.widen()
             }
@@ -135,8 +138,10 @@ public struct ImageInspector: Sendable {
 
     /// The header of the whole file, and its facts when asked for.
     private func describe(_ bytes: EncodedBytes, isRemote: Bool) throws(ImgError) -> ImageInfo {
-        guard case .header(var info) = try HeaderReader.read(VipsInput(bytes), isWhole: true, isRemote: isRemote,
-                                                             allowUntrusted: decoding.allowUntrustedFormats) else {
+        let outcome = try VipsInput.borrowing(bytes) { input throws(ImgError) in
+            try HeaderReader.read(input, isWhole: true, isRemote: isRemote, allowUntrusted: decoding.allowUntrustedFormats)
+        }
+        guard case .header(var info) = outcome else {
             throw .image("truncated: no image header")
         }
         if let facts { info.facts = try FactsReader.facts(of: bytes, isRemote: isRemote, decoding: decoding, request: facts) }
