@@ -35,11 +35,12 @@ struct BatchRecords: Sendable {
         return records
     }
 
-    /// Records a retired item. A line carried from the manifest being appended to is already in it.
+    /// Records a retired item, its failure worded as stderr words it. A line carried from the manifest being appended
+    /// to is already in it.
     func record(_ event: BatchEvent) {
         guard let writer, case .item(let report) = event else { return }
         if report.carried != nil, appendsToPrevious { return }
-        writer.write(ManifestRecord(report: report))
+        writer.write(ManifestRecord(report: report, wording: \.commandLineMessage))
     }
 
     /// The manifest's last line.

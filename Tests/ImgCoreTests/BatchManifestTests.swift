@@ -57,6 +57,22 @@ struct BatchManifestTests {
         #expect(FileManager.default.fileExists(atPath: fixture.root.file("m-1-of-3.jsonl")))
     }
 
+    /// A line over a limit the user set fails in the manifest with the message stderr prints for it, which names the
+    /// option (`--max-bytes`), not with the library's own wording.
+    @Test func aManifestErrorIsWordedAsStderrWordsIt() throws {
+        let fixture = try BatchFixture(count: 1)
+        let url = fixture.server.url("/img/img1.jpg")
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try fixture.batch([url], ["--manifest", manifest, "--max-bytes", "1000", "--no-cache"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let line = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("imgfetch: \(url): ") })
+        let stderrMessage = try #require(line.dropFirst("imgfetch: \(url): ".count).components(separatedBy: " [").first)
+        let error = try #require(try Self.lines(manifest).first?["error"] as? [String: Any])
+        let message = try #require(error["message"] as? String)
+        #expect(message.contains("--max-bytes"), "\(message)")
+        #expect(message == stderrMessage, "stderr: \(line)")
+    }
+
     /// `--resume` runs what is not done (a failure, an output since removed) and nothing else: no request, and the
     /// outputs of the lines done earlier are not touched. `--retry-failed` runs only the failures.
     @Test func resumeRunsOnlyWhatIsNotDoneAndRetryFailedOnlyFailures() throws {

@@ -65,6 +65,7 @@ public struct ManifestError: Codable, Sendable, Equatable {
     public var `class`: String
     /// The HTTP status, for `http`.
     public var status: Int?
+    /// The failure in one line, as stderr words it (without the input's name and the `[class, exit N]` tail).
     public var message: String
     /// The exit code of this class of failure on its own.
     public var exit: Int32
@@ -104,8 +105,10 @@ public struct ManifestSummary: Codable, Sendable {
 }
 
 extension ManifestRecord {
-    /// The record of a finished item (of one carried from an earlier run: that record).
-    public init(report: BatchItemReport) {
+    /// The record of a finished item (of one carried from an earlier run: that record). `wording` gives a failure's
+    /// `message`: the caller's one line for it (the command line's names the option that set a limit), so that the
+    /// manifest says what stderr says.
+    public init(report: BatchItemReport, wording: (ImgError) -> String) {
         if let carried = report.carried {
             self = carried
             return
@@ -133,7 +136,7 @@ extension ManifestRecord {
                 if error == nil {
                     var status: Int?
                     if case .http(let code, _) = failure { status = code }
-                    error = ManifestError(class: failure.kind, status: status, message: failure.message, exit: failure.exitCode)
+                    error = ManifestError(class: failure.kind, status: status, message: wording(failure), exit: failure.exitCode)
                 }
             }
         }

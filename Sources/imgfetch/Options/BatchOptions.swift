@@ -68,7 +68,8 @@ extension OptionCatalog {
             .RB ( class ,
             .B status
             for HTTP,
-            .BR message ,
+            .B message
+            (the failure as stderr words it, a limit naming the option that set it),
             .BR exit )
             and
             .B exit_class
