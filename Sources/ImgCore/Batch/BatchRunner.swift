@@ -106,10 +106,12 @@ public final class BatchRunner: Sendable {
         var namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextLine() {
+            // The first column, parsed once: the line's source when the line is usable, and what its names come from.
+            let parsed = Result { () throws(ImgError) -> ImageSource in try ImageSource(parsing: line.first) }
             let source = Result { () throws(ImgError) -> ImageSource in
                 if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
                 if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }
-                let source = try ImageSource(parsing: line.first)
+                let source = try parsed.get()
                 if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
                 if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
                 // A bad second column fails the line (its name is claimed from the URL meanwhile).
@@ -122,9 +124,16 @@ public final class BatchRunner: Sendable {
             }
             var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
             item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
+            // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
+            // its fetch all take this one (a line that fails has one only for its names).
+            let usable = (try? source.get()) != nil
+            let key = namer != nil || usable ? (try? parsed.get()).flatMap(originalKey(of:)) : nil
             // Every line claims its names, whether it is this shard's or not and whether it will succeed or not.
-            if namer != nil { item.outputNames = claimNames(for: item, column: line.second, namer: &namer!) }
-            item.originalKey = originalKey(of: item)
+            if namer != nil {
+                item.outputNames = claimNames(for: item, source: try? parsed.get(), originalKey: key, column: line.second,
+                                              namer: &namer!)
+            }
+            item.originalKey = usable ? key : nil
             if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { continue }
             if let previous = options.previous,
                let record = previous.decision(line: item.line, input: item.input, variants: options.variants.isEmpty ? [nil] : options.variants.map(\.name),
@@ -150,19 +159,18 @@ public final class BatchRunner: Sendable {
     }
 
     /// Claims the names of the item's outputs; `{hash}` is a short hash of each output's variant key (of the line's
-    /// text when it has no key).
-    private func claimNames(for item: BatchItem, column: String?, namer: inout BatchOutputNamer) -> [ClaimedOutputName] {
-        let parsed = try? ImageSource(parsing: item.input)
+    /// text when it has no key). `parsed` is the line's first column parsed (nil when it does not parse), `originalKey`
+    /// its original key.
+    private func claimNames(for item: BatchItem, source parsed: ImageSource?, originalKey: String?, column: String?,
+                            namer: inout BatchOutputNamer) -> [ClaimedOutputName] {
         let variants: [BatchVariant?] = options.variants.isEmpty ? [nil] : options.variants
         let stem = BatchOutputNamer.stem(input: item.input, column: column, source: parsed)
         return namer.claim(stem: stem.text, shortenable: !stem.fromList, variants: variants.map { $0?.name ?? "original" },
                            index: item.line) { position in
             var key: String?
-            if let parsed {
+            if let parsed, let originalKey {
                 let request = request(for: parsed, variant: variants[position], format: item.format)
-                key = ((try? pipeline.originalKey(for: request)) ?? nil).map {
-                    CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier)
-                }
+                key = CacheKey.variant(original: originalKey, variantIdentifier: request.variantIdentifier)
             }
             return String(Digest.sha256(key ?? item.input).prefix(12))
         }
@@ -182,11 +190,11 @@ public final class BatchRunner: Sendable {
         return request
     }
 
-    /// The original key of a usable line: what `--shard` hashes (the line's text when there is none), and what
-    /// the memory cache keeps the original under.
-    private func originalKey(of item: BatchItem) -> String? {
-        guard case .success(let source) = item.source else { return nil }
-        return (try? pipeline.originalKey(for: request(for: source, variant: nil))) ?? nil
+    /// The original key of a line's source, nil when it has none or it can't be made (then the fetch makes it again,
+    /// and fails as it would): what `--shard` hashes (the line's text when there is none), what the memory cache
+    /// keeps the original under, and what the pipeline is given for the line's every output.
+    private func originalKey(of source: ImageSource) -> String? {
+        (try? pipeline.originalKey(for: request(for: source, variant: nil))) ?? nil
     }
 
     // MARK: working
@@ -219,7 +227,8 @@ public final class BatchRunner: Sendable {
         var outputs: [BatchOutput] = []
         var sharedFailure: ImgError?
         for variant in variants {
-            outputs.append(produce(source: source, variant: variant, format: item.format, sharedFailure: &sharedFailure))
+            outputs.append(produce(source: source, originalKey: item.originalKey, variant: variant, format: item.format,
+                                   sharedFailure: &sharedFailure))
         }
         // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
         if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
@@ -229,9 +238,10 @@ public final class BatchRunner: Sendable {
         return BatchItemReport(item: item, outputs: outputs)
     }
 
-    /// One output of one item. A failure of the original (network, HTTP status, not cached) is shared by the
-    /// remaining variants instead of being tried again.
-    private func produce(source: ImageSource, variant: BatchVariant?, format: ImageFormat?,
+    /// One output of one item, whose original key is `originalKey` (worked out when its line was read; nil: the
+    /// pipeline makes it). A failure of the original (network, HTTP status, not cached) is shared by the remaining
+    /// variants instead of being tried again.
+    private func produce(source: ImageSource, originalKey: String?, variant: BatchVariant?, format: ImageFormat?,
                          sharedFailure: inout ImgError?) -> BatchOutput {
         let start = Date()
         var output = BatchOutput(variant: variant?.name, result: .failure(.internalFailure("not run")), milliseconds: 0)
@@ -241,7 +251,12 @@ public final class BatchRunner: Sendable {
         }
         let request = request(for: source, variant: variant, format: format)
         do throws(ImgError) {
-            let response = originalsOnly ? try pipeline.prefetchOriginal(for: request) : try pipeline.image(for: request)
+            let response = switch (originalsOnly, originalKey) {
+            case (true, let key?): try pipeline.prefetchOriginal(for: request, originalKey: key)
+            case (true, nil): try pipeline.prefetchOriginal(for: request)
+            case (false, let key?): try pipeline.image(for: request, originalKey: key)
+            case (false, nil): try pipeline.image(for: request)
+            }
             if let outputFolder { output.staged = try outputFolder.get().stage(response.data.bytes) }
             output.result = .success(response)
         } catch {

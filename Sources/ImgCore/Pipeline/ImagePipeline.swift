@@ -88,7 +88,12 @@ public final class ImagePipeline: Sendable {
     /// (a 16-pixel thumbnail: the whole image is read, so that a corrupt or truncated one fails and is withdrawn).
     /// The response carries the original's bytes; its source says where they came from.
     public func prefetchOriginal(for request: ImageRequest) throws(ImgError) -> ImageResponse {
-        let originalKey = try self.originalKey(for: request)
+        try prefetchOriginal(for: request, originalKey: try self.originalKey(for: request))
+    }
+
+    /// `prefetchOriginal(for:)` with the request's original key already worked out (`originalKey(for:)`: a batch's
+    /// line, once for all its outputs).
+    func prefetchOriginal(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
         let fetched = try originals.fetch(request, key: originalKey)
         var image = fetched.image
         if fetched.source == .network {
@@ -106,8 +111,13 @@ public final class ImagePipeline: Sendable {
 
     /// Produces the image a request asks for.
     public func image(for request: ImageRequest) throws(ImgError) -> ImageResponse {
+        try image(for: request, originalKey: try self.originalKey(for: request))
+    }
+
+    /// `image(for:)` with the request's original key already worked out (`originalKey(for:)`: a batch's line, once
+    /// for all its outputs).
+    func image(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
         let policy = configuration.policy
-        let originalKey = try self.originalKey(for: request)
         let variantKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier) }
         var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
                                      originalKey: originalKey, variantKey: variantKey)
