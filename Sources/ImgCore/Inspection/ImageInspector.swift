@@ -34,12 +34,12 @@ public struct ImageInspector: Sendable {
         switch source {
         case .standardInput:
             let bytes = try BodySpool.read(STDIN_FILENO, directory: nil)
-            var info = try describe(bytes, isRemote: false)
+            var info = try describe(bytes, isRemote: false).info
             info.fileSize = Int64(bytes.count)
             return (info, [])
         case .file(let path):
             guard let region = FileRegion.open(wholeFile: path) else { throw .io(LocalFileError.reason(path)) }
-            var info = try describe(.file(region), isRemote: false)
+            var info = try describe(.file(region), isRemote: false).info
             info.fileSize = Int64(region.count)
             return (info, [])
         case .remote(let url):
@@ -55,12 +55,12 @@ public struct ImageInspector: Sendable {
         if let key, let cache = try openCache() {
             switch cache.lookup(at: cache.originalPath(originalKey: key), key: key, inPlace: true) {
             case .fresh(let metadata, let body):
-                var info = try describe(body, isRemote: true)
+                var info = try describe(body, isRemote: true).info
                 info.cacheState = "fresh"
                 info.fill(from: metadata, bytesRead: 0, requests: 0)
                 return (info, ["read from the cache (fresh): no request"])
             case .expired(let metadata, let body) where onlyFromCache:
-                var info = try describe(body, isRemote: true)
+                var info = try describe(body, isRemote: true).info
                 info.cacheState = "expired"
                 info.fill(from: metadata, bytesRead: 0, requests: 0)
                 return (info, ["read from the cache (expired, --only-from-cache): no request"])
@@ -77,11 +77,12 @@ public struct ImageInspector: Sendable {
         var info: ImageInfo
         if download.last == nil, let expired {
             // 304: the expired copy is the image as it is.
-            info = try describe(expired.body, isRemote: true)
+            info = try describe(expired.body, isRemote: true).info
             info.fill(from: expired.metadata, bytesRead: download.bytesRead, requests: download.requests)
             info.httpStatus = 304
         } else {
-            info = try readHeader(&download)
+            let checked: ImageDecoder.Header?
+            (info, checked) = try readHeader(&download)
             info.fileSize = download.fileSize
             info.bytesRead = download.bytesRead
             info.requests = download.requests
@@ -89,14 +90,17 @@ public struct ImageInspector: Sendable {
             info.contentType = download.last?.contentType
             info.etag = download.last?.etag
             info.lastModified = download.last?.lastModified
-            if download.isWhole, let key, let note = keep(download, key: key, url: url) { return (info.with(state), download.notes + [note]) }
+            if download.isWhole, let key, let note = keep(download, key: key, url: url, checked: checked) {
+                return (info.with(state), download.notes + [note])
+            }
         }
         return (info.with(state), download.notes)
     }
 
     /// Keeps a download that read the whole file as fetch keeps an original (`EntryStoring.publishOriginal`: same
-    /// key and entry, written whole), once it passes the header check fetch makes; what `-v` says, nil without a cache.
-    private func keep(_ download: RangedDownload, key: String, url: URL) -> String? {
+    /// key and entry, written whole), once it passes the header check fetch makes (`checked`: already made on these
+    /// bytes, by `--facts`); what `-v` says, nil without a cache.
+    private func keep(_ download: RangedDownload, key: String, url: URL, checked: ImageDecoder.Header?) -> String? {
         guard let cacheDirectory, let response = download.last else { return nil }
         var image = CachedImage(data: download.bytes, format: ImageFormat.sniff(download.bytes.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
@@ -108,11 +112,7 @@ public struct ImageInspector: Sendable {
                 try openCache()?.removeEverything(ofOriginal: key)
                 return "not cached: the server said no-store"
             }
-            let header = try VipsErrorScope.run { () throws(ImgError) -> ImageDecoder.Header in
-                try VipsInput.borrowing(image.bytes) { input throws(ImgError) in
-                    try ImageDecoder.checkHeader(&input, isRemote: true, options: decoding)
-                }
-            }
+            let header = if let checked { checked } else { try checkHeader(image.bytes) }
             (image.width, image.height) = (header.width, header.frameHeight)
             let cache = try DiskCache(directory: cacheDirectory)
             return cache.publishOriginal(image, key: key, url: URLCredentials.removingUserInfo(from: url), ttl: ttl)
@@ -122,30 +122,43 @@ public struct ImageInspector: Sendable {
         }
     }
 
-    /// The header from the bytes read so far, widening the download while libvips needs more.
-    private func readHeader(_ download: inout RangedDownload) throws(ImgError) -> ImageInfo {
+    /// The header check fetch makes on a download before it keeps it.
+    private func checkHeader(_ bytes: EncodedBytes) throws(ImgError) -> ImageDecoder.Header {
+        try VipsErrorScope.run { () throws(ImgError) -> ImageDecoder.Header in
+            try VipsInput.borrowing(bytes) { input throws(ImgError) in
+                try ImageDecoder.checkHeader(&input, isRemote: true, options: decoding)
+            }
+        }
+    }
+
+    /// The header from the bytes read so far, widening the download while libvips needs more; with `--facts`, also
+    /// the header check their decode made.
+    private func readHeader(_ download: inout RangedDownload) throws(ImgError) -> (info: ImageInfo, checked: ImageDecoder.Header?) {
         while true {
             if download.isWhole || facts != nil { return try describe(.memory(download.bytes), isRemote: true) }
             let outcome = try VipsInput.borrowing(.memory(download.bytes)) { input throws(ImgError) in
                 try HeaderReader.read(input, isWhole: false, isRemote: true, allowUntrusted: decoding.allowUntrustedFormats)
             }
             switch outcome {
-            case .header(let info): return info
+            case .header(let info): return (info, nil)
             case .needsMoreBytes: try download.widen()
             }
         }
     }
 
-    /// The header of the whole file, and its facts when asked for.
-    private func describe(_ bytes: EncodedBytes, isRemote: Bool) throws(ImgError) -> ImageInfo {
+    /// The header of the whole file, and its facts when asked for, with the header check (`ImageDecoder.checkHeader`)
+    /// their decode made: a whole download is kept on it, not checked again.
+    private func describe(_ bytes: EncodedBytes, isRemote: Bool) throws(ImgError) -> (info: ImageInfo, checked: ImageDecoder.Header?) {
         let outcome = try VipsInput.borrowing(bytes) { input throws(ImgError) in
             try HeaderReader.read(input, isWhole: true, isRemote: isRemote, allowUntrusted: decoding.allowUntrustedFormats)
         }
         guard case .header(var info) = outcome else {
             throw .image("truncated: no image header")
         }
-        if let facts { info.facts = try FactsReader.facts(of: bytes, isRemote: isRemote, decoding: decoding, request: facts) }
-        return info
+        guard let facts else { return (info, nil) }
+        let read = try FactsReader.facts(of: bytes, isRemote: isRemote, decoding: decoding, request: facts)
+        info.facts = read.facts
+        return (info, read.header)
     }
 
     /// The disk cache when its directory exists (info creates none); a directory that can't be used is no cache.
