@@ -4,7 +4,8 @@ import ImgCore
 /// Checks a renderer's reply before the client takes it (and the pipeline caches it): the body's magic bytes are
 /// the format the reply names (and the one asked for), and the size written in the body's header is the size the
 /// reply names. Read from the header bytes here, without libvips (the point of the renderer is that the client
-/// doesn't load it): JPEG, PNG, GIF, WebP and TIFF; for AVIF, HEIF and JPEG XL only the format is checked.
+/// doesn't load it): JPEG (by ImgCore's `JPEGMarkers`), PNG (by `PNGChunks`), GIF, WebP and TIFF; for AVIF, HEIF
+/// and JPEG XL only the format is checked.
 enum ReplyCheck {
     /// What is wrong with the reply, worded for `-v` ("a PNG labelled jpeg"); nil when it holds.
     static func problem(_ body: Data, reply: RendererReply, job: RenderJob) -> String? {
@@ -36,8 +37,7 @@ enum ReplyCheck {
         }
         switch format {
         case .png:
-            guard let width = big(16, 4), let height = big(20, 4) else { return nil }
-            return (width, height)
+            return PNGChunks.header(in: data).map { ($0.width, $0.height) }
         case .gif:
             guard let width = little(6, 2), let height = little(8, 2) else { return nil }
             return (width, height)
@@ -57,18 +57,7 @@ enum ReplyCheck {
                 return nil
             }
         case .jpeg:
-            var offset = 2
-            while let marker = big(offset, 2), marker >> 8 == 0xFF {
-                let code = marker & 0xFF
-                if code == 0xD8 || (0xD0...0xD7).contains(code) || code == 0x01 { offset += 2; continue }
-                guard let length = big(offset + 2, 2), length >= 2 else { return nil }
-                if (0xC0...0xCF).contains(code), ![0xC4, 0xC8, 0xCC].contains(code) {
-                    guard let height = big(offset + 5, 2), let width = big(offset + 7, 2) else { return nil }
-                    return (width, height)
-                }
-                offset += 2 + length
-            }
-            return nil
+            return JPEGMarkers.frame(in: data).map { ($0.width, $0.height) }
         case .tiff:
             let read = bytes.first == 0x49 ? little : big
             guard var entry = read(4, 4), let count = read(entry, 2) else { return nil }

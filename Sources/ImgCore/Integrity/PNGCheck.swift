@@ -48,40 +48,31 @@ enum PNGCheck {
         }
     }
 
-    private static let signatureLength = 8
-
+    /// The damage in a PNG's chunks (read by `PNGChunks`, whose rules for chunk lengths and the header apply).
     static func damage(in bytes: ByteReader) -> DataDamage? {
-        var offset = signatureLength
-        var header: Header?
         var worstChecksum: DataDamage?
         var reachedEnd = false
-        // Chunk walk: checksums, IHDR, and whether the file reaches a complete IEND.
-        walk: while offset + 8 <= bytes.count, let head = bytes.bytes(at: offset, length: 8) {
-            let length = bigEndian32(head, at: 0)
-            let type = Array(head[4..<8])
-            guard offset + 12 + length <= bytes.count else { break }
-            if let bad = checksumDamage(bytes, at: offset, length: length, type: type),
-               worstChecksum.map({ $0.severity < bad.severity }) ?? true {
+        // Chunk walk: checksums, and whether the file reaches a complete IEND.
+        // A chunk length over 2^31-1 ends the walk as the end of the bytes would: whether the pixels before it are
+        // all there is what decides (libspng stops reading there too).
+        PNGChunks.walk(bytes) { chunk in
+            guard chunk.complete else { return false }
+            if let bad = checksumDamage(bytes, chunk), worstChecksum.map({ $0.severity < bad.severity }) ?? true {
                 worstChecksum = bad
             }
-            switch String(decoding: type, as: UTF8.self) {
-            case "IHDR":
-                if length >= 13, let data = bytes.bytes(at: offset + 8, length: 13) {
-                    header = Header(width: bigEndian32(data, at: 0), height: bigEndian32(data, at: 4), bitDepth: Int(data[8]),
-                                    colorType: Int(data[9]), interlaced: data[12] == 1)
-                }
-            case "IEND":
-                reachedEnd = true
-                break walk
-            default: break
-            }
-            offset += 12 + length
+            if chunk.isType("IEND") { reachedEnd = true; return false }
+            return true
         }
         if let worstChecksum, worstChecksum.severity == .corrupt { return worstChecksum }
         guard !reachedEnd else { return worstChecksum }
-        guard let header else {
-            return DataDamage(severity: .truncated, message: "truncated: the file ends before the PNG header (\(bytes.count) bytes)")
+        guard let ihdr = PNGChunks.header(bytes) else {
+            guard bytes.count >= PNGChunks.firstChunk + 8 + 13 else {
+                return DataDamage(severity: .truncated, message: "truncated: the file ends before the PNG header (\(bytes.count) bytes)")
+            }
+            return DataDamage(severity: .corrupt, message: "corrupt png data: the first chunk is not a 13-byte IHDR")
         }
+        let header = Header(width: ihdr.width, height: ihdr.height, bitDepth: ihdr.bitDepth, colorType: ihdr.colorType,
+                            interlaced: ihdr.interlaced)
         // The file does not reach IEND: inflate what image data there is to see whether the pixels are all there.
         let (inflated, ended) = inflateImageData(bytes)
         let needed = header.neededBytes
@@ -90,13 +81,14 @@ enum PNGCheck {
     }
 
     /// A chunk whose stored CRC does not match its type and data.
-    private static func checksumDamage(_ bytes: ByteReader, at offset: Int, length: Int, type: [UInt8]) -> DataDamage? {
+    private static func checksumDamage(_ bytes: ByteReader, _ chunk: PNGChunks.Chunk) -> DataDamage? {
+        let offset = chunk.offset, length = chunk.length, type = chunk.type
         var computed = type.withUnsafeBytes { imgf_crc32(0, $0.baseAddress, 4) }
         guard bytes.scan(from: offset + 8, length: length, { window in
             computed = imgf_crc32(computed, window.baseAddress, UInt32(window.count))
             return true
         }), let crc = bytes.bytes(at: offset + 8 + length, length: 4) else { return nil }
-        guard computed != UInt(bigEndian32(crc, at: 0)) else { return nil }
+        guard computed != UInt(PNGChunks.bigEndian32(crc, at: 0)) else { return nil }
         let name = String(decoding: type, as: UTF8.self)
         // Bit 5 of the first letter: upper case is critical, lower case ancillary.
         return type[0] & 0x20 == 0
@@ -109,29 +101,19 @@ enum PNGCheck {
     private static func inflateImageData(_ bytes: ByteReader) -> (inflated: Int, ended: Bool) {
         guard let inflater = imgf_inflater_new() else { return (0, false) }
         defer { imgf_inflater_free(inflater) }
-        var offset = signatureLength
         var status: Int32 = 0
         var seenImageData = false
-        while status == 0, offset + 8 <= bytes.count, let head = bytes.bytes(at: offset, length: 8) {
-            let length = bigEndian32(head, at: 0)
-            let isImageData = head[4...7].elementsEqual("IDAT".utf8)
-            if isImageData {
-                seenImageData = true
-                let available = min(length, bytes.count - offset - 8)
-                bytes.scan(from: offset + 8, length: available) { window in
-                    status = imgf_inflater_feed(inflater, window.baseAddress, window.count)
-                    return status == 0
-                }
-            } else if seenImageData {
-                break  // the image data is one run of IDAT chunks
+        PNGChunks.walk(bytes) { chunk in
+            guard chunk.isType("IDAT") else { return !seenImageData }  // the image data is one run of IDAT chunks
+            seenImageData = true
+            let available = min(chunk.length, bytes.count - chunk.dataOffset)
+            bytes.scan(from: chunk.dataOffset, length: available) { window in
+                status = imgf_inflater_feed(inflater, window.baseAddress, window.count)
+                return status == 0
             }
-            offset += 12 + length
+            return status == 0
         }
         // A data error is not for this check to judge: the stream ended there, as far as inflating goes.
         return (Int(imgf_inflater_total(inflater)), status != 0)
-    }
-
-    private static func bigEndian32(_ bytes: [UInt8], at index: Int) -> Int {
-        Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
     }
 }

@@ -23,11 +23,11 @@ struct DecodeMemory: Equatable {
         let streaming = DecodeMemory(bytes: Int64(header.width) * 4 * streamingRows * 2, what: nil)
         switch header.loader {
         case "jpeg":
-            guard let frame = JPEGFrame(reader), frame.needsEveryCoefficient else { return streaming }
-            return DecodeMemory(bytes: frame.coefficientBytes, what: frame.progressive ? "progressive JPEG" : "JPEG in several scans")
+            guard let frame = JPEGMarkers.header(reader), needsEveryCoefficient(frame) else { return streaming }
+            return DecodeMemory(bytes: coefficientBytes(frame), what: frame.progressive ? "progressive JPEG" : "JPEG in several scans")
         case "png":
-            guard let png = PNGHeader(reader), png.interlaced else { return streaming }
-            return DecodeMemory(bytes: pixels * png.bytesPerPixel, what: "interlaced PNG")
+            guard let png = PNGChunks.header(reader), png.interlaced else { return streaming }
+            return DecodeMemory(bytes: pixels * bytesPerPixel(png), what: "interlaced PNG")
         case "gif":
             return DecodeMemory(bytes: pixels * 4, what: "GIF")
         case "webp":
@@ -41,82 +41,34 @@ struct DecodeMemory: Equatable {
         }
     }
 
-    /// The frame header (SOFn) of a JPEG and whether its first scan holds every component.
-    struct JPEGFrame {
-        var width: Int, height: Int
-        /// Horizontal and vertical sampling factors of each component.
-        var sampling: [(h: Int, v: Int)]
-        var progressive: Bool
-        /// Components in the first scan; fewer than the frame's means several scans (libjpeg then buffers all).
-        var firstScanComponents: Int
+    /// Whether libjpeg keeps every DCT coefficient of `frame`: a progressive frame, or a first scan (header read by
+    /// `JPEGMarkers`) holding fewer components than the frame (several scans).
+    static func needsEveryCoefficient(_ frame: JPEGMarkers.Frame) -> Bool {
+        frame.progressive || (frame.firstScanComponents ?? frame.sampling.count) < frame.sampling.count
+    }
 
-        /// Parses the markers from the start of the file to the first scan; nil when they are malformed.
-        init?(_ reader: ByteReader) {
-            guard reader.byte(at: 0) == 0xFF, reader.byte(at: 1) == 0xD8 else { return nil }
-            var offset = 2
-            var frame: (width: Int, height: Int, sampling: [(h: Int, v: Int)], progressive: Bool)?
-            while let marker = reader.bytes(at: offset, length: 4) {
-                guard marker[0] == 0xFF else { return nil }
-                let type = marker[1]
-                if type == 0xFF { offset += 1; continue }                       // fill byte
-                if type == 0x01 || (0xD0...0xD7).contains(type) { offset += 2; continue }
-                let length = Int(marker[2]) << 8 | Int(marker[3])
-                guard length >= 2 else { return nil }
-                if (0xC0...0xCF).contains(type), type != 0xC4, type != 0xC8, type != 0xCC {
-                    guard let body = reader.bytes(at: offset + 4, length: 6) else { return nil }
-                    let height = Int(body[1]) << 8 | Int(body[2]), width = Int(body[3]) << 8 | Int(body[4])
-                    let count = Int(body[5])
-                    guard count > 0, let components = reader.bytes(at: offset + 10, length: 3 * count) else { return nil }
-                    var sampling: [(h: Int, v: Int)] = []
-                    for index in 0..<count {
-                        let factors = components[3 * index + 1]
-                        sampling.append((h: max(1, Int(factors >> 4)), v: max(1, Int(factors & 0x0F))))
-                    }
-                    frame = (width, height, sampling, [0xC2, 0xC6, 0xCA, 0xCE].contains(type))
-                } else if type == 0xDA {
-                    guard let frame, let scanCount = reader.byte(at: offset + 4) else { return nil }
-                    (width, height, sampling, progressive) = frame
-                    firstScanComponents = Int(scanCount)
-                    return
-                }
-                offset += 2 + length
-            }
-            return nil
-        }
-
-        var needsEveryCoefficient: Bool { progressive || firstScanComponents < sampling.count }
-
-        /// libjpeg's whole-image coefficient buffer: for each component, its blocks (rounded up to whole MCUs) of
-        /// 64 two-byte coefficients.
-        var coefficientBytes: Int64 {
-            let maxH = sampling.map(\.h).max() ?? 1, maxV = sampling.map(\.v).max() ?? 1
-            let mcuColumns = (Int64(width) + Int64(8 * maxH) - 1) / Int64(8 * maxH)
-            let mcuRows = (Int64(height) + Int64(8 * maxV) - 1) / Int64(8 * maxV)
-            return sampling.reduce(Int64(0)) { total, factor in
-                total + mcuColumns * Int64(factor.h) * mcuRows * Int64(factor.v) * 64 * 2
-            }
+    /// libjpeg's whole-image coefficient buffer: for each component, its blocks (rounded up to whole MCUs) of
+    /// 64 two-byte coefficients. A sampling factor of 0 counts as 1.
+    static func coefficientBytes(_ frame: JPEGMarkers.Frame) -> Int64 {
+        let sampling = frame.sampling.map { (h: max(1, $0.h), v: max(1, $0.v)) }
+        let maxH = sampling.map(\.h).max() ?? 1, maxV = sampling.map(\.v).max() ?? 1
+        let mcuColumns = (Int64(frame.width) + Int64(8 * maxH) - 1) / Int64(8 * maxH)
+        let mcuRows = (Int64(frame.height) + Int64(8 * maxV) - 1) / Int64(8 * maxV)
+        return sampling.reduce(Int64(0)) { total, factor in
+            total + mcuColumns * Int64(factor.h) * mcuRows * Int64(factor.v) * 64 * 2
         }
     }
 
-    /// The IHDR chunk of a PNG.
-    struct PNGHeader {
-        var interlaced: Bool
-        /// What libvips decodes a pixel to: channels (palette expands to RGBA at most) times bytes a sample.
-        var bytesPerPixel: Int64
-
-        init?(_ reader: ByteReader) {
-            guard let ihdr = reader.bytes(at: 16, length: 13) else { return nil }
-            let depth = Int64(ihdr[8]), colourType = ihdr[9]
-            let channels: Int64 = switch colourType {
-            case 0: 1
-            case 2: 3
-            case 3: 4
-            case 4: 2
-            default: 4
-            }
-            bytesPerPixel = channels * (depth == 16 ? 2 : 1)
-            interlaced = ihdr[12] != 0
+    /// What libvips decodes a PNG pixel to: channels (palette expands to RGBA at most) times bytes a sample.
+    static func bytesPerPixel(_ header: PNGChunks.Header) -> Int64 {
+        let channels: Int64 = switch header.colorType {
+        case 0: 1
+        case 2: 3
+        case 3: 4
+        case 4: 2
+        default: 4
         }
+        return channels * (header.bitDepth == 16 ? 2 : 1)
     }
 
     /// An estimate for messages, rounded up so that one over a limit never reads as under it: "110 MiB",
