@@ -42,9 +42,6 @@ public struct RendererClient: Sendable {
         return RendererConnection(socket: socket, patience: patience)
     }
 
-    /// Whether a renderer of this user listens at the address (a connection made and closed at once).
-    public func isListening() -> Bool { connect() != nil }
-
     /// Whether a renderer holds this address's lock (it runs, whether or not it answers).
     public func isRunning() -> Bool { directory()?.isLocked(address.name + RendererServer.lockSuffix) ?? false }
 

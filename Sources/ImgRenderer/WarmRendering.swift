@@ -5,6 +5,10 @@ import ImgCore
 /// everything else (no renderer listening, an input in a file, variants decoded together, `--facts`) with `fallback`. So does
 /// it when the renderer can't be used (another user's, gone, stopped, squatted, broken, a reply that is not the
 /// image it says): at most `RendererClient.patience` seconds later, with a note for `-v` that says why.
+///
+/// A fetch connects to the renderer once, for its rendering: whether one runs (so that neither libvips nor a
+/// header check is started here) is read from the renderer's lock (`RendererClient.isRunning`), not by
+/// connecting, so `prepare` and `inspect` cost no connection of the renderer's.
 public struct WarmRendering: ImageRendering {
     public let client: RendererClient
     /// Default: libvips in this process.
@@ -14,14 +18,14 @@ public struct WarmRendering: ImageRendering {
         (self.client, self.fallback) = (client, fallback)
     }
 
-    /// Starts the fallback (libvips) only when no renderer listens.
+    /// Starts the fallback (libvips) only when no renderer runs.
     public func prepare() {
-        if !client.isListening() { fallback.prepare() }
+        if !client.isRunning() { fallback.prepare() }
     }
 
-    /// With a renderer listening, nil (libvips isn't loaded here for a header); else the fallback's.
+    /// With a renderer running, nil (libvips isn't loaded here for a header); else the fallback's.
     public func inspect(_ original: EncodedBytes, for request: ImageRequest) throws(ImgError) -> ImageHeader? {
-        client.isListening() ? nil : try fallback.inspect(original, for: request)
+        client.isRunning() ? nil : try fallback.inspect(original, for: request)
     }
 
     public func render(_ request: ImageRequest, from original: EncodedBytes, context: RenderingContext) throws(ImgError)

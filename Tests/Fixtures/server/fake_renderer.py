@@ -15,11 +15,13 @@ Listens at the Unix socket file PATH and, for each connection, does what MODE sa
   junk     (client side) connect to PATH, send a frame that announces a 4 GiB header; print "closed" when the
            renderer hangs up without a reply
   old      (client side) the same with a well-formed status request of another imgfetch version
-With --user UID it drops to that user before listening, so its peers see that user.
+With --user UID it drops to that user before listening, so its peers see that user. With --count-file FILE it
+appends a line to FILE for each connection it accepts, before serving it. With --lock it holds the lock a real
+renderer holds (PATH.lock, flock), so that clients take it for a running renderer.
 Writes its pid to READY-FILE once listening, and with --got-request FILE writes FILE once it has read a whole request;
 runs until killed.
 """
-import argparse, base64, os, signal, socket, struct, sys, time
+import argparse, base64, fcntl, os, signal, socket, struct, sys, time
 
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -54,6 +56,8 @@ def main():
     parser.add_argument("--user", type=int)
     parser.add_argument("--ready-file")
     parser.add_argument("--got-request")
+    parser.add_argument("--count-file")
+    parser.add_argument("--lock", action="store_true")
     args = parser.parse_args()
 
     if args.mode in ("junk", "old"):
@@ -79,6 +83,9 @@ def main():
     if args.user is not None:
         os.setgid(args.user)
         os.setuid(args.user)
+    if args.lock:
+        lock = open(args.path + ".lock", "w")
+        fcntl.flock(lock, fcntl.LOCK_EX)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     if os.path.exists(args.path):
         os.unlink(args.path)
@@ -91,6 +98,9 @@ def main():
         signal.pause()
     while True:
         conn, _ = server.accept()
+        if args.count_file:
+            with open(args.count_file, "a") as count:
+                count.write("accepted\n")
         try:
             if args.mode == "hangup":
                 conn.recv(4)
