@@ -65,8 +65,8 @@ enum HeaderReader {
         return .header(info(of: image, format: sniffed, allPages: allPages))
     }
 
-    /// The header fields of an opened image.
-    private static func info(of image: DecodedImage, format: ImageFormat?, allPages: Bool) -> ImageInfo {
+    /// The header fields of an opened image; `allPages` when it was opened with all its pages (`n=-1`).
+    static func info(of image: DecodedImage, format: ImageFormat?, allPages: Bool) -> ImageInfo {
         let orientation = Int(imgf_get_int(image.pointer, "orientation", 1))
         let (storedWidth, storedHeight) = (image.width, image.pageHeight)
         let turned = (5...8).contains(orientation)

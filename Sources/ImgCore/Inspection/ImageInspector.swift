@@ -149,16 +149,31 @@ public struct ImageInspector: Sendable {
     /// The header of the whole file, and its facts when asked for, with the header check (`ImageDecoder.checkHeader`)
     /// their decode made: a whole download is kept on it, not checked again.
     private func describe(_ bytes: EncodedBytes, isRemote: Bool) throws(ImgError) -> (info: ImageInfo, checked: ImageDecoder.Header?) {
+        guard let facts else { return (try report(bytes, isRemote: isRemote), nil) }
+        // --facts: the decode's header check reads the header once for the report too. When it refuses, the report's
+        // own reading says why where it has a reason of its own, as when it was read first.
+        var headerRefused = false
+        do throws(ImgError) {
+            let read = try FactsReader.read(bytes, isRemote: isRemote, decoding: decoding, request: facts,
+                                            headerRefused: &headerRefused)
+            var info = read.info
+            info.facts = read.facts
+            return (info, read.header)
+        } catch {
+            if headerRefused { _ = try report(bytes, isRemote: isRemote) }
+            throw error
+        }
+    }
+
+    /// The header's report of the whole file (`HeaderReader`), no pixel decoded.
+    private func report(_ bytes: EncodedBytes, isRemote: Bool) throws(ImgError) -> ImageInfo {
         let outcome = try VipsInput.borrowing(bytes) { input throws(ImgError) in
             try HeaderReader.read(input, isWhole: true, isRemote: isRemote, allowUntrusted: decoding.allowUntrustedFormats)
         }
-        guard case .header(var info) = outcome else {
+        guard case .header(let info) = outcome else {
             throw .image("truncated: no image header")
         }
-        guard let facts else { return (info, nil) }
-        let read = try FactsReader.facts(of: bytes, isRemote: isRemote, decoding: decoding, request: facts)
-        info.facts = read.facts
-        return (info, read.header)
+        return info
     }
 
     /// The disk cache when its directory exists (info creates none); a directory that can't be used is no cache.

@@ -58,8 +58,11 @@ enum ImageDecoder {
     /// A file region whose format libvips reads only from memory (no source loader) is read into memory: `input`
     /// is then the buffer to decode from. With `integrity` (a verdict on these very bytes, found by an earlier
     /// check), the bytes are not scanned again: its damage is judged at `options.failOn` as a scan's would be.
+    /// `opened` is shown the image as the header opened it, and whether all its pages are in it (`info --facts`
+    /// reports from it: the header is read once).
     static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions,
-                            integrity: IntegrityVerdict? = nil) throws(ImgError) -> Header {
+                            integrity: IntegrityVerdict? = nil,
+                            opened report: ((DecodedImage, _ allPages: Bool) -> Void)? = nil) throws(ImgError) -> Header {
         guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
         let sniffed = ImageFormat.sniff(input.head)
@@ -99,6 +102,7 @@ enum ImageDecoder {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
         }
         let image = DecodedImage(taking: opened, source: input.owner)
+        report?(image, allFrames && !pagesDiffer)
         var header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
                             orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
         header.damage = damage
