@@ -7,7 +7,9 @@ ARGS may hold @FILE: that list instead of URLS (same number of lines); with --no
 Every round runs each variant once, the first one rotating, each into a fresh output folder and a fresh cache
 directory (cold, disk cache on), so that variants share whatever else the machine is doing. A run is timed from
 fork to exit with os.wait4: wall time, CPU (user+sys) and peak RSS; the load average is sampled before and after
-each run. Prints one line per run and a table of medians. IMGFETCH (default .build/release/imgfetch) is the binary.
+each run. Prints one line per run and a table of medians. IMGFETCH (default .build/release/imgfetch) is the binary; a variant's ENV may name
+its own (IMGFETCH=path). Directories a round leaves are put aside and deleted after the last round (as bench.py does:
+on ext4 without a journal, deleting files just before a run makes that run's file creations slower).
 
 example (from the repository root, nginx serving bench/work/www-r1 as bench/run.sh does):
   python3 bench/levers.py bench/work/run/photo-urls.txt /tmp/levers 3 'j8||-j 8' 'j2||-j 2' \\
@@ -34,7 +36,7 @@ def main():
         common = args[args.index("--") + 1:]
         args = args[:args.index("--")]
     urls, parent, rounds, specs = args[0], args[1], int(args[2]), args[3:]
-    binary = os.environ.get("IMGFETCH", ".build/release/imgfetch")
+    default_binary = os.environ.get("IMGFETCH", ".build/release/imgfetch")
     variants = []
     for spec in specs:
         name, env_text, arg_text = (spec.split("|") + ["", ""])[:3]
@@ -43,19 +45,23 @@ def main():
     count = sum(1 for line in open(urls) if line.strip())
     results = {name: [] for name, _, _ in variants}
     os.makedirs(parent, exist_ok=True)
+    trash = os.path.join(parent, "trash")
+    os.makedirs(trash, exist_ok=True)
     for r in range(rounds):
         shift = r % len(variants)
         for name, env, extra in variants[shift:] + variants[:shift]:
             out, cache = os.path.join(parent, f"out-{name}"), os.path.join(parent, f"cache-{name}")
             for d in (out, cache):
-                shutil.rmtree(d, ignore_errors=True)
+                if os.path.exists(d):   # put aside, not deleted: see Bench.rm in bench.py
+                    os.rename(d, os.path.join(trash, f"{os.path.basename(d)}-{r}-{time.time_ns()}"))
             os.makedirs(out)
             listing = next((a[1:] for a in extra if a.startswith("@")), urls)
             extra = [a for a in extra if not a.startswith("@")]
             cache_args = [] if "--no-cache" in extra else ["--cache-dir", cache]
+            binary = env.get("IMGFETCH", default_binary)
             cmd = [binary, "batch", listing, "-O", out, "-q"] + cache_args + common + extra
             full_env = {k: v for k, v in os.environ.items() if not k.startswith("IMGFETCH_")}
-            full_env.update(env)
+            full_env.update({k: v for k, v in env.items() if k != "IMGFETCH"})
             before = load()
             t0 = time.perf_counter()
             p = subprocess.Popen(cmd, env=full_env, stdin=subprocess.DEVNULL)
@@ -68,6 +74,7 @@ def main():
                   f"load {run[3]:.2f}->{run[4]:.2f}  exit {rc}  {written}/{count} written", flush=True)
             if rc == 0 and written == count:
                 results[name].append(run)
+    shutil.rmtree(trash, ignore_errors=True)
     print(f"\n| variant | env | args | median wall | median CPU (user+sys) | max peak RSS | runs |")
     print("|---|---|---|---|---|---|---|")
     for name, env, extra in variants:
