@@ -43,8 +43,9 @@ public final class RendererServer: Sendable {
     private let lastActivity = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     private let slots: DispatchSemaphore
 
-    /// `slots` renderings at once; default the number of active cores.
-    public init(address: RendererAddress, idleLimit: Double = 300, slots: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    /// `slots` renderings at once; default one more than the active cores, as in a pipeline
+    /// (`PipelineConfiguration.defaultRenderingSlots`).
+    public init(address: RendererAddress, idleLimit: Double = 300, slots: Int = PipelineConfiguration.defaultRenderingSlots) {
         self.address = address
         self.idleLimit = idleLimit
         self.slots = DispatchSemaphore(value: max(1, slots))

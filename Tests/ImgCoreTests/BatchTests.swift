@@ -313,4 +313,12 @@ struct BatchTests {
         #expect(BatchOptions().jobs == max(2, 2 * cores))
         #expect(BatchOptions.defaultJobs == max(2, 2 * cores))
     }
+
+    /// Renderings at once default to one more than the cores (a rendering's one-thread decode leaves no core idle),
+    /// in a pipeline and in the warm renderer.
+    @Test func renderingsDefaultToOneMoreThanTheCores() {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(PipelineConfiguration().renderingSlots == cores + 1)
+        #expect(PipelineConfiguration.defaultRenderingSlots == cores + 1)
+    }
 }

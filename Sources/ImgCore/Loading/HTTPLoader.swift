@@ -35,6 +35,10 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     }()
     private static let wasLoadedFlag = Atomic<Bool>(false)
 
+    /// libcurl's receive buffer: 256 KiB (libcurl's default is 16 KiB). A body arrives in 16 times fewer reads and
+    /// write callbacks; on 400 photos (465 MB over loopback) a batch used 0.3–0.5 s less CPU.
+    static let receiveBufferSize = 256 << 10
+
     /// Whether this process has loaded libcurl (`-v` reports it: a cache hit must not).
     public static var wasLoaded: Bool { wasLoadedFlag.load(ordering: .relaxed) }
 
@@ -194,6 +198,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                            context: UnsafeMutableRawPointer) {
         _ = imgf_setopt_string(handle, CURLOPT_URL, url.absoluteString)
         _ = imgf_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = imgf_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         _ = imgf_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         // Redirects are followed by `attemptFetch`, one request at a time.
         _ = imgf_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)

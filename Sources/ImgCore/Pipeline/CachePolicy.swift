@@ -36,9 +36,14 @@ public struct PipelineConfiguration: Sendable {
     /// Requests per second per host and when to give a host up; default none of either. A `Retry-After` on a 429 or
     /// 503 pauses its host for every thread whenever a gate is in use (a rate or giving up is set).
     public var politeness = HostPoliteness()
-    /// Renderings (decode, process, encode) at once across all threads; default the number of active cores, so that
-    /// threads waiting on the network and threads using the CPU overlap without oversubscribing it.
-    public var renderingSlots = ProcessInfo.processInfo.activeProcessorCount
+    /// Renderings (decode, process, encode) at once across all threads; default `defaultRenderingSlots`.
+    public var renderingSlots = PipelineConfiguration.defaultRenderingSlots
+
+    /// One more than the active cores: threads waiting on the network and threads using the CPU overlap, and a
+    /// rendering in a part that runs on one thread (libjpeg, libspng and libwebp each decode a file in one thread;
+    /// libvips' other threads wait for its rows) leaves no core idle. On 400 photos on 2 cores, 3 at once took the
+    /// batch from 7.94 to 6.98 s (4 at once: 7.35 s); see docs/BENCHMARKS.md.
+    public static var defaultRenderingSlots: Int { ProcessInfo.processInfo.activeProcessorCount + 1 }
     /// What makes variants (decode, process, encode); default `VipsRenderer`, libvips in this process.
     /// `WarmRendering` hands them to a warm renderer process when one is running.
     public var renderer: any ImageRendering = VipsRenderer()
