@@ -84,3 +84,11 @@ int imgf_link_unnamed_at(int descriptor, int folder, const char *name) {
     snprintf(path, sizeof path, "/proc/self/fd/%d", descriptor);
     return linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW);
 }
+
+int imgf_release_written_pages(int descriptor) {
+    int flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+    if (sync_file_range(descriptor, 0, 0, flags) != 0) return -1;
+    int failed = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED);
+    if (failed) { errno = failed; return -1; }
+    return 0;
+}

@@ -21,4 +21,9 @@ int imgf_open_unnamed_at(int folder, unsigned int mode);
  * /proc/self/fd). Returns 0, or -1 with errno set (EEXIST when the name is taken). */
 int imgf_link_unnamed_at(int descriptor, int folder, const char *name);
 
+/* Writes the file's dirty pages to the disk and waits for them (sync_file_range), then drops its pages from the
+ * page cache (posix_fadvise POSIX_FADV_DONTNEED): for large files written once and not read again soon. Advisory:
+ * returns 0, or -1 with errno set, and the file is whole either way. */
+int imgf_release_written_pages(int descriptor);
+
 #endif

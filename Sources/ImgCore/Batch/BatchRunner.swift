@@ -56,6 +56,8 @@ public final class BatchRunner: Sendable {
         self.announcements = announcements
         // The disk cache is kept within its size limit as the batch writes, sparing the originals of pending uses.
         pipeline.keepCacheWithinLimit { announcements?.pendingKeys() ?? [] }
+        // Originals are written once and not read again soon: they don't stay in the page cache.
+        pipeline.releasePagesOfLargeEntries()
     }
 
     /// Outputs per item: one per variant, or one.

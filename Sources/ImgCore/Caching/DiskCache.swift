@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +23,13 @@ public final class DiskCache: Sendable {
 
     /// The size limit kept during a long run (`keepWithin`); nil (the default) leaves it to cleans and prunes.
     private let bound = Locked<CacheBound?>(nil)
+
+    /// Whether entries of at least `pageReleaseSize` bytes leave the page cache once written (`releasePagesOfLargeEntries`);
+    /// false (the default) leaves them to the kernel.
+    private let releasesPages = Atomic<Bool>(false)
+
+    /// The smallest entry whose pages `releasePagesOfLargeEntries` drops: 256 KiB.
+    static let pageReleaseSize = 256 << 10
 
     /// Opens (creating if needed, mode 0700, with `CACHEDIR.TAG`) the directory, refusing one that others may write to.
     public init(directory: String) throws(ImgError) {
@@ -99,17 +107,19 @@ public final class DiskCache: Sendable {
         let header = CacheEntryFile.encodeHeader(metadata)
         let (accessed, expires) = (now.timeIntervalSince1970, EntryIO.expiry(now: now, ttl: metadata.ttl))
         var headerBytes = header.count
+        let release = body.count >= Self.pageReleaseSize && releasesPages.load(ordering: .relaxed)
         let temporary: String
         switch body {
         case .memory(let data):
-            temporary = try EntryIO.writeTemporary(header, data, in: "\(directory)/tmp", accessed: accessed, expires: expires)
+            temporary = try EntryIO.writeTemporary(header, data, in: "\(directory)/tmp", accessed: accessed, expires: expires,
+                                                   releasingPages: release)
         case .file(let region):
             if let linked = EntryIO.linkSpooled(region, metadata: metadata, in: "\(directory)/tmp", accessed: accessed,
-                                                expires: expires) {
+                                                expires: expires, releasingPages: release) {
                 (temporary, headerBytes) = (linked, Int(region.offset))
             } else {
                 temporary = try EntryIO.writeTemporary(header, then: region, in: "\(directory)/tmp", accessed: accessed,
-                                                       expires: expires)
+                                                       expires: expires, releasingPages: release)
             }
         }
         let folder = (path as NSString).deletingLastPathComponent
@@ -127,6 +137,14 @@ public final class DiskCache: Sendable {
         let reason = String(cString: strerror(errno))
         unlink(temporary)
         throw .io("cannot write cache entry \(path): \(reason)")
+    }
+
+    /// From now on (a batch: originals written once, at scale, and not read again soon), an entry of at least
+    /// `pageReleaseSize` is written out and dropped from the page cache as it is stored, rather than left to fill the
+    /// memory with pages nobody reads (and, on a virtual machine that returns freed memory to its host, to fault in
+    /// fresh memory for every write).
+    func releasePagesOfLargeEntries() {
+        releasesPages.store(true, ordering: .relaxed)
     }
 
     /// From now on keeps the directory within `limit` while this process writes to it (see `CacheBound`), never

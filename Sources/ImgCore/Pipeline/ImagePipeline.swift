@@ -73,6 +73,11 @@ public final class ImagePipeline: Sendable {
         disk.keepWithin(limit: limit) { Set(needed().map(DiskCache.entryFolder(originalKey:))) }
     }
 
+    /// From now on (a batch), large entries leave the page cache once written (`DiskCache.releasePagesOfLargeEntries`).
+    func releasePagesOfLargeEntries() {
+        (store as? DiskCache)?.releasePagesOfLargeEntries()
+    }
+
     /// At the end of a batch: the disk cache ends at or under its size limit.
     func settleCache() {
         (store as? DiskCache)?.settleWithinLimit()

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,6 +23,9 @@ public final class FileRegion: Sendable {
     /// Whether the `offset` bytes before the region are room left free for a cache entry's header (a download
     /// spooled for the cache, `BodySpool`), not yet given to one: `claimHeaderRoom` gives them once.
     private let headerRoom: Locked<Bool>
+    /// Whether the file's pages are written out and dropped from the page cache when the region closes it
+    /// (`releasePagesWhenClosed`); false by default.
+    private let releasesPagesWhenClosed = Atomic<Bool>(false)
 
     /// The window used to stream the bytes: 1 MiB.
     static let windowSize = 1 << 20
@@ -44,7 +48,16 @@ public final class FileRegion: Sendable {
         }
     }
 
-    deinit { close(descriptor) }
+    /// When the region is done with, writes the file's pages out and drops them from the page cache (a spooled
+    /// download that became a batch's cache entry: read by its rendering, then not again soon).
+    func releasePagesWhenClosed() {
+        releasesPagesWhenClosed.store(true, ordering: .relaxed)
+    }
+
+    deinit {
+        if releasesPagesWhenClosed.load(ordering: .relaxed) { _ = imgf_release_written_pages(descriptor) }
+        close(descriptor)
+    }
 
     /// Opens a whole regular file read-only (symlinks followed: local input may be one), or nil when it can't be read.
     static func open(wholeFile path: String) -> FileRegion? {

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// A batch writes its originals once, at scale, and does not read them again soon: large entries leave the page cache
+/// as they are stored (written out, then dropped), rather than filling memory with pages nobody reads. A fetch leaves
+/// them to the kernel (the next fetch of another size reads the original again). Residency is read with mincore(2).
+@Suite("Page cache release of a batch's large entries")
+struct PageReleaseTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    /// How many of the file's pages are in the page cache, and how many it has.
+    static func residentPages(_ path: String) throws -> (resident: Int, total: Int) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TestFailure("cannot open \(path)") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { throw TestFailure("cannot stat \(path)") }
+        let size = Int(status.st_size)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let pages = (size + page - 1) / page
+        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else {
+            throw TestFailure("cannot map \(path)")
+        }
+        defer { munmap(map, size) }
+        var vector = [UInt8](repeating: 0, count: pages)
+        guard mincore(map, size, &vector) == 0 else { throw TestFailure("mincore failed on \(path)") }
+        return (vector.filter { $0 & 1 != 0 }.count, pages)
+    }
+
+    static func body(_ count: Int) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    static func metadata(key: String, body: Data) -> CacheEntryMetadata {
+        CacheEntryMetadata(url: "u", key: key, variant: nil, kind: .original, size: body.count,
+                           xxh3: Digest.integrity(body), format: "png", width: 1, height: 1, created: 1, ttl: nil,
+                           etag: nil, lastModified: nil, contentType: nil)
+    }
+
+    @Test func aLargeEntryLeavesThePageCacheOnlyWhenTheCacheIsToldTo() throws {
+        let body = Self.body(1 << 20)
+        let kept = try DiskCache(directory: work.file("kept"))
+        let keptPath = kept.originalPath(originalKey: "k")
+        try kept.store(.memory(body), metadata: Self.metadata(key: "k", body: body), at: keptPath)
+        let left = try Self.residentPages(keptPath)
+        #expect(left.resident == left.total)
+
+        let released = try DiskCache(directory: work.file("released"))
+        released.releasePagesOfLargeEntries()
+        let releasedPath = released.originalPath(originalKey: "k")
+        try released.store(.memory(body), metadata: Self.metadata(key: "k", body: body), at: releasedPath)
+        #expect(try Self.residentPages(releasedPath).resident == 0)
+        // Still whole: it reads back (and reading brings its pages back).
+        guard case .fresh(_, let stored) = released.lookup(at: releasedPath, key: "k") else {
+            throw TestFailure("the released entry does not read back")
+        }
+        #expect(stored.data == body)
+    }
+
+    @Test func aSmallEntryStaysInThePageCache() throws {
+        let body = Self.body(DiskCache.pageReleaseSize - 1)
+        let cache = try DiskCache(directory: work.file("cache"))
+        cache.releasePagesOfLargeEntries()
+        let path = cache.originalPath(originalKey: "k")
+        try cache.store(.memory(body), metadata: Self.metadata(key: "k", body: body), at: path)
+        let pages = try Self.residentPages(path)
+        #expect(pages.resident == pages.total)
+    }
+
+    /// A spooled download that became its entry is still read by its rendering: its pages go once it is done with.
+    @Test func aSpooledEntryLeavesThePageCacheWhenItsRegionCloses() throws {
+        let cache = try DiskCache(directory: work.file("cache"))
+        cache.releasePagesOfLargeEntries()
+        let body = Self.body(EncodedBytes.memoryLimit + 100_000)
+        let path = cache.originalPath(originalKey: "k")
+        do {
+            let spool = BodySpool(directory: try #require(cache.spoolDirectory), hashing: true)
+            spool.expect(contentLength: Int64(body.count))
+            #expect(body.withUnsafeBytes { spool.append($0) })
+            guard case .file(let region) = try #require(spool.finish()) else { throw TestFailure("the body stayed in memory") }
+            try cache.store(.file(region), metadata: Self.metadata(key: "k", body: body), at: path)
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == CacheEntryFile.headerRoom + body.count)
+            let open = try Self.residentPages(path)
+            #expect(open.resident == open.total)
+            #expect(EncodedBytes.file(region).data == body)
+        }
+        #expect(try Self.residentPages(path).resident == 0)
+    }
+
+    /// From the command line: `batch` releases its originals' pages, `fetch` keeps them.
+    @Test func aBatchReleasesItsOriginalsAndAFetchKeepsThem() throws {
+        let www = work.file("www")
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.images + "/sample.png", toPath: www + "/big.png")
+        let server = try FixtureServer(root: www)
+        let url = server.url("/img/big.png")
+        let list = work.file("list.txt")
+        try (url + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let batchCache = work.file("batch-cache")
+        let batch = try Imgfetch.run(["batch", list, "-O", work.file("out"), "--cache-dir", batchCache, "--no-progress",
+                                      "--resize", "32x32"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let fetchCache = work.file("fetch-cache")
+        let fetch = try Imgfetch.run([url, "--resize", "32x32", "-o", work.file("one.png"), "--cache-dir", fetchCache])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        let parsed = try #require(URL(string: url))
+        let key = try #require(CacheKey.original(for: parsed))
+        let batchEntry = try Self.residentPages(try DiskCache(directory: batchCache).originalPath(originalKey: key))
+        let fetchEntry = try Self.residentPages(try DiskCache(directory: fetchCache).originalPath(originalKey: key))
+        #expect(batchEntry.total > 1 && batchEntry.resident == 0)
+        #expect(fetchEntry.resident == fetchEntry.total)
+    }
+}
