@@ -5,7 +5,8 @@ extension OptionCatalog {
             Transfers at once.
             Default: twice the processor cores (4 on 2 cores), so that while one item of a pair is decoded
             the next one downloads.
-            Decoding and processing run on a pool sized to the processor cores.
+            At most one rendering more than the processor cores (3 on 2 cores) decodes and processes at once:
+            a decoder reads a file in one thread, and the extra rendering keeps the cores busy meanwhile.
             """#),
         OptionDefinition("per-host", value: "N", default: "6", for: .batchLike, help: "connections at once to one host",
                          man: #"""
