@@ -111,6 +111,25 @@ struct DecodeFidelityTests {
         #expect(rescuedCount >= 6)
     }
 
+    /// A GIF frame whose LZW data holds a code that can't be is corrupt, found from the bytes: refused at the default
+    /// level every run (libvips' loader fails the frame, but its thread pool lost that now and then), and under
+    /// `none` the frames before it are decoded, never the one libvips fails.
+    @Test func aGIFFrameWithAnInvalidCodeIsCorruptAndOnlyTheFramesBeforeItAreRead() throws {
+        let data = try Self.fixture("invalid_multiframe.gif")
+        let damage = try #require(IntegrityCheck.damage(in: VipsInput(.memory(data)), format: .gif))
+        #expect(damage == .invalidGIFCode(row: 7, of: 9, frame: 3))
+        #expect(damage.severity == .corrupt && damage.wholeFrames == 3 && !damage.refused(at: .none))
+        #expect(DataDamage.invalidGIFCode(row: 7, of: 9, frame: 0).refused(at: .none), "no whole frame to decode")
+        var rescue = DecodeOptions()
+        rescue.failOn = .none
+        for _ in 0..<20 {
+            #expect(throws: ImgError.image("corrupt gif data: an invalid LZW code at row 7 of 9 of frame 4")) { try Self.render(data) }
+            let animation = try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain(),
+                                                     encoding: OutputEncoding(format: .gif), decoding: rescue)
+            #expect(animation.frames == 3 && animation.damage == damage.message)
+        }
+    }
+
     @Test func checksumsOfCriticalChunksStayErrorsAndAncillaryOnesAreWarnings() throws {
         let interlaced = try Self.fixture("generated/interlaced.png")
         let badIDAT = Self.png(interlaced, changing: "IDAT") { $0[$0.count - 1] ^= 0xFF }

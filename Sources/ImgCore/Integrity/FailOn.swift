@@ -55,13 +55,25 @@ struct DataDamage: Equatable, Sendable {
     var severity: Severity
     /// One line in the user's terms: `truncated: pixel data ends at row 1210 of 3000`.
     var message: String
+    /// For a GIF frame whose data holds an invalid code (`invalidGIFCode`): the frames before it, the most a decode
+    /// reads (`n=`), so that libvips never decodes the frame it fails, which under its thread pool it does only now
+    /// and then; 0 when it is the first, which is refused at every level. Nil for other damage: the decode reads all.
+    var wholeFrames: Int?
 
-    /// Whether `level` refuses an input with this damage.
+    /// Whether `level` refuses an input with this damage (every level, when no frame before it is whole).
     func refused(at level: FailOn) -> Bool {
-        switch severity {
+        if wholeFrames == 0 { return true }
+        return switch severity {
         case .warning: level == .warning
         case .truncated, .corrupt: level != .none
         }
+    }
+
+    /// A GIF frame (0-based `frame`) whose LZW data holds a code that can't be, `row` being where its pixels stop.
+    static func invalidGIFCode(row: Int, of height: Int, frame: Int) -> DataDamage {
+        let place = frame > 0 ? " of frame \(frame + 1)" : ""
+        return DataDamage(severity: .corrupt, message: "corrupt gif data: an invalid LZW code at row \(row) of \(height)\(place)",
+                          wholeFrames: frame)
     }
 
     static func truncated(row: Int, of height: Int, frame: Int? = nil) -> DataDamage {

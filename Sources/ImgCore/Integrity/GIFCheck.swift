@@ -1,5 +1,7 @@
-/// GIF: truncated when a frame's LZW data ends before its pixels do. Tolerated, as giflib and libnsgif tolerate
-/// them: stray bytes between blocks, a missing trailer, garbage or a cut-off block after the last complete frame.
+/// GIF: truncated when a frame's LZW data ends before its pixels do; corrupt when it holds a code that can't be
+/// (libnsgif, libvips' GIF loader, fails that frame, and libvips 8.14 loses the failure now and then under its
+/// thread pool), the frames before it whole. Tolerated, as giflib and libnsgif tolerate them: stray bytes between
+/// blocks, a missing trailer, garbage or a cut-off block after the last complete frame.
 enum GIFCheck {
     static func damage(in bytes: ByteReader) -> DataDamage? {
         guard bytes.count >= 13, let flags = bytes.byte(at: 10) else {
@@ -22,9 +24,12 @@ enum GIFCheck {
                 }
                 let width = Int(descriptor[5]) | Int(descriptor[6]) << 8, height = Int(descriptor[7]) | Int(descriptor[8]) << 8
                 offset += 10 + colorTableLength(descriptor[9]) + 1
-                let pixels = LZWCounter.pixels(bytes, from: &offset, minimumCodeSize: Int(codeSize), wanted: width * height)
-                if pixels < width * height, width > 0 {
-                    return .truncated(row: pixels / width, of: height, frame: frame == 0 && offset >= bytes.count ? nil : frame)
+                let count = LZWCounter.count(bytes, from: &offset, minimumCodeSize: Int(codeSize), wanted: width * height)
+                if count.invalidCode {
+                    return .invalidGIFCode(row: width > 0 ? count.pixels / width : 0, of: height, frame: frame)
+                }
+                if count.pixels < width * height, width > 0 {
+                    return .truncated(row: count.pixels / width, of: height, frame: frame == 0 && offset >= bytes.count ? nil : frame)
                 }
                 frame += 1
             default:
@@ -50,25 +55,34 @@ enum GIFCheck {
 /// Counts the pixels a frame's LZW data decodes to, without decoding them: each code's string length is its
 /// prefix's plus one.
 enum LZWCounter {
+    /// What a frame's LZW data gives.
+    struct Count: Equatable {
+        /// The pixels decoded, up to the ones wanted; up to the invalid code when there is one.
+        var pixels: Int
+        /// A code that can't be: past the next free table entry, or a first code (after a clear) outside the
+        /// initial table. libnsgif fails the frame there (lenient decoders, ImageMagick's, guess on).
+        var invalidCode = false
+    }
+
     /// Reads the sub-blocks from `offset` (left past the terminator, or at the end of the file) and returns how many
-    /// pixels they give, up to `wanted`.
-    static func pixels(_ bytes: ByteReader, from offset: inout Int, minimumCodeSize: Int, wanted: Int) -> Int {
-        guard (1...11).contains(minimumCodeSize) else { return 0 }
+    /// pixels they give, up to `wanted`, and whether they hold an invalid code.
+    static func count(_ bytes: ByteReader, from offset: inout Int, minimumCodeSize: Int, wanted: Int) -> Count {
+        guard (1...11).contains(minimumCodeSize) else { return Count(pixels: 0) }
         let clear = 1 << minimumCodeSize, end = clear + 1
         var lengths = [Int32](repeating: 1, count: 4096)
         var codeSize = minimumCodeSize + 1, next = end + 1, previous = -1
         var bitBuffer = 0, bitCount = 0, produced = 0
-        var finished = false
+        var finished = false, invalidCode = false
         while let size = bytes.byte(at: offset) {
             offset += 1
-            if size == 0 { return produced }
+            if size == 0 { return Count(pixels: produced, invalidCode: invalidCode) }
             // The last sub-block may be cut: its bytes up to the end of the file still count.
             let available = min(Int(size), bytes.count - offset)
             if !finished { bytes.scan(from: offset, length: available) { consume($0); return !finished } }
             offset += Int(size)
-            if available < Int(size) { offset = bytes.count; return produced }
+            if available < Int(size) { offset = bytes.count; return Count(pixels: produced, invalidCode: invalidCode) }
         }
-        return produced
+        return Count(pixels: produced, invalidCode: invalidCode)
 
         func consume(_ block: UnsafeRawBufferPointer) {
             for byte in block where !finished {
@@ -85,7 +99,7 @@ enum LZWCounter {
                     if code == end { finished = true; break }
                     var length: Int32
                     if previous < 0 {
-                        guard code < clear else { finished = true; break }
+                        guard code < clear else { invalidCode = true; finished = true; break }
                         length = 1
                     } else if code < next {
                         length = lengths[code]
@@ -94,8 +108,8 @@ enum LZWCounter {
                         length = lengths[previous] + 1
                         lengths[next] = length; next += 1
                     } else {
-                        finished = true  // a code that can't be: corrupt, for the decoder to judge
-                        produced = max(produced, wanted)
+                        invalidCode = true  // a code that can't be
+                        finished = true
                         break
                     }
                     produced += Int(length)

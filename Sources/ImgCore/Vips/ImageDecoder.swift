@@ -86,7 +86,7 @@ enum ImageDecoder {
                                      pixels: Int64(size.width) * Int64(size.height), limit: options.maxPixels))
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
-        var opened = input.open(options: allFrames ? "n=-1" : "")
+        var opened = input.open(options: allFrames ? framesOption(damage) : "")
         var pagesDiffer = false
         var header0Pages = 0
         if opened == nil, allFrames {
@@ -159,11 +159,17 @@ enum ImageDecoder {
 
     /// The loader's options for a decode: `fail_on` for the `--fail-on` level (`FailOn.loaderOption`), and `n=-1`
     /// (all frames) where the loader takes it, `options` don't ask for the first frame only and the pages are all
-    /// the same size.
+    /// the same size (`framesOption`: fewer when a frame's data is corrupt).
     static func loadOptions(_ header: Header, options: DecodeOptions) -> String {
         let failOn = options.failOn.loaderOption
         return multiFrameLoaders.contains(header.loader) && !options.firstFrame && header.pagesInFileWhenTheyDiffer == 0
-            ? "\(failOn),n=-1" : failOn
+            ? "\(failOn),\(framesOption(header.damage))" : failOn
+    }
+
+    /// `n=-1` (all frames), or only the whole frames before a corrupt one (`DataDamage.wholeFrames`, let through
+    /// by `--fail-on none`): libvips is never asked to decode a frame its loader fails.
+    static func framesOption(_ damage: DataDamage?) -> String {
+        damage?.wholeFrames.map { "n=\($0)" } ?? "n=-1"
     }
 
     /// The number of pages when some page differs in size from the first (libvips then refuses to read them all,

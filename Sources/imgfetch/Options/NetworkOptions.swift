@@ -145,6 +145,13 @@ extension OptionCatalog {
             .BR "truncated: pixel data ends at row 1210 of 3000" .
             A bad checksum on IHDR, PLTE or IDAT is refused at every level but
             .BR none .
+            So is a GIF frame whose data holds an LZW code that can\(aqt be (libvips\(aq
+            GIF loader fails that frame), whichever frames the output needs:
+            .BR "corrupt gif data: an invalid LZW code at row 7 of 9 of frame 4" ;
+            under
+            .B none
+            the frames before it are decoded, and a first frame with such a code is
+            refused too.
             Under
             .BR none ,
             a result made from a damaged input is marked damaged
