@@ -32,29 +32,18 @@ struct PageReleaseTests {
         return (vector.filter { $0 & 1 != 0 }.count, pages)
     }
 
-    static func body(_ count: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
-
-    static func metadata(key: String, body: Data) -> CacheEntryMetadata {
-        CacheEntryMetadata(url: "u", key: key, variant: nil, kind: .original, size: body.count,
-                           xxh3: Digest.integrity(body), format: "png", width: 1, height: 1, created: 1, ttl: nil,
-                           etag: nil, lastModified: nil, contentType: nil)
-    }
-
     @Test func aLargeEntryLeavesThePageCacheOnlyWhenTheCacheIsToldTo() throws {
-        let body = Self.body(1 << 20)
+        let body = EntryFixtures.randomBody(1 << 20)
         let kept = try DiskCache(directory: work.file("kept"))
         let keptPath = kept.originalPath(originalKey: "k")
-        try kept.store(.memory(body), metadata: Self.metadata(key: "k", body: body), at: keptPath)
+        try kept.store(.memory(body), metadata: EntryFixtures.metadata(key: "k", body: body), at: keptPath)
         let left = try Self.residentPages(keptPath)
         #expect(left.resident == left.total)
 
         let released = try DiskCache(directory: work.file("released"))
         released.releasePagesOfLargeEntries()
         let releasedPath = released.originalPath(originalKey: "k")
-        try released.store(.memory(body), metadata: Self.metadata(key: "k", body: body), at: releasedPath)
+        try released.store(.memory(body), metadata: EntryFixtures.metadata(key: "k", body: body), at: releasedPath)
         #expect(try Self.residentPages(releasedPath).resident == 0)
         // Still whole: it reads back (and reading brings its pages back).
         guard case .fresh(_, let stored) = released.lookup(at: releasedPath, key: "k") else {
@@ -64,11 +53,11 @@ struct PageReleaseTests {
     }
 
     @Test func aSmallEntryStaysInThePageCache() throws {
-        let body = Self.body(DiskCache.pageReleaseSize - 1)
+        let body = EntryFixtures.randomBody(DiskCache.pageReleaseSize - 1)
         let cache = try DiskCache(directory: work.file("cache"))
         cache.releasePagesOfLargeEntries()
         let path = cache.originalPath(originalKey: "k")
-        try cache.store(.memory(body), metadata: Self.metadata(key: "k", body: body), at: path)
+        try cache.store(.memory(body), metadata: EntryFixtures.metadata(key: "k", body: body), at: path)
         let pages = try Self.residentPages(path)
         #expect(pages.resident == pages.total)
     }
@@ -77,14 +66,11 @@ struct PageReleaseTests {
     @Test func aSpooledEntryLeavesThePageCacheWhenItsRegionCloses() throws {
         let cache = try DiskCache(directory: work.file("cache"))
         cache.releasePagesOfLargeEntries()
-        let body = Self.body(EncodedBytes.memoryLimit + 100_000)
+        let body = EntryFixtures.spoolableBody()
         let path = cache.originalPath(originalKey: "k")
         do {
-            let spool = BodySpool(directory: try #require(cache.spoolDirectory), hashing: true)
-            spool.expect(contentLength: Int64(body.count))
-            #expect(body.withUnsafeBytes { spool.append($0) })
-            guard case .file(let region) = try #require(spool.finish()) else { throw TestFailure("the body stayed in memory") }
-            try cache.store(.file(region), metadata: Self.metadata(key: "k", body: body), at: path)
+            let region = try EntryFixtures.spooled(body, for: cache)
+            try cache.store(.file(region), metadata: EntryFixtures.metadata(key: "k", body: body), at: path)
             #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == CacheEntryFile.headerRoom + body.count)
             let open = try Self.residentPages(path)
             #expect(open.resident == open.total)

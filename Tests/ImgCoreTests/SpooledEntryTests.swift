@@ -16,29 +16,6 @@ struct SpooledEntryTests {
         cache = try DiskCache(directory: work.file("cache"))
     }
 
-    /// A body over the memory limit, spooled as a download for the cache is (hashed, in the cache's tmp/).
-    func spooled(_ body: Data) throws -> FileRegion {
-        let spool = BodySpool(directory: try #require(cache.spoolDirectory), hashing: true)
-        spool.expect(contentLength: Int64(body.count))
-        for start in stride(from: 0, to: body.count, by: 16_384) {
-            let piece = body[start..<min(body.count, start + 16_384)]
-            #expect(piece.withUnsafeBytes { spool.append($0) })
-        }
-        guard case .file(let region) = try #require(spool.finish()) else { throw TestFailure("the body stayed in memory") }
-        return region
-    }
-
-    static func body() -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<(EncodedBytes.memoryLimit + 100_000)).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
-
-    static func metadata(url: String, key: String, kind: CacheEntryMetadata.Kind, body: Data) -> CacheEntryMetadata {
-        CacheEntryMetadata(url: url, key: key, variant: kind == .variant ? "v" : nil, kind: kind, size: body.count,
-                           xxh3: Digest.integrity(body), format: "png", width: 1, height: 1, created: 1, ttl: nil,
-                           etag: nil, lastModified: nil, contentType: nil)
-    }
-
     func size(_ path: String) throws -> Int {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
     }
@@ -49,10 +26,10 @@ struct SpooledEntryTests {
     }
 
     @Test func aSpooledDownloadBecomesItsEntryAndASecondEntryOfItIsCopied() throws {
-        let body = Self.body()
-        let region = try spooled(body)
+        let body = EntryFixtures.spoolableBody()
+        let region = try EntryFixtures.spooled(body, for: cache)
         let original = cache.originalPath(originalKey: "k")
-        try cache.store(.file(region), metadata: Self.metadata(url: "u", key: "k", kind: .original, body: body), at: original)
+        try cache.store(.file(region), metadata: EntryFixtures.metadata(url: "u", key: "k", kind: .original, body: body), at: original)
         // The header filled the room the spool left: the entry is that file (a copy would be header + body).
         #expect(try size(original) == CacheEntryFile.headerRoom + body.count)
         #expect(bodyOf(original, key: "k") == body)
@@ -61,7 +38,7 @@ struct SpooledEntryTests {
 
         // The same bytes stored again (a variant that is the source's own bytes) are copied: the room is taken.
         let variant = cache.variantPath(originalKey: "k", variantKey: "vk")
-        try cache.store(.file(region), metadata: Self.metadata(url: "u", key: "vk", kind: .variant, body: body), at: variant)
+        try cache.store(.file(region), metadata: EntryFixtures.metadata(url: "u", key: "vk", kind: .variant, body: body), at: variant)
         #expect(try size(variant) < CacheEntryFile.headerRoom + body.count)
         #expect(bodyOf(variant, key: "vk") == body)
         #expect(bodyOf(original, key: "k") == body)
@@ -69,17 +46,17 @@ struct SpooledEntryTests {
     }
 
     @Test func aHeaderTooLongForTheRoomIsWrittenWithACopyOfTheBody() throws {
-        let body = Self.body()
-        let region = try spooled(body)
+        let body = EntryFixtures.spoolableBody()
+        let region = try EntryFixtures.spooled(body, for: cache)
         let url = "http://127.0.0.1/" + String(repeating: "a", count: CacheEntryFile.headerRoom)
         let original = cache.originalPath(originalKey: url)
-        try cache.store(.file(region), metadata: Self.metadata(url: url, key: url, kind: .original, body: body), at: original)
+        try cache.store(.file(region), metadata: EntryFixtures.metadata(url: url, key: url, kind: .original, body: body), at: original)
         #expect(try size(original) > CacheEntryFile.headerRoom + body.count)
         #expect(bodyOf(original, key: url) == body)
     }
 
     @Test func aPaddedHeaderParsesAsTheOneItPads() throws {
-        let metadata = Self.metadata(url: "u", key: "k", kind: .original, body: Data("x".utf8))
+        let metadata = EntryFixtures.metadata(url: "u", key: "k", kind: .original, body: Data("x".utf8))
         let padded = try #require(CacheEntryFile.encodeHeader(metadata, filling: 512))
         #expect(padded.count == 512)
         let parsed = try #require(CacheEntryFile.parseHeader(padded + Data("x".utf8)))
