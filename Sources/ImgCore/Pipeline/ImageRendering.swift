@@ -36,6 +36,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var width: Int, height: Int
     /// What the integrity check found in the bytes read (`VipsRenderer.inspect` sets it); nil: not checked.
     var integrity: IntegrityVerdict?
+    /// The whole header the in-process decoder read (`VipsRenderer.inspect` sets it), so that rendering these bytes
+    /// does not open their header again; nil: not read in this process.
+    var decoded: ImageDecoder.Header?
 
     public init(format: ImageFormat?, width: Int, height: Int) {
         (self.format, self.width, self.height) = (format, width, height)

@@ -11,7 +11,7 @@ enum ImageDecoder {
     static let multiFrameLoaders = ["gif", "webp", "heif", "tiff", "pdf", "magick"]
 
     /// What the header says, read without decoding pixels.
-    struct Header {
+    struct Header: Equatable {
         var loader: String
         var format: ImageFormat?
         var width: Int
@@ -27,6 +27,9 @@ enum ImageDecoder {
         var damage: DataDamage?
         /// The memory decoding needs at once, estimated from the header.
         var decodeMemory = DecodeMemory(bytes: 0, what: nil)
+        /// The header was opened with all frames (`n=-1` or the whole frames before a corrupt one), as a decode
+        /// that does not ask for the first frame only opens it.
+        var allFramesOpened = false
 
         /// Width and height once the orientation is applied (when `autorotate`).
         func orientedSize(autorotate: Bool) -> (width: Int, height: Int) {
@@ -59,9 +62,12 @@ enum ImageDecoder {
     /// is then the buffer to decode from. With `integrity` (a verdict on these very bytes, found by an earlier
     /// check), the bytes are not scanned again: its damage is judged at `options.failOn` as a scan's would be.
     /// `opened` is shown the image as the header opened it, and whether all its pages are in it (`info --facts`
-    /// reports from it: the header is read once).
+    /// reports from it: the header is read once). With `earlier` (what an earlier check read from these very bytes,
+    /// `VipsRenderer.inspect`'s), the header is not opened again when it was opened as `options` would open it: its
+    /// size, frames and damage are judged against `options` as they would be on a fresh read. Opening a header costs
+    /// the loader's set-up (WebP's loader allocates and zeroes a canvas of the whole image for it).
     static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions,
-                            integrity: IntegrityVerdict? = nil,
+                            integrity: IntegrityVerdict? = nil, earlier: Header? = nil,
                             opened report: ((DecodedImage, _ allPages: Bool) -> Void)? = nil) throws(ImgError) -> Header {
         guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
@@ -76,7 +82,9 @@ enum ImageDecoder {
         let format = sniffed
         var damage: DataDamage?
         if let format {
-            damage = integrity.map(\.damage) ?? IntegrityCheck.damage(in: input, format: format)
+            if let integrity { damage = integrity.damage } else if let earlier { damage = earlier.damage } else {
+                damage = IntegrityCheck.damage(in: input, format: format)
+            }
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
         if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()),
@@ -86,6 +94,10 @@ enum ImageDecoder {
                                      pixels: Int64(size.width) * Int64(size.height), limit: options.maxPixels))
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
+        if let earlier, report == nil, earlier.loader == loader, earlier.format == format,
+           earlier.allFramesOpened == allFrames {
+            return try withinLimits(earlier, options: options)
+        }
         var opened = input.open(options: allFrames ? framesOption(damage) : "")
         var pagesDiffer = false
         var header0Pages = 0
@@ -106,7 +118,16 @@ enum ImageDecoder {
         var header = Header(loader: loader, format: format, width: image.width, frameHeight: image.pageHeight, frames: image.frameCount,
                             orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
         header.damage = damage
+        header.allFramesOpened = allFrames && !pagesDiffer
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
+        return try withinLimits(header, options: options, estimatingFrom: input)
+    }
+
+    /// `header` if its frames, pixels and decode memory are within `options`' limits; the first one over throws.
+    /// With `input`, the decode memory is estimated from its header first (once the size is known to be in bounds).
+    private static func withinLimits(_ header: Header, options: DecodeOptions,
+                                     estimatingFrom input: VipsInput? = nil) throws(ImgError) -> Header {
+        var header = header
         if header.frames > options.maxFrames {
             throw .overLimit(.frames(count: header.frames, limit: options.maxFrames))
         }
@@ -115,7 +136,7 @@ enum ImageDecoder {
             throw .overLimit(.pixels(width: header.width, height: header.frameHeight, frames: header.frames, pixels: pixels,
                                      limit: options.maxPixels))
         }
-        header.decodeMemory = DecodeMemory.estimate(input.reader(), header: header)
+        if let input { header.decodeMemory = DecodeMemory.estimate(input.reader(), header: header) }
         if header.decodeMemory.bytes > options.maxDecodeMemory {
             throw .overLimit(.decodeMemory(width: header.width, height: header.frameHeight, what: header.decodeMemory.what,
                                            bytes: header.decodeMemory.bytes, limit: options.maxDecodeMemory))

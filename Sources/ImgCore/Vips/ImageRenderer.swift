@@ -11,8 +11,8 @@ public enum ImageRenderer {
     /// rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With `facts`, the
     /// result carries the facts of the processed image, from a small shrink of it made just before encoding (no
     /// second decode). With `checked` (what `VipsRenderer.inspect` read from these bytes), its integrity verdict is
-    /// used instead of scanning the bytes again. With `stop`, the rendering ends as soon as it is stopped (its result
-    /// is then a failure, to be dropped).
+    /// used instead of scanning the bytes again, and its header instead of opening it again. With `stop`, the
+    /// rendering ends as soon as it is stopped (its result is then a failure, to be dropped).
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil,
                               budget: DecodeMemoryBudget? = nil, facts: FactsRequest? = nil,
@@ -23,18 +23,20 @@ public enum ImageRenderer {
             // Run again alone, a variant decodes by itself: the same bytes, as `SharedDecode` guarantees.
             return try renderOnce(bytes, isRemote: isRemote, chain: chain, encoding: encoding, decoding: decoding,
                                   shared: attempts == 1 ? shared : nil, budget: budget, facts: facts,
-                                  integrity: checked?.integrity, stop: stop)
+                                  checked: checked, stop: stop)
         }, rerunnable: { !RenderClock.isExpiry($0) && stop?.isStopped != true })
     }
 
     private static func renderOnce(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                                    decoding: DecodeOptions, shared: SharedDecode?,
                                    budget: DecodeMemoryBudget?, facts: FactsRequest?,
-                                   integrity: IntegrityVerdict?, stop: RenderStop?) throws(ImgError) -> EncodedImage {
+                                   checked: ImageHeader?, stop: RenderStop?) throws(ImgError) -> EncodedImage {
         let render = { (input: inout VipsInput) throws(ImgError) -> EncodedImage in
             // Every variant checks the header (it reads no pixels), so each fails as it would alone; the integrity
-            // scan (it reads every byte) only when these bytes were not scanned already.
-            let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding, integrity: integrity)
+            // scan (it reads every byte) only when these bytes were not scanned already, and the header's opening only
+            // when it was not read already.
+            let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding,
+                                                      integrity: checked?.integrity, earlier: checked?.decoded)
             try OutputGeometry.check(chain, header: header, options: decoding)
             let input = input
             let work = { () throws(ImgError) -> EncodedImage in

@@ -14,6 +14,7 @@ public struct VipsRenderer: ImageRendering {
             }
             var inspected = ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
             inspected.integrity = IntegrityVerdict(damage: header.damage)
+            inspected.decoded = header
             return inspected
         }
     }
