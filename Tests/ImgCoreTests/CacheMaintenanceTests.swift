@@ -43,6 +43,51 @@ struct CacheMaintenanceTests {
         #expect(paths.enumerated().dropFirst(removed).allSatisfy { index, path in (access(path, F_OK) == 0) == (index % 2 == 1) })
     }
 
+    /// Clean and a prune's size check walk the cache one entry folder at a time (`CacheScan.visitFolders`), where each
+    /// held a whole scan (~250 bytes an entry: 10 MB at the end of a 20,000-line batch, the most of its peak heap):
+    /// each folder comes once with only its own entries, together the whole scan's; clean removes what expired in
+    /// batches, and a prune of a cache within its limit, or one told it is over, finds the same total.
+    @Test func cleanAndPruneWalkTheCacheOneFolderAtATime() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        for index in 0..<40 {
+            let expired = index % 4 == 0
+            _ = try store(cache, url: "http://h/\(index).png", ttl: expired ? 1 : 1_000_000,
+                          now: Date(timeIntervalSinceNow: expired ? -10 : 0))
+        }
+        // A variant beside the original of line 1, and an entry folder left empty.
+        let body = Data(repeating: 3, count: 500)
+        let variant = CacheEntryMetadata(url: "http://h/1.png", key: "http://h/1.png@v", variant: "v", kind: .variant,
+                                         size: body.count, xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
+                                         created: Date().timeIntervalSince1970, ttl: 3600)
+        try cache.store(.memory(body), metadata: variant, at: cache.variantPath(originalKey: "http://h/1.png", variantKey: "http://h/1.png@v"))
+        let empty = home.path + "/entries/" + DiskCache.entryFolder(originalKey: "http://h/gone.png")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+
+        var visited: [String: [CacheEntryStat]] = [:]
+        CacheScan.visitFolders(directory: home.path) { folder, contents in
+            #expect(visited[folder] == nil, "\(folder) visited twice")
+            #expect(contents.entries.allSatisfy { $0.folder == folder })
+            #expect(contents.anything == !contents.entries.isEmpty)
+            visited[folder] = contents.entries
+        }
+        let whole = CacheScan(directory: home.path)
+        #expect(visited.count == 41 && visited.values.map(\.count).sorted().suffix(2) == [1, 2])
+        #expect(Set(visited.values.joined().map { $0.path(in: home.path) }) == Set(whole.entries.map { $0.path(in: home.path) }))
+        #expect(whole.emptyFolders == [DiskCache.entryFolder(originalKey: "http://h/gone.png")])
+
+        let total = whole.entries.reduce(Int64(0)) { $0 + $1.size }
+        for likelyOver in [false, true] {
+            let kept = CacheMaintenance.prune(directory: home.path, sizeLimit: total, likelyOver: likelyOver)
+            #expect(kept.entries == 0 && kept.remainingBytes == total)
+        }
+        let cleaned = CacheMaintenance.cleanExpired(directory: home.path, removalBatch: 3)
+        #expect(cleaned.entries == 10 && cleaned.folders == 1 && cleaned.paths.count == 10)
+        let left = CacheScan(directory: home.path)
+        #expect(left.entries.count == 31 && left.entries.allSatisfy { !$0.isExpired(at: Date().timeIntervalSince1970) })
+        #expect(access(empty, F_OK) != 0)
+    }
+
     @Test func anEntryReplacedOrUsedSinceTheScanIsNotRemoved() throws {
         let home = try TemporaryDirectory()
         let cache = try DiskCache(directory: home.path)

@@ -34,17 +34,27 @@ public enum CacheMaintenance {
 
     // MARK: clean-expired
 
+    /// How many expired entries clean gathers before removing them (on a few threads): 4,096.
+    public static let removalBatch = 4096
+
     /// Removes expired entries, temporaries and unheld lock files older than `tempAge` seconds, and empty entry folders.
+    /// The cache is walked folder by folder (`CacheScan.visitFolders`) and the expired entries found are removed
+    /// `removalBatch` at a time, so that memory stays flat whatever the number of entries.
     public static func cleanExpired(directory: String, tempAge: Double = defaultTempAge, dryRun: Bool = false,
-                                    now: Double = Date().timeIntervalSince1970) -> Report {
+                                    now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
         var report = Report()
-        let scan = CacheScan(directory: directory)
-        let expired = scan.entries.filter { $0.isExpired(at: now) }
-        let removed = dryRun ? expired.map { _ in true } : removeEntries(expired, directory: directory) { _, current in current.isExpired(at: now) }
-        for (entry, wasRemoved) in zip(expired, removed) where wasRemoved { record(entry, directory: directory, in: &report) }
-        for folder in scan.emptyFolders where dryRun || rmdir("\(directory)/entries/\(folder)") == 0 {
-            report.folders += 1
+        var expired: [CacheEntryStat] = []
+        func removeExpired() {
+            let removed = dryRun ? expired.map { _ in true } : removeEntries(expired, directory: directory) { _, current in current.isExpired(at: now) }
+            for (entry, wasRemoved) in zip(expired, removed) where wasRemoved { record(entry, directory: directory, in: &report) }
+            expired.removeAll(keepingCapacity: true)
         }
+        CacheScan.visitFolders(directory: directory) { folder, contents in
+            if !contents.anything, dryRun || rmdir("\(directory)/entries/\(folder)") == 0 { report.folders += 1 }
+            expired += contents.entries.filter { $0.isExpired(at: now) }
+            if expired.count >= max(1, removalBatch) { removeExpired() }
+        }
+        removeExpired()
         removeTemporaries(directory: directory, olderThan: tempAge, dryRun: dryRun, now: now, into: &report)
         report.locks = KeyLock.removeStale(directory: directory, olderThan: tempAge, dryRun: dryRun)
         return report
@@ -92,13 +102,19 @@ public enum CacheMaintenance {
     /// at or below `target` (default half the limit: Kingfisher's rule). An entry accessed since the scan is kept
     /// (it is no longer the least recently used), and so is every entry in the folders `keeping` names (below
     /// `entries/`: what a running batch still needs). A prune that removed something records its time in
-    /// `DIR/last-prune` (for `cache inspect`).
+    /// `DIR/last-prune` (for `cache inspect`). Unless `likelyOver` (the caller knows the total is over the limit),
+    /// the total is summed first folder by folder, so that a cache within its limit is never held whole in memory
+    /// (a whole scan holds ~250 bytes an entry); only a cache over it is scanned whole, to sort it.
     public static func prune(directory: String, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
-                             dryRun: Bool = false) -> Report {
+                             dryRun: Bool = false, likelyOver: Bool = false) -> Report {
         var report = Report()
-        let scan = CacheScan(directory: directory)
-        var total = scan.entries.reduce(Int64(0)) { $0 + $1.size }
-        if total > sizeLimit {
+        var total: Int64 = 0
+        if !likelyOver {
+            CacheScan.visitFolders(directory: directory) { _, contents in total += contents.entries.reduce(0) { $0 + $1.size } }
+        }
+        let scan = likelyOver || total > sizeLimit ? CacheScan(directory: directory) : nil
+        if let scan { total = scan.entries.reduce(Int64(0)) { $0 + $1.size } }
+        if let scan, total > sizeLimit {
             let target = target ?? sizeLimit / 2
             // Sort indices, not the entries (cheaper for 100,000); ties by path for a stable order.
             let order = scan.entries.indices.filter { keeping.isEmpty || !keeping.contains(scan.entries[$0].folder) }.sorted {
