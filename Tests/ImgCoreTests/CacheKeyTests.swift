@@ -144,6 +144,32 @@ struct CacheKeyTests: EndToEndSuite {
         #expect(!kept.stderr.contains("warning"), "\(kept.stderr)")
     }
 
+    /// The watch remembers a key as hashes (and the first input's query as written), not as strings of the key and
+    /// URL (~300 bytes a line, 5 MiB at 20,000): its warning still names the earlier URL with its query and the
+    /// later one, without credentials, once per key; a reordered query is the same; past its capacity, new keys are
+    /// not remembered.
+    @Test func theQueryWatchKeepsHashesAndStillNamesBothURLs() throws {
+        let watch = QueryCollisionWatch(capacity: 3)
+        func note(_ text: String) throws -> String? {
+            let request = ImageRequest(source: .remote(try #require(URL(string: text))))
+            return watch.note(request, key: try #require(try CacheKey.original(for: request.source)))
+        }
+        #expect(try note("http://bob:pw@h/a.jpg?w=1&h=2") == nil)
+        #expect(try note("http://bob:pw@h/a.jpg?h=2&w=1") == nil, "the same parameters")
+        let warning = try #require(try note("http://bob:pw@h/a.jpg?w=3"))
+        #expect(warning.hasPrefix("warning: http://h/a.jpg?w=1&h=2 and http://h/a.jpg?w=3 differ only in their query"), "\(warning)")
+        #expect(try note("http://bob:pw@h/a.jpg?w=4") == nil, "once per key")
+        #expect(try note("http://h/b.jpg") == nil)
+        let noQuery = try #require(try note("http://h/b.jpg?v=2"))
+        #expect(noQuery.hasPrefix("warning: http://h/b.jpg and http://h/b.jpg?v=2 differ"), "\(noQuery)")
+        #expect(try note("http://h/c.jpg") == nil && watch.count == 3)
+        #expect(try note("http://h/d.jpg") == nil && watch.count == 3)
+        #expect(try note("http://h/d.jpg?x=1") == nil, "a key past the capacity is not watched")
+        var kept = ImageRequest(source: .remote(try #require(URL(string: "http://h/e.jpg?x=1"))))
+        kept.query = .all
+        #expect(watch.note(kept, key: "http://h/e.jpg?x=1") == nil && watch.count == 3)
+    }
+
     @Test func cacheInspectShowsTheFullURLWithoutCredentials() throws {
         let url = server.url("/by-query/x?img=sample.jpg&w=3")
         #expect(try fetch([url.replacingOccurrences(of: "://", with: "://bob:pw@") + "#top", "-o", work.file("a.jpg")]).status == 0)
