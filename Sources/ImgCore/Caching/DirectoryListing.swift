@@ -13,6 +13,19 @@ enum DirectoryListing {
         return children(of: descriptor).map(\.name)
     }
 
+    /// Calls `body` with each name in a folder (without `.` and `..`) as `readdir` reads it, holding none of them:
+    /// for folders of a file per key (`locks/`), whose listing would grow with the cache. `body` may unlink the name.
+    static func forEachName(in folder: String, _ body: (String) -> Void) {
+        guard let handle = opendir(folder) else { return }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != ".", name != ".." { body(name) }
+        }
+    }
+
     /// The names (without `.` and `..`) and `d_type`s in an open folder; the descriptor stays open.
     static func children(of descriptor: Int32) -> [(name: String, type: Int32)] {
         let copy = dup(descriptor)

@@ -42,14 +42,16 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
         let folder = "\(directory)/locks"
         var removed = 0
         let now = Date().timeIntervalSince1970
-        for name in DirectoryListing.names(in: folder) where CacheNames.isLock(name) {
+        // One lock file per original downloaded in the last hour: read as the folder is walked, never listed whole.
+        DirectoryListing.forEachName(in: folder) { name in
+            guard CacheNames.isLock(name) else { return }
             let path = "\(folder)/\(name)"
             let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }
+            guard descriptor >= 0 else { return }
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, now - EntryIO.seconds(info.st_mtim) >= age,
-                  flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+                  flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
             if !dryRun { unlink(path) }
             removed += 1
         }
