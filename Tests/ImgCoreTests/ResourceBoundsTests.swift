@@ -142,6 +142,16 @@ struct ResourceBoundsTests {
         #expect(bad.status == 2 && bad.stderr.contains("--max-render-time"), "\(bad.stderr)")
     }
 
+    /// A rendering's alarm is cancelled (and freed) when the rendering ends, so a batch's finished renderings leave no
+    /// timer pending for the rest of --max-render-time (with `asyncAfter`, 60 s of renderings' timers were pending
+    /// at any time of a long batch); its expiry is checked end to end above.
+    @Test func aRenderClockCancelsItsAlarmWhenTheRenderingEnds() {
+        let clock = RenderClock(seconds: 60)
+        #expect(!clock.alarmCancelled)
+        clock.end()
+        #expect(clock.alarmCancelled && !clock.expired)
+    }
+
     /// A list line is read up to 64 KiB: a longer one fails alone, by its line number, and the list goes on.
     @Test func aBatchLineOverTheLimitFailsAloneWithItsNumber() throws {
         let long = String(repeating: "x", count: 70_000)

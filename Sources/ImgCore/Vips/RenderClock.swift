@@ -8,13 +8,15 @@ import Foundation
 final class RenderClock: Sendable {
     let seconds: Double
     private let state = Locked<(images: [DecodedImage], expired: Bool, killed: Bool, ended: Bool)>(([], false, false, false))
+    /// The alarm, cancelled when the rendering ends: a batch's finished renderings leave no timer pending for the
+    /// rest of `seconds` (with `asyncAfter`, 60 s of renderings' timers were pending at any time of a long batch).
+    private let alarm: Alarm
 
-    /// Starts the clock, under `stop` when given. (The alarm only holds the small state, emptied when the rendering
-    /// ends.)
+    /// Starts the clock, under `stop` when given.
     init(seconds: Double, stop: RenderStop? = nil) {
         self.seconds = seconds
         let state = self.state
-        DispatchQueue.global().asyncAfter(deadline: .now() + min(seconds, 86_400)) {
+        alarm = Alarm(after: min(seconds, 86_400)) {
             state.withLock { state in
                 guard !state.ended else { return }
                 state.expired = true
@@ -23,6 +25,8 @@ final class RenderClock: Sendable {
         }
         stop?.join(self)
     }
+
+    deinit { alarm.cancel() }
 
     /// Kills the rendering now, whatever its time (its `RenderStop` was stopped).
     func kill() {
@@ -35,6 +39,9 @@ final class RenderClock: Sendable {
 
     /// Whether the time ran out.
     var expired: Bool { state.withLock { $0.expired } }
+
+    /// Whether the alarm is cancelled (the rendering ended): for tests.
+    var alarmCancelled: Bool { alarm.isCancelled }
 
     /// Takes `image` into the rendering: killed at once when the time has run out already.
     func watch(_ image: DecodedImage) {
@@ -51,6 +58,7 @@ final class RenderClock: Sendable {
             state.ended = true
             state.images.removeAll()
         }
+        alarm.cancel()
     }
 
     /// What a rendering that ran out of time fails with (exit 5).
@@ -62,6 +70,22 @@ final class RenderClock: Sendable {
     static func isExpiry(_ error: ImgError) -> Bool {
         if case .overLimit(.renderTime, _) = error { true } else { false }
     }
+}
+
+/// A one-shot timer on a global queue that can be cancelled before it fires, which frees it at once.
+private final class Alarm: @unchecked Sendable { // wraps a libdispatch timer source (a C dispatch_source_t), whose cancel is thread-safe
+    private let source: any DispatchSourceTimer
+
+    init(after seconds: Double, _ handler: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeTimerSource(queue: .global())
+        source.schedule(deadline: .now() + seconds)
+        source.setEventHandler(handler: handler)
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
+
+    var isCancelled: Bool { source.isCancelled }
 }
 
 /// Seconds as the user wrote them: 60 as "60s", 0.5 as "0.5s".
