@@ -6,48 +6,50 @@ import Foundation
 /// `--keep-query` the user chose what the key keeps. The first `capacity` keys of a command are watched (a list of
 /// millions of lines must not keep every URL in memory).
 ///
-/// A key is remembered as a 64-bit hash of it, with a 64-bit hash of its input's query parameters (in key order)
-/// and that input's query as written, not as strings of the key and URL: ~50 bytes a key for URLs without a query
-/// (where ~300 were kept before: 5 MiB at 20,000 lines), plus its query's length for one with a query. The earlier
-/// URL a warning names is the later one with the earlier query, which is the earlier URL but for what the key
-/// ignores besides the query (the case of the scheme and host, a default port, user info, a fragment). Two keys or
-/// two queries with one 64-bit hash are needed for a missed or a false warning: about 1 in 10^9 at the cap.
+/// A key is remembered as a 64-bit hash of it, with a hash of its input's query parameters (in key order), and the
+/// query as written only for an input that has one, not as strings of the key and URL: 16 bytes a key in the table
+/// (~21 with its spare room) for URLs without a query, where ~300 were kept before (5 MiB at 20,000 lines), plus
+/// the query's length for one with a query. The earlier URL a warning names is the later one with the earlier
+/// query: the earlier URL but for what the key ignores besides the query (the case of the scheme and host, a
+/// default port, user info, a fragment). Two keys or two queries with one 64-bit hash are needed for a missed or
+/// a false warning: about 1 in 10^9 at the cap.
 public final class QueryCollisionWatch: Sendable {
     /// How many distinct keys are remembered; default 100,000.
     public let capacity: Int
-    private struct Seen {
-        /// The hash of the first input's query parameters in key order.
-        var parameters: Int
-        /// The first input's query as written (percent-encoded); nil when it had none.
-        var query: String?
-        var warned = false
+    private struct State {
+        /// Per key hash, the hash of its first input's query parameters, its lowest bit set once it was warned about.
+        var parameters: [Int: Int] = [:]
+        /// Per key hash, its first input's query as written (percent-encoded), when it had one.
+        var queries: [Int: String] = [:]
     }
 
-    private let seen = Locked<[Int: Seen]>([:])
+    private let state = Locked(State())
 
     public init(capacity: Int = 100_000) {
         self.capacity = capacity
     }
 
     /// How many keys are remembered now (at most `capacity`).
-    public var count: Int { seen.withLock { $0.count } }
+    public var count: Int { state.withLock { $0.parameters.count } }
 
     /// Records the input of `request` under `key`; returns the warning when an input seen before has the same key and
     /// another query (parameters compared in key order, so a mere reordering of names is the same query).
     public func note(_ request: ImageRequest, key: String) -> String? {
         guard request.cacheKey == nil, request.query == .none, case .remote(let url) = request.source else { return nil }
         let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery
-        let parameters = Self.hash(QueryInKey.all.kept(from: query))
+        let parameters = Self.hash(QueryInKey.all.kept(from: query)) & ~1
         let keyHash = Self.hash([key])
-        let earlierQuery = seen.withLock { seen -> String?? in
-            guard var earlier = seen[keyHash] else {
-                if seen.count < capacity { seen[keyHash] = Seen(parameters: parameters, query: query) }
+        let earlierQuery = state.withLock { state -> String?? in
+            guard let earlier = state.parameters[keyHash] else {
+                if state.parameters.count < capacity {
+                    state.parameters[keyHash] = parameters
+                    if let query { state.queries[keyHash] = query }
+                }
                 return nil
             }
-            guard earlier.parameters != parameters, !earlier.warned else { return nil }
-            earlier.warned = true
-            seen[keyHash] = earlier
-            return .some(earlier.query)
+            guard earlier & ~1 != parameters, earlier & 1 == 0 else { return nil }
+            state.parameters[keyHash] = earlier | 1
+            return .some(state.queries[keyHash])
         }
         guard let earlierQuery else { return nil }
         let later = URLCredentials.removingUserInfo(from: url)
