@@ -139,22 +139,29 @@ struct DecodeFidelityTests {
         #expect(throws: ImgError.self) { try Self.render(badPHYs, failOn: .warning) }
     }
 
-    /// Bytes checked once are not scanned again: a verdict given with them is the one judged, at the level asked.
+    /// Bytes checked once are not scanned again: the damage an earlier check found is the one judged, at the level
+    /// asked.
     @Test func aGivenIntegrityVerdictIsUsedInsteadOfAScan() throws {
         let whole = try Self.fixture("generated/interlaced.png")
-        func header(_ verdict: IntegrityVerdict?, failOn: FailOn = .standard) throws(ImgError) -> ImageDecoder.Header {
+        func scanned() throws(ImgError) -> ImageDecoder.Header {
+            var input = VipsInput(.memory(whole))
+            return try ImageDecoder.checkHeader(&input, isRemote: true, options: DecodeOptions())
+        }
+        func header(_ damage: DataDamage, failOn: FailOn = .standard) throws(ImgError) -> ImageDecoder.Header {
+            var earlier = try scanned()
+            earlier.damage = damage
             var input = VipsInput(.memory(whole))
             var options = DecodeOptions()
             options.failOn = failOn
-            return try ImageDecoder.checkHeader(&input, isRemote: true, options: options, integrity: verdict)
+            return try ImageDecoder.checkHeader(&input, isRemote: true, options: options, earlier: earlier)
         }
-        #expect(try header(nil).damage == nil, "scanned: the file is whole")
+        #expect(try scanned().damage == nil, "scanned: the file is whole")
         let noted = DataDamage(severity: .warning, message: "warning: from the earlier check")
-        #expect(try header(IntegrityVerdict(damage: noted)).damage == noted)
-        #expect(throws: ImgError.image(noted.message)) { try header(IntegrityVerdict(damage: noted), failOn: .warning) }
+        #expect(try header(noted).damage == noted)
+        #expect(throws: ImgError.image(noted.message)) { try header(noted, failOn: .warning) }
         let cut = DataDamage.truncated(row: 3, of: 10)
-        #expect(throws: ImgError.image(cut.message)) { try header(IntegrityVerdict(damage: cut)) }
-        #expect(try header(IntegrityVerdict(damage: cut), failOn: .none).damage == cut)
+        #expect(throws: ImgError.image(cut.message)) { try header(cut) }
+        #expect(try header(cut, failOn: .none).damage == cut)
     }
 
     @Test func refusedImagesSayWhatIsWrongInOneLine() throws {

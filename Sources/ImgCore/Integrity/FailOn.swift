@@ -32,14 +32,9 @@ public enum FailOn: String, CaseIterable, Sendable, Comparable, Codable {
     }
 }
 
-/// What the integrity check (`IntegrityCheck.damage`) found in an input's bytes: the damage, or nil when the pixel
-/// data is all there (or the format has no check). It depends on the bytes alone, not on the `--fail-on` level,
-/// so bytes checked once need not be scanned again (`ImageHeader.integrity`).
-struct IntegrityVerdict: Equatable, Sendable {
-    var damage: DataDamage?
-}
-
-/// What an integrity check found wrong with an input's data.
+/// What an integrity check (`IntegrityCheck.damage`) found wrong with an input's data; it depends on the bytes
+/// alone, not on the `--fail-on` level, so bytes checked once need not be scanned again
+/// (`ImageDecoder.checkHeader(earlier:)`).
 struct DataDamage: Equatable, Sendable {
     enum Severity: Int, Comparable, Sendable {
         /// Harmless to the pixels (a bad checksum on an ancillary PNG chunk): refused only at `--fail-on warning`.

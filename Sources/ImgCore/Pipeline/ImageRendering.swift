@@ -34,10 +34,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var format: ImageFormat?
     /// The width and the height of one frame (a page of an animation), before any orientation is applied.
     public var width: Int, height: Int
-    /// What the integrity check found in the bytes read (`VipsRenderer.inspect` sets it); nil: not checked.
-    var integrity: IntegrityVerdict?
-    /// The whole header the in-process decoder read (`VipsRenderer.inspect` sets it), so that rendering these bytes
-    /// does not open their header again; nil: not read in this process.
+    /// The whole header the in-process decoder read, with what the integrity check found in the bytes
+    /// (`VipsRenderer.inspect` sets it), so that rendering these bytes neither scans them nor opens their header
+    /// again; nil: not read in this process.
     var decoded: ImageDecoder.Header?
 
     public init(format: ImageFormat?, width: Int, height: Int) {

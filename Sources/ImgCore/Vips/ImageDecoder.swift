@@ -59,15 +59,15 @@ enum ImageDecoder {
 
     /// Reads and checks the header: empty, unknown, untrusted, truncated and oversized inputs are refused here.
     /// A file region whose format libvips reads only from memory (no source loader) is read into memory: `input`
-    /// is then the buffer to decode from. With `integrity` (a verdict on these very bytes, found by an earlier
-    /// check), the bytes are not scanned again: its damage is judged at `options.failOn` as a scan's would be.
+    /// is then the buffer to decode from.
     /// `opened` is shown the image as the header opened it, and whether all its pages are in it (`info --facts`
     /// reports from it: the header is read once). With `earlier` (what an earlier check read from these very bytes,
-    /// `VipsRenderer.inspect`'s), the header is not opened again when it was opened as `options` would open it: its
-    /// size, frames and damage are judged against `options` as they would be on a fresh read. Opening a header costs
+    /// `VipsRenderer.inspect`'s), the bytes are not scanned again (its damage is judged at `options.failOn` as a
+    /// scan's would be), and the header is not opened again when it was opened as `options` would open it: its
+    /// size and frames are judged against `options` as they would be on a fresh read. Opening a header costs
     /// the loader's set-up (WebP's loader allocates and zeroes a canvas of the whole image for it).
     static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions,
-                            integrity: IntegrityVerdict? = nil, earlier: Header? = nil,
+                            earlier: Header? = nil,
                             opened report: ((DecodedImage, _ allPages: Bool) -> Void)? = nil) throws(ImgError) -> Header {
         guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
@@ -82,9 +82,7 @@ enum ImageDecoder {
         let format = sniffed
         var damage: DataDamage?
         if let format {
-            if let integrity { damage = integrity.damage } else if let earlier { damage = earlier.damage } else {
-                damage = IntegrityCheck.damage(in: input, format: format)
-            }
+            damage = earlier.map(\.damage) ?? IntegrityCheck.damage(in: input, format: format)
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
         if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()),

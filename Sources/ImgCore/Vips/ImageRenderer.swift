@@ -10,8 +10,8 @@ public enum ImageRenderer {
     /// estimated memory fits beside the renderings running (`--max-decode-memory`). A failure's message is this
     /// rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With `facts`, the
     /// result carries the facts of the processed image, from a small shrink of it made just before encoding (no
-    /// second decode). With `checked` (what `VipsRenderer.inspect` read from these bytes), its integrity verdict is
-    /// used instead of scanning the bytes again, and its header instead of opening it again. With `stop`, the
+    /// second decode). With `checked` (what `VipsRenderer.inspect` read from these bytes), its integrity check's
+    /// finding is used instead of scanning the bytes again, and its header instead of opening it again. With `stop`, the
     /// rendering ends as soon as it is stopped (its result is then a failure, to be dropped).
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil,
@@ -36,7 +36,7 @@ public enum ImageRenderer {
             // scan (it reads every byte) only when these bytes were not scanned already, and the header's opening only
             // when it was not read already.
             let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding,
-                                                      integrity: checked?.integrity, earlier: checked?.decoded)
+                                                      earlier: checked?.decoded)
             try OutputGeometry.check(chain, header: header, options: decoding)
             let input = input
             let work = { () throws(ImgError) -> EncodedImage in

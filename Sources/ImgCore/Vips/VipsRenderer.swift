@@ -13,7 +13,6 @@ public struct VipsRenderer: ImageRendering {
                 try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
             }
             var inspected = ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
-            inspected.integrity = IntegrityVerdict(damage: header.damage)
             inspected.decoded = header
             return inspected
         }
