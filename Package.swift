@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Every program that starts libvips exports CVips' stand-ins for liborc's compile and free calls, so that libvips'
+// calls bind to them and run under one lock (Sources/CVips/orc_guard.c: liborc 0.4.33 corrupts the heap when two
+// threads compile or free programs at once). A program that lacks this runs libvips without its vector path.
+let exportsOrcGuard: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
+                  "-Xlinker", "--export-dynamic-symbol=orc_program_free"]),
+]
+
 let package = Package(
     name: "imgfetch",
     products: [
@@ -23,9 +31,10 @@ let package = Package(
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),
         .target(name: "ImgRenderer", dependencies: ["ImgCore", "CRenderer"]),
-        .executableTarget(name: "imgfetch", dependencies: ["ImgCore", "ImgRenderer"]),
-        .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgCore", "ImgRenderer"], linkerSettings: exportsOrcGuard),
+        .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer"], linkerSettings: exportsOrcGuard),
         // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).
-        .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore", "ImgRenderer"], path: "Fuzz/Sources/ImgFuzz"),
+        .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore", "ImgRenderer"], path: "Fuzz/Sources/ImgFuzz",
+                         linkerSettings: exportsOrcGuard),
     ]
 )

@@ -11,6 +11,7 @@
 #include <string.h>
 
 static imgf_vips_table table;
+static imgf_orc_guard orc_guard = IMGF_ORC_ABSENT;
 #define IMGF_NO_MODULES_HOME "/nonexistent/imgfetch-loads-vips-modules-on-demand"
 
 void imgf_vips_prepare_environment(void) {
@@ -32,6 +33,7 @@ static void ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *m
 static char module_directory[4096];
 
 const imgf_vips_table *imgf_vips(void) { return &table; }
+imgf_orc_guard imgf_vips_orc_guard(void) { return orc_guard; }
 
 int imgf_vips_start(const char *program, char *error, size_t error_size) {
     void *library = dlopen("libvips.so.42", RTLD_LAZY | RTLD_GLOBAL);
@@ -59,6 +61,7 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
              table.vips_version(0), table.vips_version(1));
     /* Without imgf_vips_prepare_environment (a library user, a test process) vips_init loads every module
      * itself: slower, but the environment is never changed here, where other threads may be reading it. */
+    orc_guard = imgf_orc_guard_install();
     int result = table.vips_init(program);
     if (result) {
         snprintf(error, error_size, "vips_init failed: %s", table.vips_error_buffer());
@@ -66,6 +69,8 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     }
     g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG,
                       ignore_log, NULL);
+    /* Without the lock around liborc (see orc_guard.c), concurrent renderings would corrupt the heap. */
+    if (orc_guard == IMGF_ORC_DISABLED) table.vips_vector_set_enabled(0);
     table.vips_cache_set_max(0);
     table.vips_leak_set(0);
     /* Build the loader and saver classes now (the first search initialises all of them), while this may run

@@ -98,7 +98,7 @@ struct Reporter: Sendable {
             info("  facts: \(facts.text)")
         }
         for note in response.notes { info("  note: \(note)") }
-        info("  libvips: \(VipsRuntime.wasStarted ? "started" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
+        info("  libvips: \(VipsRuntime.wasStarted ? "started (vector path \(VipsRuntime.vectorPath.rawValue))" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
     }
 
     /// One failure on stderr: `imgfetch: INPUT: MESSAGE [KIND, exit N]`.

@@ -9,6 +9,11 @@
 #include <glib.h>
 #include <zlib.h>
 
+/* From <vips/vector.h>, which is left out: it includes liborc's headers, whose declarations of orc_program_compile
+ * and orc_program_free orc_guard.c does without. */
+gboolean vips_vector_isenabled(void);
+void vips_vector_set_enabled(gboolean enabled);
+
 #define IMGF_VIPS_SYMBOLS(X) \
     X(vips_abs) \
     X(vips_addalpha) \
@@ -74,6 +79,8 @@
     X(vips_thumbnail_image) \
     X(vips_thumbnail_source) \
     X(vips_unpremultiply) \
+    X(vips_vector_isenabled) \
+    X(vips_vector_set_enabled) \
     X(vips_version) \
 
 #define IMGF_VIPS_FIELD(name) __typeof__(name) *name;
@@ -86,6 +93,23 @@ const imgf_vips_table *imgf_vips(void);
 /* Opens libvips, resolves the table and runs vips_init without loading its modules (HEIF, JPEG XL,
  * ImageMagick, PDF, OpenSlide: ~15 ms). Returns 0, or -1 with a message in error. Call once. */
 int imgf_vips_start(const char *program, char *error, size_t error_size);
+
+/* How libvips' calls into liborc are made safe beside each other (orc_guard.c): */
+typedef enum {
+    IMGF_ORC_ABSENT = 0,     /* libvips runs without liborc: nothing to guard */
+    IMGF_ORC_SERIALISED = 1, /* libvips' compile and free calls reach orc_guard.c's definitions, under one lock */
+    IMGF_ORC_DISABLED = 2,   /* they would bypass it (not exported by this program): libvips' vector path is off */
+} imgf_orc_guard;
+
+/* Resolves liborc's functions behind orc_guard.c's definitions and says whether libvips' calls reach them; called
+ * by imgf_vips_start after opening libvips and before vips_init. */
+imgf_orc_guard imgf_orc_guard_install(void);
+
+/* What imgf_vips_start found (IMGF_ORC_ABSENT before it ran). */
+imgf_orc_guard imgf_vips_orc_guard(void);
+
+/* How many liborc compile and free calls went through the lock so far. */
+long imgf_orc_guarded_calls(void);
 
 /* Points VIPSHOME away from libvips' modules for the rest of the process, so that vips_init skips them (~15 ms)
  * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:

@@ -9,6 +9,29 @@ public enum VipsRuntime {
     /// Whether anything in this process has needed libvips so far (`-v` reports it: a cache hit must not).
     public static var wasStarted: Bool { startRequested.load(ordering: .relaxed) }
 
+    /// How libvips' vector (liborc) path is kept safe beside concurrent renderings.
+    public enum VectorPath: String, Sendable {
+        /// libvips' calls that compile and free orc programs run under one lock (the default in imgfetch's programs).
+        case serialised
+        /// The program does not export that lock's entry points, so libvips runs without its vector path.
+        case disabled
+        /// libvips was built without liborc, or has not started.
+        case absent
+    }
+
+    /// The vector path this process's libvips uses (`absent` until libvips starts). liborc 0.4.33 corrupts the heap
+    /// when two threads compile or free programs at once (see `Sources/CVips/orc_guard.c`).
+    public static var vectorPath: VectorPath {
+        switch imgf_vips_orc_guard() {
+        case IMGF_ORC_SERIALISED: return .serialised
+        case IMGF_ORC_DISABLED: return .disabled
+        default: return .absent
+        }
+    }
+
+    /// How many orc compile and free calls went through the lock so far.
+    static var guardedVectorCalls: Int { imgf_orc_guarded_calls() }
+
     /// Runs `vips_init` exactly once (a `static let` is initialised once, thread-safely); false when it failed.
     private static let started: Bool = {
         startRequested.store(true, ordering: .relaxed)
