@@ -76,7 +76,7 @@ enum CacheCommand {
                              + "or store one with 'imgfetch cache config size-limit=500M'")
             }
             guard exists else { return try output.nothing(dryRun, limit: limit) }
-            let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun)
+            let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
             try output.report(report, dryRun: dryRun, limit: limit)
             return 0
 

@@ -21,6 +21,10 @@ struct CacheCommandOutput {
         return 0
     }
 
+    /// Whether a report is to list the removed paths (`-v` and `--json` show them): a prune of a large cache that
+    /// lists nothing holds none.
+    var listsPaths: Bool { json || (verbose && !quiet) }
+
     /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths.
     func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) {
         if json {

@@ -43,6 +43,47 @@ struct CacheMaintenanceTests {
         #expect(paths.enumerated().dropFirst(removed).allSatisfy { index, path in (access(path, F_OK) == 0) == (index % 2 == 1) })
     }
 
+    /// A prune over its limit holds no scan of the cache: it counts bytes by last access in fine buckets, removes what
+    /// is older than the cut a batch at a time, and sorts only the bucket the cut falls in. What it removes is still
+    /// exactly the least recently used (ties by path), in a dry run too, and a batch's prune lists no paths.
+    @Test func aPruneOverItsLimitRemovesTheLeastRecentlyUsedWithoutHoldingTheCache() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        let now = Date().timeIntervalSince1970
+        var paths: [String] = []
+        for index in 0..<300 {
+            // 10 s apart around a day old, where a bucket is ~68 s wide: about seven entries share each bucket.
+            let age = 100_000 - Double(index) * 10
+            paths.append(try store(cache, url: "http://h/\(index).png", ttl: nil, now: Date(timeIntervalSince1970: now - age)))
+        }
+        let sizes = CacheScan(directory: home.path).entries.map(\.size)
+        let total = sizes.reduce(0, +)
+        let target = total * 37 / 100
+        let planned = CacheMaintenance.prune(directory: home.path, sizeLimit: total - 1, target: target, dryRun: true,
+                                             now: now, removalBatch: 7)
+        #expect(planned.entries > 150 && planned.paths.count == planned.entries)
+        let report = CacheMaintenance.prune(directory: home.path, sizeLimit: total - 1, target: target, listingPaths: false,
+                                            now: now, removalBatch: 7)
+        #expect(report.entries == planned.entries && report.bytes == planned.bytes && report.paths.isEmpty)
+        #expect(paths.prefix(report.entries).allSatisfy { access($0, F_OK) != 0 }, "the least recently used go")
+        #expect(paths.dropFirst(report.entries).allSatisfy { access($0, F_OK) == 0 }, "the others stay")
+        let remaining = try #require(report.remainingBytes)
+        #expect(remaining <= target && remaining + sizes.max()! > target)
+
+        // Buckets grow with age and are fine: a minute wide for entries a day old; the cut frees what is asked.
+        let ages = AccessAges(now: now)
+        #expect(ages.bucket(of: now + 5) == 0 && ages.bucket(of: now - 0.5) == 0)
+        #expect(ages.bucket(of: now - 86_400) > ages.bucket(of: now - 86_340))
+        #expect(ages.bucket(of: now - 86_400) <= ages.bucket(of: now - 86_340) + 2)
+        var counted = AccessAges(now: now)
+        for (index, size) in [(10.0, Int64(5)), (1000, 7), (100_000, 11)] {
+            counted.add(CacheEntryStat(folder: "f", name: "original", size: size, lastAccess: now - index, expires: 0, inode: 1))
+        }
+        #expect(counted.cut(freeing: 11) == counted.bucket(of: now - 100_000))
+        #expect(counted.cut(freeing: 12) == counted.bucket(of: now - 1000))
+        #expect(counted.cut(freeing: 100) == 0)
+    }
+
     /// Clean and a prune's size check walk the cache one entry folder at a time (`CacheScan.visitFolders`), where each
     /// held a whole scan (~250 bytes an entry: 10 MB at the end of a 20,000-line batch, the most of its peak heap):
     /// each folder comes once with only its own entries, together the whole scan's; clean removes what expired in
@@ -77,10 +118,8 @@ struct CacheMaintenanceTests {
         #expect(whole.emptyFolders == [DiskCache.entryFolder(originalKey: "http://h/gone.png")])
 
         let total = whole.entries.reduce(Int64(0)) { $0 + $1.size }
-        for likelyOver in [false, true] {
-            let kept = CacheMaintenance.prune(directory: home.path, sizeLimit: total, likelyOver: likelyOver)
-            #expect(kept.entries == 0 && kept.remainingBytes == total)
-        }
+        let kept = CacheMaintenance.prune(directory: home.path, sizeLimit: total)
+        #expect(kept.entries == 0 && kept.remainingBytes == total)
         let cleaned = CacheMaintenance.cleanExpired(directory: home.path, removalBatch: 3)
         #expect(cleaned.entries == 10 && cleaned.folders == 1 && cleaned.paths.count == 10)
         let left = CacheScan(directory: home.path)

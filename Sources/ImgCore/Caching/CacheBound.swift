@@ -61,13 +61,9 @@ final class CacheBound: Sendable {
     /// Scans and prunes (runs on `queue`); counts from here on what is written meanwhile, then checks again.
     private func prune() {
         let keeping = needed()
-        // After the first scan, a prune starts only when the total is over the limit: it is scanned whole at once.
-        let likelyOver = state.withLock { state in
-            state.added = 0
-            return state.scanned != nil
-        }
+        state.withLock { $0.added = 0 }
         let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, target: runTarget, keeping: keeping,
-                                            likelyOver: likelyOver)
+                                            listingPaths: false)
         let again = state.withLock { state -> Bool in
             state.scanned = report.remainingBytes ?? 0
             // Kept entries may hold the total over the limit: then only new writes start the next prune.

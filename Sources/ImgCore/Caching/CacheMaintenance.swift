@@ -102,42 +102,64 @@ public enum CacheMaintenance {
     /// at or below `target` (default half the limit: Kingfisher's rule). An entry accessed since the scan is kept
     /// (it is no longer the least recently used), and so is every entry in the folders `keeping` names (below
     /// `entries/`: what a running batch still needs). A prune that removed something records its time in
-    /// `DIR/last-prune` (for `cache inspect`). Unless `likelyOver` (the caller knows the total is over the limit),
-    /// the total is summed first folder by folder, so that a cache within its limit is never held whole in memory
-    /// (a whole scan holds ~250 bytes an entry); only a cache over it is scanned whole, to sort it.
+    /// `DIR/last-prune` (for `cache inspect`).
+    ///
+    /// Memory stays flat in the number of entries. A first walk of the cache, folder by folder, sums it and counts
+    /// bytes by last access (`AccessAges`); only when over the limit, a second walk removes every entry older than
+    /// the cut, `removalBatch` at a time, and holds only the entries of the one bucket the cut falls in, to take the
+    /// oldest of those. It walks again (twice at most) when entries accessed meanwhile left the total over the target.
+    /// `listingPaths` (default true): the report lists the removed paths (for `-v`, `--json` and `--dry-run`).
     public static func prune(directory: String, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
-                             dryRun: Bool = false, likelyOver: Bool = false) -> Report {
+                             dryRun: Bool = false, listingPaths: Bool = true,
+                             now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
         var report = Report()
+        let target = target ?? sizeLimit / 2
         var total: Int64 = 0
-        if !likelyOver {
-            CacheScan.visitFolders(directory: directory) { _, contents in total += contents.entries.reduce(0) { $0 + $1.size } }
-        }
-        let scan = likelyOver || total > sizeLimit ? CacheScan(directory: directory) : nil
-        if let scan { total = scan.entries.reduce(Int64(0)) { $0 + $1.size } }
-        if let scan, total > sizeLimit {
-            let target = target ?? sizeLimit / 2
-            // Sort indices, not the entries (cheaper for 100,000); ties by path for a stable order.
-            let order = scan.entries.indices.filter { keeping.isEmpty || !keeping.contains(scan.entries[$0].folder) }.sorted {
-                let (a, b) = (scan.entries[$0], scan.entries[$1])
-                return a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name)
-            }
-            // Take the least recently used until the total would be at the target, remove them (in parallel:
-            // unlinking is what takes the time), and take more only if some could not be removed.
-            var next = order[...]
-            while total > target, !next.isEmpty {
-                var doomed: [CacheEntryStat] = []
-                var planned = total
-                while planned > target, let index = next.popFirst() {
-                    doomed.append(scan.entries[index])
-                    planned -= scan.entries[index].size
+        for walk in 0..<3 {
+            var ages = AccessAges(now: now)
+            total = 0
+            CacheScan.visitFolders(directory: directory) { folder, contents in
+                let prunable = keeping.isEmpty || !keeping.contains(folder)
+                for entry in contents.entries {
+                    total += entry.size
+                    if prunable { ages.add(entry) }
                 }
-                let removed = dryRun ? doomed.map { _ in true }
-                    : removeEntries(doomed, directory: directory) { scanned, current in current.lastAccess == scanned.lastAccess }
-                for (entry, wasRemoved) in zip(doomed, removed) where wasRemoved {
-                    record(entry, directory: directory, in: &report)
+            }
+            guard total > (walk == 0 ? sizeLimit : target) else { break }
+            let cut = ages.cut(freeing: total - target)
+            var doomed: [CacheEntryStat] = [], boundary: [CacheEntryStat] = []
+            var removedInWalk = 0
+            func remove(_ entries: [CacheEntryStat]) {
+                let removed = dryRun ? entries.map { _ in true }
+                    : removeEntries(entries, directory: directory) { scanned, current in current.lastAccess == scanned.lastAccess }
+                for (entry, wasRemoved) in zip(entries, removed) where wasRemoved {
+                    record(entry, directory: directory, listingPath: listingPaths, in: &report)
                     total -= entry.size
+                    removedInWalk += 1
                 }
             }
+            CacheScan.visitFolders(directory: directory) { folder, contents in
+                guard keeping.isEmpty || !keeping.contains(folder) else { return }
+                for entry in contents.entries {
+                    let bucket = ages.bucket(of: entry.lastAccess)
+                    if bucket > cut { doomed.append(entry) } else if bucket == cut { boundary.append(entry) }
+                }
+                if doomed.count >= max(1, removalBatch) {
+                    remove(doomed)
+                    doomed.removeAll(keepingCapacity: true)
+                }
+            }
+            remove(doomed)
+            // Of the cut's bucket, the least recently used until the total would be at the target; ties by path.
+            boundary.sort { a, b in a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name) }
+            var planned = total
+            var taken: [CacheEntryStat] = []
+            for entry in boundary where planned > target {
+                taken.append(entry)
+                planned -= entry.size
+            }
+            remove(taken)
+            if dryRun || total <= target || removedInWalk == 0 { break }
         }
         report.remainingBytes = total
         if !dryRun, report.entries > 0 { recordPrune(directory: directory) }
@@ -224,7 +246,7 @@ public enum CacheMaintenance {
         futimens(descriptor, &times)
         var report = cleanExpired(directory: directory, now: now)
         if let limit = settings.sizeLimit {
-            let pruned = prune(directory: directory, sizeLimit: limit)
+            let pruned = prune(directory: directory, sizeLimit: limit, listingPaths: false, now: now)
             report.entries += pruned.entries
             report.bytes += pruned.bytes
             report.remainingBytes = pruned.remainingBytes
@@ -264,9 +286,9 @@ public enum CacheMaintenance {
         return true
     }
 
-    private static func record(_ entry: CacheEntryStat, directory: String, in report: inout Report) {
+    private static func record(_ entry: CacheEntryStat, directory: String, listingPath: Bool = true, in report: inout Report) {
         report.entries += 1
         report.bytes += entry.size
-        report.paths.append(entry.path(in: directory))
+        if listingPath { report.paths.append(entry.path(in: directory)) }
     }
 }
