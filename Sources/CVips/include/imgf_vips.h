@@ -10,8 +10,7 @@
 #include <zlib.h>
 
 /* From <vips/vector.h>, which is left out: it includes liborc's headers, whose declarations of orc_program_compile
- * and orc_program_free orc_guard.c does without. */
-gboolean vips_vector_isenabled(void);
+ * and orc_program_free orc_guard.c does without (it takes their names with untyped pointers). */
 void vips_vector_set_enabled(gboolean enabled);
 
 #define IMGF_VIPS_SYMBOLS(X) \
@@ -79,7 +78,6 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_thumbnail_image) \
     X(vips_thumbnail_source) \
     X(vips_unpremultiply) \
-    X(vips_vector_isenabled) \
     X(vips_vector_set_enabled) \
     X(vips_version) \
 

@@ -27,7 +27,8 @@ public enum CacheMaintenance {
         public var folders = 0
         /// The entries' total size after the command (prune only).
         public var remainingBytes: Int64?
-        /// Paths removed (or that would be), entries first; for `-v` and `--dry-run`.
+        /// Paths removed (or that would be), entries first; for `-v` and `--json`. A prune lists them only when asked
+        /// (`listingPaths`), in the order it removed them.
         public var paths: [String] = []
         public init() {}
     }
@@ -108,7 +109,8 @@ public enum CacheMaintenance {
     /// bytes by last access (`AccessAges`); only when over the limit, a second walk removes every entry older than
     /// the cut, `removalBatch` at a time, and holds only the entries of the one bucket the cut falls in, to take the
     /// oldest of those. It walks again (twice at most) when entries accessed meanwhile left the total over the target.
-    /// `listingPaths` (default true): the report lists the removed paths (for `-v`, `--json` and `--dry-run`).
+    /// `listingPaths` (default true): the report lists the removed paths (for `-v` and `--json`). When most entries
+    /// share the cut's bucket (a cache filled within a minute or so), that bucket is held whole, as a scan was.
     public static func prune(directory: String, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
                              dryRun: Bool = false, listingPaths: Bool = true,
                              now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
