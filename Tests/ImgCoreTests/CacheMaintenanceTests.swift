@@ -127,7 +127,7 @@ struct CacheMaintenanceTests {
         #expect(access(empty, F_OK) != 0)
     }
 
-    /// Stale lock files (one per original downloaded) are removed as `locks/` is read, where its whole listing was held
+    /// Stale lock files (left by killed processes) are removed as `locks/` is read, where its whole listing was held
     /// (2.2 MB of names at the end of a 20,000-line batch): old unheld ones go, a held one and a young one stay.
     @Test func staleLocksAreRemovedAsTheFolderIsRead() throws {
         let home = try TemporaryDirectory()
@@ -148,6 +148,27 @@ struct CacheMaintenanceTests {
         #expect(KeyLock.removeStale(directory: home.path, olderThan: 3600, dryRun: true) == 298)
         #expect(KeyLock.removeStale(directory: home.path, olderThan: 3600, dryRun: false) == 298)
         #expect(paths.enumerated().allSatisfy { index, path in (access(path, F_OK) == 0) == (index < 2) })
+    }
+
+    /// A download lock's file is removed as the lock is let go, so `locks/` holds only downloads in flight; a waiter
+    /// that had opened the removed file does not take it for the lock, but the new file at the path.
+    @Test func aDownloadLockRemovesItsFileAsItLetsGo() throws {
+        let home = try TemporaryDirectory()
+        _ = try DiskCache(directory: home.path)
+        let path = home.path + "/locks/" + Digest.sha256("http://h/a.png") + ".lock"
+        var lock = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 1)
+        #expect(lock != nil && access(path, F_OK) == 0)
+        #expect(KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 0.05) == nil, "held")
+        let early = open(path, O_RDWR)
+        defer { close(early) }
+        lock = nil
+        #expect(access(path, F_OK) != 0, "removed as it was let go")
+        #expect(flock(early, LOCK_EX | LOCK_NB) == 0, "the removed file can be locked, but it is not the lock")
+        var next = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 1)
+        var removed = stat(), current = stat()
+        #expect(next != nil && fstat(early, &removed) == 0 && stat(path, &current) == 0 && removed.st_ino != current.st_ino)
+        next = nil
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path + "/locks").isEmpty)
     }
 
     @Test func anEntryReplacedOrUsedSinceTheScanIsNotRemoved() throws {

@@ -74,6 +74,7 @@ struct FetchTests: EndToEndSuite {
         let first = try fetch([server.url("/img/sample.jpg"), "--resize", "200x200:fill", "--round", "12", "-o", work.file("a.webp")])
         #expect(first.status == 0)
         #expect(try server.requests("/img/sample.jpg") == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/locks") == [], "no download lock is left")
         let again = try fetch([server.url("/img/sample.jpg?sig=abc"), "-p", "resize(200x200,fill)|>round(12)", "-o", work.file("b.webp"), "-v"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains(": disk,"))

@@ -4,15 +4,24 @@ import Glibc
 #endif
 
 /// A per-key "download in flight" lock shared by processes: an exclusive `flock` on `locks/<hash>.lock`.
-/// The kernel drops it when its holder dies, so a killed process never blocks others.
+/// The kernel drops it when its holder dies, so a killed process never blocks others. The holder removes the file
+/// as it lets go, so `locks/` holds only downloads in flight (and those of killed processes, until a clean): a
+/// waiter that had opened the removed file finds it no longer at the path once it gets the lock, and tries again.
 final class KeyLock: @unchecked Sendable { // owns a file descriptor; released once
     private let descriptor: Int32
+    private let path: String
 
-    private init(descriptor: Int32) {
+    private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
+        self.path = path
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        // Still ours at the path (nobody replaces a held lock's file): removed before the lock is let go.
+        var held = stat(), current = stat()
+        if fstat(descriptor, &held) == 0, stat(path, &current) == 0, held.st_ino == current.st_ino { unlink(path) }
+        close(descriptor)
+    }
 
     /// Waits up to `timeout` seconds for the lock on `key`; nil when it could not be had in time
     /// (the caller then goes on without it, as a waiter that takes over).
@@ -27,7 +36,7 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
                 // A cleaner may have unlinked the file between our open and flock: only the file at the path counts.
                 var held = stat(), current = stat()
                 if fstat(descriptor, &held) == 0, stat(path, &current) == 0, held.st_ino == current.st_ino {
-                    return KeyLock(descriptor: descriptor)
+                    return KeyLock(descriptor: descriptor, path: path)
                 }
             }
             close(descriptor)
@@ -37,12 +46,13 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
         }
     }
 
-    /// Removes lock files nobody holds, older than `age` seconds; returns how many were removed.
+    /// Removes lock files nobody holds, older than `age` seconds (left by killed processes); returns how many were
+    /// removed.
     static func removeStale(directory: String, olderThan age: Double, dryRun: Bool) -> Int {
         let folder = "\(directory)/locks"
         var removed = 0
         let now = Date().timeIntervalSince1970
-        // One lock file per original downloaded in the last hour: read as the folder is walked, never listed whole.
+        // Read as the folder is walked, never listed whole.
         DirectoryListing.forEachName(in: folder) { name in
             guard CacheNames.isLock(name) else { return }
             let path = "\(folder)/\(name)"
