@@ -64,7 +64,8 @@ enum CacheCommand {
                 tempAge = Double(seconds)
             }
             guard exists else { return try output.nothing(dryRun) }
-            let report = CacheMaintenance.cleanExpired(directory: directory, tempAge: tempAge, dryRun: dryRun)
+            let report = CacheMaintenance.cleanExpired(directory: directory, tempAge: tempAge, dryRun: dryRun,
+                                                      listingPaths: output.listsPaths)
             try output.report(report, dryRun: dryRun)
             return 0
 

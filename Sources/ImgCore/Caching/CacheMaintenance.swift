@@ -41,13 +41,17 @@ public enum CacheMaintenance {
     /// Removes expired entries, temporaries and unheld lock files older than `tempAge` seconds, and empty entry folders.
     /// The cache is walked folder by folder (`CacheScan.visitFolders`) and the expired entries found are removed
     /// `removalBatch` at a time, so that memory stays flat whatever the number of entries.
+    /// `listingPaths` (default true): the report lists the removed entries' paths (for `-v` and `--json`).
     public static func cleanExpired(directory: String, tempAge: Double = defaultTempAge, dryRun: Bool = false,
-                                    now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
+                                    listingPaths: Bool = true, now: Double = Date().timeIntervalSince1970,
+                                    removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
         var report = Report()
         var expired: [CacheEntryStat] = []
         func removeExpired() {
             let removed = dryRun ? expired.map { _ in true } : removeEntries(expired, directory: directory) { _, current in current.isExpired(at: now) }
-            for (entry, wasRemoved) in zip(expired, removed) where wasRemoved { record(entry, directory: directory, in: &report) }
+            for (entry, wasRemoved) in zip(expired, removed) where wasRemoved {
+                record(entry, directory: directory, listingPath: listingPaths, in: &report)
+            }
             expired.removeAll(keepingCapacity: true)
         }
         CacheScan.visitFolders(directory: directory) { folder, contents in
@@ -117,14 +121,15 @@ public enum CacheMaintenance {
         var report = Report()
         let target = target ?? sizeLimit / 2
         var total: Int64 = 0
+        let prunable = { (folder: String) in keeping.isEmpty || !keeping.contains(folder) }
         for walk in 0..<3 {
             var ages = AccessAges(now: now)
             total = 0
             CacheScan.visitFolders(directory: directory) { folder, contents in
-                let prunable = keeping.isEmpty || !keeping.contains(folder)
+                let counted = prunable(folder)
                 for entry in contents.entries {
                     total += entry.size
-                    if prunable { ages.add(entry) }
+                    if counted { ages.add(entry) }
                 }
             }
             guard total > (walk == 0 ? sizeLimit : target) else { break }
@@ -141,7 +146,7 @@ public enum CacheMaintenance {
                 }
             }
             CacheScan.visitFolders(directory: directory) { folder, contents in
-                guard keeping.isEmpty || !keeping.contains(folder) else { return }
+                guard prunable(folder) else { return }
                 for entry in contents.entries {
                     let bucket = ages.bucket(of: entry.lastAccess)
                     if bucket > cut { doomed.append(entry) } else if bucket == cut { boundary.append(entry) }
@@ -246,7 +251,7 @@ public enum CacheMaintenance {
         _ = "\(Int(now))\n".withCString { write(descriptor, $0, strlen($0)) }
         var times = [EntryIO.timespecOf(now), EntryIO.timespecOf(now)]
         futimens(descriptor, &times)
-        var report = cleanExpired(directory: directory, now: now)
+        var report = cleanExpired(directory: directory, listingPaths: false, now: now)
         if let limit = settings.sizeLimit {
             let pruned = prune(directory: directory, sizeLimit: limit, listingPaths: false, now: now)
             report.entries += pruned.entries

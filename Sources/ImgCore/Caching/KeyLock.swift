@@ -18,8 +18,7 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
 
     deinit {
         // Still ours at the path (nobody replaces a held lock's file): removed before the lock is let go.
-        var held = stat(), current = stat()
-        if fstat(descriptor, &held) == 0, stat(path, &current) == 0, held.st_ino == current.st_ino { unlink(path) }
+        if Self.isAtPath(descriptor, path) { unlink(path) }
         close(descriptor)
     }
 
@@ -34,16 +33,19 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
             guard descriptor >= 0 else { return nil }
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
                 // A cleaner may have unlinked the file between our open and flock: only the file at the path counts.
-                var held = stat(), current = stat()
-                if fstat(descriptor, &held) == 0, stat(path, &current) == 0, held.st_ino == current.st_ino {
-                    return KeyLock(descriptor: descriptor, path: path)
-                }
+                if isAtPath(descriptor, path) { return KeyLock(descriptor: descriptor, path: path) }
             }
             close(descriptor)
             if Date() >= deadline { return nil }
             usleep(pause)
             pause = min(pause * 2, 100_000)
         }
+    }
+
+    /// Whether the open file `descriptor` is the one at `path` (same inode).
+    private static func isAtPath(_ descriptor: Int32, _ path: String) -> Bool {
+        var opened = stat(), current = stat()
+        return fstat(descriptor, &opened) == 0 && stat(path, &current) == 0 && opened.st_ino == current.st_ino
     }
 
     /// Removes lock files nobody holds, older than `age` seconds (left by killed processes); returns how many were
