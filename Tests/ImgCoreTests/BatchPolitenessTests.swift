@@ -49,6 +49,49 @@ struct BatchPolitenessTests {
         #expect(retried - refusal > 1.8)
     }
 
+    /// Refusals are counted by when each attempt was sent: attempts in flight together count as one refusal, and
+    /// two workers whose attempts overlap (each sent while the other's was in flight, as on a loaded machine) still
+    /// count one refusal per round, so the host is given up. Times are given, so the test does not depend on timing.
+    @Test func overlappingAttemptsOfTwoWorkersStillGiveUpTheHost() throws {
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
+        let refused = HostGate.Outcome.refused(retryAfter: nil, what: "HTTP 429")
+
+        // Sent together, refused together: one refusal per pair, so four pairs stay under a limit of five.
+        let together = HostGate(host: "http://127.0.0.1:1", politeness: HostPoliteness(giveUpAfterRefusals: 5))
+        for round in 0..<4 {
+            let sent = at(Double(round))
+            together.record(refused, started: sent, now: sent.addingTimeInterval(0.5))
+            together.record(refused, started: sent, now: sent.addingTimeInterval(0.6))
+        }
+        _ = try together.waitForTurn(cancellation: nil)
+
+        // A sends at 0, B at 0.5; each sends again just after its own refusal, while the other's is in flight.
+        let overlapping = HostGate(host: "http://127.0.0.1:2", politeness: HostPoliteness(giveUpAfterRefusals: 5))
+        var sentA = at(0), sentB = at(0.5)
+        for _ in 0..<5 {
+            overlapping.record(refused, started: sentA, now: sentA.addingTimeInterval(1))
+            sentA = sentA.addingTimeInterval(1.1)
+            overlapping.record(refused, started: sentB, now: sentB.addingTimeInterval(1))
+            sentB = sentB.addingTimeInterval(1.1)
+        }
+        #expect(throws: ImgError.self) { try overlapping.waitForTurn(cancellation: nil) }
+        do {
+            _ = try overlapping.waitForTurn(cancellation: nil)
+        } catch {
+            #expect(error.isHostGivenUp && error.message.contains("5 requests in a row refused (HTTP 429)"), "\(error.message)")
+        }
+
+        // An answer in between starts the count again.
+        let answered = HostGate(host: "http://127.0.0.1:3", politeness: HostPoliteness(giveUpAfterRefusals: 2))
+        answered.record(refused, started: at(0), now: at(1))
+        answered.record(.answered, started: at(1), now: at(2))
+        answered.record(refused, started: at(2), now: at(3))
+        _ = try answered.waitForTurn(cancellation: nil)
+        answered.record(refused, started: at(3), now: at(4))
+        #expect(throws: ImgError.self) { try answered.waitForTurn(cancellation: nil) }
+    }
+
     /// A host that keeps refusing is given up with one message for the host, not one per line; the lines are
     /// failures worth retrying (exit 75, `transient` in the manifest), and another host goes on.
     @Test func aHostThatKeepsRefusingIsGivenUpWithOneMessage() throws {

@@ -29,7 +29,8 @@ public final class HostGate: Sendable {
     private struct State {
         var nextTurn = Date.distantPast
         var pausedUntil = Date.distantPast
-        var lastRefusal = Date.distantPast
+        /// When the last refusal that counted became known: an attempt started before it counts as one with it.
+        var lastCountedRefusal = Date.distantPast
         var refusals = 0
         var givenUp: String?
     }
@@ -70,8 +71,8 @@ public final class HostGate: Sendable {
         }
     }
 
-    /// Records what the attempt started at `started` got back.
-    func record(_ outcome: Outcome, started: Date) {
+    /// Records what the attempt started at `started` got back, known at `now` (default: the current time).
+    func record(_ outcome: Outcome, started: Date, now: Date = Date()) {
         state.withLock { state in
             switch outcome {
             case .answered:
@@ -79,13 +80,16 @@ public final class HostGate: Sendable {
             case .other:
                 break
             case .refused(let retryAfter, let what):
-                let now = Date()
                 if let retryAfter {
                     state.pausedUntil = max(state.pausedUntil, now.addingTimeInterval(min(HostPoliteness.longestPause, retryAfter)))
                 }
-                // Attempts sent before the last refusal was known count as one with it.
-                if started >= state.lastRefusal { state.refusals += 1 }
-                state.lastRefusal = now
+                // An attempt sent before the last counted refusal was known counts as one with it, and moves nothing:
+                // were it to move the mark, workers whose attempts overlap (each sent while another's was in flight)
+                // would never count a second refusal, and the host would never be given up.
+                if started >= state.lastCountedRefusal {
+                    state.refusals += 1
+                    state.lastCountedRefusal = now
+                }
                 if let limit = politeness.giveUpAfterRefusals, state.refusals >= limit, state.givenUp == nil {
                     state.givenUp = "giving up on \(host): \(state.refusals) requests in a row refused (\(what)); "
                         + "its remaining lines are not fetched"
