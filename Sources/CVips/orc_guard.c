@@ -60,4 +60,7 @@ imgf_orc_guard imgf_orc_guard_install(void) {
     return IMGF_ORC_SERIALISED;
 }
 
+void imgf_orc_guard_enter(void) { pthread_mutex_lock(&orc_lock); }
+void imgf_orc_guard_leave(void) { pthread_mutex_unlock(&orc_lock); }
+
 long imgf_orc_guarded_calls(void) { return atomic_load_explicit(&guarded_calls, memory_order_relaxed); }

@@ -1,6 +1,10 @@
+import CVips
 import Dispatch
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import ImgCore
 
 /// libvips' vector path (liborc) beside concurrent renderings: liborc 0.4.33 corrupts the heap when two threads
@@ -43,5 +47,35 @@ struct VectorPathTests {
             }
         }
         #expect(failures.withLock { $0 } == [])
+    }
+
+    /// liborc 0.4.33 sets the umask to 0066 while it maps code memory, inside the compile the lock is held around.
+    /// An output made by another thread meanwhile waits for the lock, and gets the mode the umask gives (0644 under
+    /// umask 022), not 0600. In a process of its own (an exit test), since the umask is the whole process's: a thread
+    /// plays liborc's part, holding the lock with the umask changed for 0.3 s while the output is made.
+    @Test func anOutputMadeWhileLiborcHasChangedTheUmaskGetsTheUsualMode() async {
+        await #expect(processExitsWith: .success) {
+            umask(0o022)
+            var template = Array("/tmp/imgfetch-umask-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { exit(3) }
+            let directory = String(cString: made)
+            defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+            let folder: OutputFolder
+            do { folder = try OutputFolder(opening: directory) } catch { exit(4) }
+            let changed = DispatchSemaphore(value: 0)
+            Thread {
+                imgf_orc_guard_enter()
+                let saved = umask(0o066)
+                changed.signal()
+                usleep(300_000)
+                umask(saved)
+                imgf_orc_guard_leave()
+            }.start()
+            changed.wait()
+            do { try folder.write(Data("thumbnail".utf8), as: "out.jpg") } catch { exit(5) }
+            var info = stat()
+            guard stat(directory + "/out.jpg", &info) == 0 else { exit(6) }
+            exit(info.st_mode & 0o777 == 0o644 ? 0 : 1)
+        }
     }
 }

@@ -109,6 +109,13 @@ imgf_orc_guard imgf_vips_orc_guard(void);
 /* How many liborc compile and free calls went through the lock so far. */
 long imgf_orc_guarded_calls(void);
 
+/* Take and let go of the lock orc_guard.c holds around liborc's compile and free (recursive; cheap when nobody
+ * compiles). liborc 0.4.33 sets the process umask to 0066 while it maps new code memory, which happens only inside
+ * orc_program_compile (fixed in 0.4.41): a file another thread creates at that moment loses its group and others'
+ * bits. A file that must get its mode as the umask says (an output) is created holding this lock. */
+void imgf_orc_guard_enter(void);
+void imgf_orc_guard_leave(void);
+
 /* Points VIPSHOME away from libvips' modules for the rest of the process, so that vips_init skips them (~15 ms)
  * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:
  * setenv is not safe beside other threads. Without it, vips_init loads every module itself. */

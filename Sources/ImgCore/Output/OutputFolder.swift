@@ -124,7 +124,7 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
             return true
         }
         if reserved {
-            let unnamed = imgf_open_unnamed_at(descriptor, UInt32(mode))
+            let unnamed = Self.outsideUmaskChanges { imgf_open_unnamed_at(descriptor, UInt32(mode)) }
             if unnamed >= 0 { return (unnamed, nil) }
             let reason = errno
             unnamedClosed()
@@ -134,7 +134,9 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
         }
         for _ in 0..<8 {
             let name = OutputFolder.temporaryName()
-            let named = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            let named = Self.outsideUmaskChanges {
+                openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            }
             if named >= 0 { return (named, name) }
             if errno != EEXIST { break }
         }
@@ -142,6 +144,18 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
     }
 
     func unnamedClosed() { unnamedOpen.withLock { $0 -= 1 } }
+
+    /// Runs `create` (which creates a file, its mode masked by the umask) while liborc cannot be changing the umask:
+    /// liborc 0.4.33, Debian 12's, sets it to 0066 for a moment whenever it maps new code memory, inside the compile
+    /// that orc_guard.c holds its lock around, so an output made by another thread then would be 0600, not 0644.
+    /// Errno is what `create` left.
+    static func outsideUmaskChanges(_ create: () -> Int32) -> Int32 {
+        imgf_orc_guard_enter()
+        let result = create(), reason = errno
+        imgf_orc_guard_leave()
+        errno = reason
+        return result
+    }
 
     // MARK: abandoned temporaries
 
