@@ -59,9 +59,13 @@ struct VectorPathTests {
             var template = Array("/tmp/imgfetch-umask-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else { exit(3) }
             let directory = String(cString: made)
-            defer { _ = try? FileManager.default.removeItem(atPath: directory) }
+            // exit skips defer blocks: the folder is removed before every exit.
+            func finish(_ status: Int32) -> Never {
+                _ = try? FileManager.default.removeItem(atPath: directory)
+                exit(status)
+            }
             let folder: OutputFolder
-            do { folder = try OutputFolder(opening: directory) } catch { exit(4) }
+            do { folder = try OutputFolder(opening: directory) } catch { finish(4) }
             let changed = DispatchSemaphore(value: 0)
             Thread {
                 imgf_orc_guard_enter()
@@ -72,10 +76,10 @@ struct VectorPathTests {
                 imgf_orc_guard_leave()
             }.start()
             changed.wait()
-            do { try folder.write(Data("thumbnail".utf8), as: "out.jpg") } catch { exit(5) }
+            do { try folder.write(Data("thumbnail".utf8), as: "out.jpg") } catch { finish(5) }
             var info = stat()
-            guard stat(directory + "/out.jpg", &info) == 0 else { exit(6) }
-            exit(info.st_mode & 0o777 == 0o644 ? 0 : 1)
+            guard stat(directory + "/out.jpg", &info) == 0 else { finish(6) }
+            finish(info.st_mode & 0o777 == 0o644 ? 0 : 1)
         }
     }
 }
