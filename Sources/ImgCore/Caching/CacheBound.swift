@@ -45,17 +45,28 @@ final class CacheBound: Sendable {
         if start { queue.async { [self] in prune() } }
     }
 
-    /// Waits for a prune under way and, if the total is still over the limit, prunes once more: called at the end
-    /// of the run, so that it ends at or under the limit.
+    /// Waits for the prunes under way and queued and, if the total is still over the limit, prunes once more:
+    /// called at the end of the run, so that it ends at or under the limit. A prune that ends while more was written
+    /// queues the next one behind whatever waited for it, so this waits until none is queued (`pruning` is true
+    /// exactly while one is queued or running); it prunes once at most itself (kept entries may hold the total over).
     func settle() {
-        queue.sync {}
-        let over = state.withLock { state -> Bool in
-            guard !state.pruning else { return false }
-            guard let scanned = state.scanned else { return true }
-            if scanned + state.added > limit { state.pruning = true; return true }
-            return false
+        var prunedHere = false
+        while true {
+            queue.sync {}
+            let next = state.withLock { state -> Bool? in
+                if state.pruning { return nil }
+                guard !prunedHere, state.scanned.map({ $0 + state.added > limit }) ?? true else { return false }
+                state.pruning = true
+                return true
+            }
+            switch next {
+            case nil: continue
+            case true?:
+                prunedHere = true
+                queue.sync { prune() }
+            case false?: return
+            }
         }
-        if over { queue.sync { prune() } }
     }
 
     /// Scans and prunes (runs on `queue`); counts from here on what is written meanwhile, then checks again.
