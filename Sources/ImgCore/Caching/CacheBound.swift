@@ -45,28 +45,24 @@ final class CacheBound: Sendable {
         if start { queue.async { [self] in prune() } }
     }
 
-    /// Waits for the prunes under way and queued and, if the total is still over the limit, prunes once more:
-    /// called at the end of the run, so that it ends at or under the limit. A prune that ends while more was written
-    /// queues the next one behind whatever waited for it, so this waits until none is queued (`pruning` is true
-    /// exactly while one is queued or running); it prunes once at most itself (kept entries may hold the total over).
+    /// Waits for the prunes under way and queued and, if the total is still over the limit, prunes once more
+    /// (and waits for what that prune queues): called at the end of the run, so that it ends at or under the limit.
     func settle() {
-        var prunedHere = false
-        while true {
-            queue.sync {}
-            let next = state.withLock { state -> Bool? in
-                if state.pruning { return nil }
-                guard !prunedHere, state.scanned.map({ $0 + state.added > limit }) ?? true else { return false }
-                state.pruning = true
-                return true
-            }
-            switch next {
-            case nil: continue
-            case true?:
-                prunedHere = true
-                queue.sync { prune() }
-            case false?: return
-            }
+        waitForQueuedPrunes()
+        let over = state.withLock { state -> Bool in
+            guard state.scanned.map({ $0 + state.added > limit }) ?? true else { return false }
+            state.pruning = true
+            return true
         }
+        guard over else { return }
+        queue.sync { prune() }
+        waitForQueuedPrunes()
+    }
+
+    /// Returns once no prune is queued or running (`pruning` is true exactly then). A prune that ends while more was
+    /// written queues the next one behind whatever was waiting for it, so one wait for the queue is not enough.
+    private func waitForQueuedPrunes() {
+        repeat { queue.sync {} } while state.withLock { $0.pruning }
     }
 
     /// Scans and prunes (runs on `queue`); counts from here on what is written meanwhile, then checks again.

@@ -17,7 +17,8 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
     }
 
     deinit {
-        // Still ours at the path (nobody replaces a held lock's file): removed before the lock is let go.
+        // Removed before the lock is let go, and only while it is the file at the path: no cleaner removes a held
+        // lock, but a cache folder deleted by hand may since hold another holder's file there.
         if Self.isAtPath(descriptor, path) { unlink(path) }
         close(descriptor)
     }
