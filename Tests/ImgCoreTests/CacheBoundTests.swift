@@ -62,6 +62,37 @@ struct CacheBoundTests {
         #expect(json["lastPruned"] is Double && json["fullPercent"] is Double && json["sizeLimit"] as? Int == Int(limit))
     }
 
+    /// Writers that outpace a prune wait for it once they have written a tenth of the limit since it started, so a
+    /// slow prune (a loaded machine, a huge cache) can't let a batch run far over its limit; they go on at once when it
+    /// ends. The prune is held at its start (in `needed`, which each prune calls first) while a writer adds entries of
+    /// a twentieth of the limit: it gets through two (three if the prune had not started yet), never all ten.
+    @Test func writersThatOutpaceAPruneWaitForIt() throws {
+        let home = try TemporaryDirectory()
+        _ = try DiskCache(directory: home.path)
+        let limit: Int64 = 1_000_000
+        let gate = DispatchSemaphore(value: 0)
+        let bound = CacheBound(directory: home.path, limit: limit) {
+            gate.wait()
+            gate.signal()
+            return []
+        }
+        let written = Atomic<Int>(0)
+        let writer = Thread {
+            for _ in 0..<10 {
+                bound.added(limit / 20)
+                written.add(1, ordering: .releasing)
+            }
+        }
+        writer.start()
+        while written.load(ordering: .acquiring) < 2 { usleep(1_000) }
+        usleep(300_000)
+        #expect(written.load(ordering: .acquiring) <= 3, "a writer went on past the slack while the prune was held")
+        gate.signal()
+        while !writer.isFinished { usleep(1_000) }
+        #expect(written.load(ordering: .acquiring) == 10)
+        bound.settle()
+    }
+
     @Test func theDefaultLimitIsShownAndNoneTurnsItOff() throws {
         let root = try TemporaryDirectory()
         let cache = root.file("cache")

@@ -127,6 +127,49 @@ struct CacheMaintenanceTests {
         #expect(access(empty, F_OK) != 0)
     }
 
+    /// A prune's walks share the cache's `XX/` folders among threads (`CacheScan.visitFoldersConcurrently`): each
+    /// folder reaches one thread once, the threads' parts taken in turn follow a one-thread walk's order, and a prune
+    /// on four threads removes exactly what one on a single thread removes from an identical cache.
+    @Test func aPruneSharesItsWalksAmongThreadsAndRemovesWhatOneThreadWould() throws {
+        let now = Date().timeIntervalSince1970
+        func filled() throws -> TemporaryDirectory {
+            let home = try TemporaryDirectory()
+            let cache = try DiskCache(directory: home.path)
+            for index in 0..<400 {
+                // Ages a few seconds apart around a day: several entries share a bucket, so the cut falls inside one.
+                let age = 90_000 - Double(index % 200) * 7 - Double(index / 200)
+                _ = try store(cache, url: "http://h/\(index).png", bytes: 500 + index, ttl: nil,
+                              now: Date(timeIntervalSince1970: now - age))
+            }
+            return home
+        }
+        let one = try filled(), four = try filled()
+        var order: [String] = []
+        CacheScan.visitFolders(directory: one.path) { folder, _ in order.append(folder) }
+        for threads in [1, 3, 8] {
+            let parts = CacheScan.visitFoldersConcurrently(directory: one.path, threads: threads, start: { [String]() }) { part, folder, contents in
+                #expect(contents.entries.allSatisfy { $0.folder == folder })
+                part.append(folder)
+            }
+            #expect(parts.count == threads, "\(threads) threads")
+            #expect(Array(parts.joined()) == order, "\(threads) threads")
+        }
+        let total = CacheScan(directory: one.path).entries.reduce(Int64(0)) { $0 + $1.size }
+        let target = total * 41 / 100
+        let serial = CacheMaintenance.prune(directory: one.path, sizeLimit: total - 1, target: target, now: now,
+                                            removalBatch: 7, walkThreads: 1)
+        let shared = CacheMaintenance.prune(directory: four.path, sizeLimit: total - 1, target: target, now: now,
+                                            removalBatch: 7, walkThreads: 4)
+        #expect(serial.entries > 200 && serial.entries == shared.entries && serial.bytes == shared.bytes)
+        #expect(serial.remainingBytes == shared.remainingBytes)
+        let relative = { (report: CacheMaintenance.Report, home: TemporaryDirectory) in
+            Set(report.paths.map { String($0.dropFirst(home.path.count)) })
+        }
+        #expect(relative(serial, one) == relative(shared, four))
+        let left = { (home: TemporaryDirectory) in Set(CacheScan(directory: home.path).entries.map { $0.folder + "/" + $0.name }) }
+        #expect(left(one) == left(four))
+    }
+
     /// Stale lock files (left by killed processes) are removed as `locks/` is read, where its whole listing was held
     /// (2.2 MB of names at the end of a 20,000-line batch): old unheld ones go, a held one and a young one stay.
     @Test func staleLocksAreRemovedAsTheFolderIsRead() throws {

@@ -28,6 +28,12 @@ struct AccessAges {
         bytes[bucket(of: entry.lastAccess)] += entry.size
     }
 
+    /// Adds the bytes another count (from the same `now`) holds, bucket by bucket.
+    mutating func merge(_ other: AccessAges) {
+        precondition(other.now == now, "counts of different times")
+        for index in bytes.indices { bytes[index] += other.bytes[index] }
+    }
+
     /// Where to cut to free `needed` bytes, oldest first: every entry in a bucket above `bucket` goes, and of the
     /// entries in `bucket`, the oldest until `needed` is reached. Bucket 0 when all the entries together free less.
     func cut(freeing needed: Int64) -> Int {

@@ -31,6 +31,13 @@ public enum CacheMaintenance {
         /// (`listingPaths`), in the order it removed them.
         public var paths: [String] = []
         public init() {}
+
+        /// Adds another report's entries, bytes and paths (after this one's).
+        mutating func absorb(_ other: Report) {
+            entries += other.entries
+            bytes += other.bytes
+            paths += other.paths
+        }
     }
 
     // MARK: clean-expired
@@ -113,50 +120,54 @@ public enum CacheMaintenance {
     /// bytes by last access (`AccessAges`); only when over the limit, a second walk removes every entry older than
     /// the cut, `removalBatch` at a time, and holds only the entries of the one bucket the cut falls in, to take the
     /// oldest of those. It walks again (twice at most) when entries accessed meanwhile left the total over the target.
+    /// Each walk shares the cache's `XX/` folders among `walkThreads` threads (default: the cores, at most 4), each
+    /// with counts, removals and a bucket of its own, merged in folder order.
     /// `listingPaths` (default true): the report lists the removed paths (for `-v` and `--json`). When most entries
     /// share the cut's bucket (a cache filled within a minute or so), that bucket is held whole, as a scan was.
     public static func prune(directory: String, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
                              dryRun: Bool = false, listingPaths: Bool = true,
-                             now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
+                             now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch,
+                             walkThreads: Int = CacheScan.defaultWalkThreads) -> Report {
         var report = Report()
         let target = target ?? sizeLimit / 2
         var total: Int64 = 0
-        let prunable = { (folder: String) in keeping.isEmpty || !keeping.contains(folder) }
         for walk in 0..<3 {
-            var ages = AccessAges(now: now)
-            total = 0
-            CacheScan.visitFolders(directory: directory) { folder, contents in
-                let counted = prunable(folder)
+            let sums = CacheScan.visitFoldersConcurrently(directory: directory, threads: walkThreads,
+                                                          start: { PruneSum(ages: AccessAges(now: now)) }) { sum, folder, contents in
+                let counted = keeping.isEmpty || !keeping.contains(folder)
                 for entry in contents.entries {
-                    total += entry.size
-                    if counted { ages.add(entry) }
+                    sum.total += entry.size
+                    if counted { sum.ages.add(entry) }
                 }
             }
+            var merged = AccessAges(now: now)
+            total = 0
+            for sum in sums {
+                total += sum.total
+                merged.merge(sum.ages)
+            }
+            let ages = merged
             guard total > (walk == 0 ? sizeLimit : target) else { break }
             let cut = ages.cut(freeing: total - target)
-            var doomed: [CacheEntryStat] = [], boundary: [CacheEntryStat] = []
-            var removedInWalk = 0
-            func remove(_ entries: [CacheEntryStat]) {
-                let removed = dryRun ? entries.map { _ in true }
-                    : removeEntries(entries, directory: directory) { scanned, current in current.lastAccess == scanned.lastAccess }
-                for (entry, wasRemoved) in zip(entries, removed) where wasRemoved {
-                    record(entry, directory: directory, listingPath: listingPaths, in: &report)
-                    total -= entry.size
-                    removedInWalk += 1
-                }
-            }
-            CacheScan.visitFolders(directory: directory) { folder, contents in
-                guard prunable(folder) else { return }
+            let removal = PruneRemoval(directory: directory, dryRun: dryRun, listingPaths: listingPaths)
+            let passes = CacheScan.visitFoldersConcurrently(directory: directory, threads: walkThreads,
+                                                            start: { removal }) { pass, folder, contents in
+                guard keeping.isEmpty || !keeping.contains(folder) else { return }
                 for entry in contents.entries {
                     let bucket = ages.bucket(of: entry.lastAccess)
-                    if bucket > cut { doomed.append(entry) } else if bucket == cut { boundary.append(entry) }
+                    if bucket > cut { pass.doomed.append(entry) } else if bucket == cut { pass.boundary.append(entry) }
                 }
-                if doomed.count >= max(1, removalBatch) {
-                    remove(doomed)
-                    doomed.removeAll(keepingCapacity: true)
-                }
+                if pass.doomed.count >= max(1, removalBatch) { pass.removeDoomed() }
             }
-            remove(doomed)
+            var removedInWalk = 0
+            var boundary: [CacheEntryStat] = []
+            for var pass in passes {
+                pass.removeDoomed()
+                report.absorb(pass.report)
+                total -= pass.report.bytes
+                removedInWalk += pass.report.entries
+                boundary += pass.boundary
+            }
             // Of the cut's bucket, the least recently used until the total would be at the target; ties by path.
             boundary.sort { a, b in a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name) }
             var planned = total
@@ -165,12 +176,51 @@ public enum CacheMaintenance {
                 taken.append(entry)
                 planned -= entry.size
             }
-            remove(taken)
+            let removed = dryRun ? taken.map { _ in true } : removeEntries(taken, directory: directory, stillDoomed: sameAccess)
+            for (entry, wasRemoved) in zip(taken, removed) where wasRemoved {
+                record(entry, directory: directory, listingPath: listingPaths, in: &report)
+                total -= entry.size
+                removedInWalk += 1
+            }
             if dryRun || total <= target || removedInWalk == 0 { break }
         }
         report.remainingBytes = total
         if !dryRun, report.entries > 0 { recordPrune(directory: directory) }
         return report
+    }
+
+    /// A prune removes an entry only while it has not been accessed since it was scanned.
+    private static func sameAccess(_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool {
+        current.lastAccess == scanned.lastAccess
+    }
+
+    /// What one thread of a prune's first walk counts: the bytes of every entry, and those it may remove by age.
+    private struct PruneSum: Sendable {
+        var total: Int64 = 0
+        var ages: AccessAges
+    }
+
+    /// One thread's share of a prune's removal walk: the entries older than the cut waiting to be removed (at most
+    /// `removalBatch`), those in the cut's bucket, and what it removed.
+    private struct PruneRemoval: Sendable {
+        let directory: String
+        let dryRun: Bool
+        let listingPaths: Bool
+        var doomed: [CacheEntryStat] = []
+        var boundary: [CacheEntryStat] = []
+        var report = Report()
+
+        init(directory: String, dryRun: Bool, listingPaths: Bool) {
+            (self.directory, self.dryRun, self.listingPaths) = (directory, dryRun, listingPaths)
+        }
+
+        /// Removes the doomed entries on this thread (the walk's threads are the removal's), in order.
+        mutating func removeDoomed() {
+            for entry in doomed where dryRun || removeEntry(entry, directory: directory, stillDoomed: sameAccess) {
+                record(entry, directory: directory, listingPath: listingPaths, in: &report)
+            }
+            doomed.removeAll(keepingCapacity: true)
+        }
     }
 
     /// `DIR/last-prune`: its mtime is when a prune last removed entries.
@@ -293,7 +343,7 @@ public enum CacheMaintenance {
         return true
     }
 
-    private static func record(_ entry: CacheEntryStat, directory: String, listingPath: Bool = true, in report: inout Report) {
+    fileprivate static func record(_ entry: CacheEntryStat, directory: String, listingPath: Bool = true, in report: inout Report) {
         report.entries += 1
         report.bytes += entry.size
         if listingPath { report.paths.append(entry.path(in: directory)) }

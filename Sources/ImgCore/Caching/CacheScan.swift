@@ -55,17 +55,53 @@ public struct CacheScan: Sendable {
         let top = open("\(directory)/entries", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard top >= 0 else { return }
         defer { close(top) }
-        for (prefix, _) in DirectoryListing.children(of: top) where CacheNames.isPrefixFolder(prefix) {
-            let prefixDescriptor = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard prefixDescriptor >= 0 else { continue }
-            defer { close(prefixDescriptor) }
-            for (hash, _) in DirectoryListing.children(of: prefixDescriptor) where CacheNames.isKeyFolder(hash) {
-                let folderDescriptor = openat(prefixDescriptor, hash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard folderDescriptor >= 0 else { continue }
-                defer { close(folderDescriptor) }
-                let folder = prefix + "/" + hash
-                body(folder, scanFolder(folderDescriptor, named: folder))
+        for prefix in prefixFolders(of: top) { visitPrefix(prefix, in: top, body) }
+    }
+
+    /// How many threads a walk of the whole cache shares its folders among: the cores, at most 4.
+    public static var defaultWalkThreads: Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    /// Walks `entries/` as `visitFolders` does, its `XX/` folders shared among `threads` threads (default
+    /// `defaultWalkThreads`), each taking a run of them in order and adding what it finds to a partial result of its
+    /// own, made by `start`. Returns the partial results in folder order (at least one), so that taking them in turn
+    /// follows `visitFolders`' order. What one folder holds reaches one thread, once.
+    static func visitFoldersConcurrently<Partial: Sendable>(
+        directory: String, threads: Int = defaultWalkThreads, start: @Sendable () -> Partial,
+        _ body: @Sendable (_ partial: inout Partial, _ folder: String, _ contents: FolderContents) -> Void
+    ) -> [Partial] {
+        let top = open("\(directory)/entries", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard top >= 0 else { return [start()] }
+        defer { close(top) }
+        let prefixes = prefixFolders(of: top)
+        let shares = max(1, min(threads, prefixes.count))
+        let run = (prefixes.count + shares - 1) / shares
+        let partials = Locked<[Int: Partial]>([:])
+        DispatchQueue.concurrentPerform(iterations: shares) { share in
+            var partial = start()
+            for prefix in prefixes[min(prefixes.count, share * run)..<min(prefixes.count, (share + 1) * run)] {
+                visitPrefix(prefix, in: top) { folder, contents in body(&partial, folder, contents) }
             }
+            partials.withLock { $0[share] = partial }
+        }
+        return partials.withLock { found in (0..<shares).map { found[$0] ?? start() } }
+    }
+
+    /// The `XX/` folders of an open `entries/`, in the order `readdir` lists them.
+    private static func prefixFolders(of top: Int32) -> [String] {
+        DirectoryListing.children(of: top).map(\.name).filter(CacheNames.isPrefixFolder)
+    }
+
+    /// Visits the entry folders of one `XX/` folder of an open `entries/`.
+    private static func visitPrefix(_ prefix: String, in top: Int32, _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
+        let prefixDescriptor = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard prefixDescriptor >= 0 else { return }
+        defer { close(prefixDescriptor) }
+        for (hash, _) in DirectoryListing.children(of: prefixDescriptor) where CacheNames.isKeyFolder(hash) {
+            let folderDescriptor = openat(prefixDescriptor, hash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard folderDescriptor >= 0 else { continue }
+            defer { close(folderDescriptor) }
+            let folder = prefix + "/" + hash
+            body(folder, scanFolder(folderDescriptor, named: folder))
         }
     }
 

@@ -319,7 +319,9 @@ extension OptionCatalog {
             .B batch
             and
             .BR prefetch ,
-            which also keep to it while they run)
+            which also keep to it while they run: they prune as they write, and wait
+            for a prune only when they outpace it, so they stay within about a
+            tenth over the limit)
             The cache's size limit, or
             .B none
             (also 0).
