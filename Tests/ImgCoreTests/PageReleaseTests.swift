@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ImgCore
 
@@ -44,6 +45,7 @@ struct PageReleaseTests {
         released.releasePagesOfLargeEntries()
         let releasedPath = released.originalPath(originalKey: "k")
         try released.store(.memory(body), metadata: EntryFixtures.metadata(key: "k", body: body), at: releasedPath)
+        released.settle()
         #expect(try Self.residentPages(releasedPath).resident == 0)
         // Still whole: it reads back (and reading brings its pages back).
         guard case .fresh(_, let stored) = released.lookup(at: releasedPath, key: "k") else {
@@ -76,7 +78,47 @@ struct PageReleaseTests {
             #expect(open.resident == open.total)
             #expect(EncodedBytes.file(region).data == body)
         }
+        cache.settle()
         #expect(try Self.residentPages(path).resident == 0)
+    }
+
+    /// The release runs on the releaser's thread, not the writer's: a file given to it returns at once however long
+    /// its release takes, and once `capacity` files wait, the next ones are closed at once (their pages left to the
+    /// kernel), so a slow disk holds neither the batch nor its descriptors; a drain that gives up leaves the rest to be
+    /// closed only.
+    @Test func pagesAreReleasedOffTheWritersThreadAndAtMostCapacityFilesWait() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let released = Atomic<Int>(0)
+        let releaser = PageReleaser { _ in
+            gate.wait()
+            released.add(1, ordering: .relaxed)
+        }
+        // Each file is one end of a socket pair: the other end sees the end of the stream once it is closed (robust
+        // against the descriptor's number being reused meanwhile by another test; close-on-exec from the start, so
+        // no process another test starts holds a copy).
+        var readEnds: [Int32] = []
+        defer { readEnds.forEach { close($0) } }
+        for _ in 0..<(PageReleaser.capacity + 6) {
+            var ends: [Int32] = [0, 0]
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            try #require(socketpair(AF_UNIX, type, 0, &ends) == 0)
+            readEnds.append(ends[0])
+            releaser.release(ends[1])
+        }
+        let isClosed = { (readEnd: Int32) -> Bool in
+            var byte: UInt8 = 0
+            return read(readEnd, &byte, 1) == 0
+        }
+        // All given while the first release is held: the first `capacity` wait, open; the rest were closed.
+        #expect(readEnds.prefix(PageReleaser.capacity).allSatisfy { !isClosed($0) })
+        #expect(readEnds.dropFirst(PageReleaser.capacity).allSatisfy(isClosed))
+        #expect(released.load(ordering: .relaxed) == 0)
+        // A drain that gives up (the end of a batch on a slow disk) leaves the files still waiting only to be closed.
+        releaser.drain(waitingAtMost: 0.05)
+        gate.signal()
+        releaser.drain(waitingAtMost: 60)
+        #expect(released.load(ordering: .relaxed) == 1)
+        #expect(readEnds.allSatisfy(isClosed))
     }
 
     /// From the command line: `batch` releases its originals' pages, `fetch` keeps them.

@@ -27,6 +27,8 @@ public final class DiskCache: Sendable {
     /// Whether entries of at least `pageReleaseSize` bytes leave the page cache once written (`releasePagesOfLargeEntries`);
     /// false (the default) leaves them to the kernel.
     private let releasesPages = Atomic<Bool>(false)
+    /// What writes those entries out and drops their pages, off the writers' threads.
+    private let pageReleaser = PageReleaser()
 
     /// The smallest entry whose pages `releasePagesOfLargeEntries` drops: 256 KiB.
     static let pageReleaseSize = 256 << 10
@@ -107,7 +109,7 @@ public final class DiskCache: Sendable {
         let header = CacheEntryFile.encodeHeader(metadata)
         let (accessed, expires) = (now.timeIntervalSince1970, EntryIO.expiry(now: now, ttl: metadata.ttl))
         var headerBytes = header.count
-        let release = body.count >= Self.pageReleaseSize && releasesPages.load(ordering: .relaxed)
+        let release = body.count >= Self.pageReleaseSize && releasesPages.load(ordering: .relaxed) ? pageReleaser : nil
         let temporary: String
         switch body {
         case .memory(let data):
@@ -140,9 +142,9 @@ public final class DiskCache: Sendable {
     }
 
     /// From now on (a batch: originals written once, at scale, and not read again soon), an entry of at least
-    /// `pageReleaseSize` is written out and dropped from the page cache as it is stored, rather than left to fill the
-    /// memory with pages nobody reads (and, on a virtual machine that returns freed memory to its host, to fault in
-    /// fresh memory for every write).
+    /// `pageReleaseSize` is written out and dropped from the page cache once stored (by the `PageReleaser`, so that
+    /// the writer does not wait for the disk), rather than left to fill the memory with pages nobody reads (and, on
+    /// a virtual machine that returns freed memory to its host, to fault in fresh memory for every write).
     func releasePagesOfLargeEntries() {
         releasesPages.store(true, ordering: .relaxed)
     }
@@ -155,9 +157,12 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Waits for a prune under way and prunes once more if the directory is still over its limit (`keepWithin`).
-    func settleWithinLimit() {
+    /// Waits for a prune under way and prunes once more if the directory is still over its limit (`keepWithin`);
+    /// then waits until the pages of the large entries stored so far are released (`releasePagesOfLargeEntries`), for a
+    /// second at most (`PageReleaser.drain`).
+    func settle() {
         bound.withLock { $0 }?.settle()
+        pageReleaser.drain()
     }
 
     /// Removes every variant beside an original (after the original changed).

@@ -102,10 +102,10 @@ enum EntryIO {
     /// sets the times and links the unnamed file in as a temporary `PID-RANDOM.tmp` in `folder`; returns its path.
     /// Nil when it can't (no room, or already used by another entry; a header too long for it; the file elsewhere
     /// or not unnamed): the caller copies the body instead. No fsync, as for `writeTemporary`. `releasingPages`
-    /// (default false): the file's pages leave the page cache once the region is done with (it is still read by the
-    /// rendering).
+    /// (default nil): what releases the file's pages from the page cache once the region is done with (it is still
+    /// read by the rendering).
     static func linkSpooled(_ region: FileRegion, metadata: CacheEntryMetadata, in folder: String, accessed: Double,
-                            expires: Double, releasingPages: Bool = false) -> String? {
+                            expires: Double, releasingPages releaser: PageReleaser? = nil) -> String? {
         guard let (descriptor, room) = region.claimHeaderRoom(),
               let header = CacheEntryFile.encodeHeader(metadata, filling: room) else { return nil }
         let written = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
@@ -114,7 +114,7 @@ enum EntryIO {
         futimens(descriptor, &times)
         let name = "\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
         guard imgf_link_unnamed_at(descriptor, AT_FDCWD, "\(folder)/\(name)") == 0 else { return nil }
-        if releasingPages { region.releasePagesWhenClosed() }
+        if let releaser { region.releasePagesWhenClosed(by: releaser) }
         return "\(folder)/\(name)"
     }
 
@@ -122,15 +122,18 @@ enum EntryIO {
     /// (copied in the kernel, never through memory), to a new temporary file `PID-RANDOM.tmp` in `folder` and
     /// returns its path.
     /// No fsync: a torn file after a power loss fails its digest check and is treated as a miss.
-    /// `releasingPages` (default false): the file's pages are written out and dropped from the page cache before it
-    /// is closed (`imgf_release_written_pages`), for a large entry not read again soon.
+    /// `releasingPages` (default nil): what writes the file's pages out and drops them from the page cache, on its
+    /// own thread (`PageReleaser`), for a large entry not read again soon.
     static func writeTemporary(_ parts: Data..., then region: FileRegion? = nil, in folder: String, accessed: Double,
-                               expires: Double, releasingPages: Bool = false) throws(ImgError) -> String {
+                               expires: Double, releasingPages releaser: PageReleaser? = nil) throws(ImgError) -> String {
         let path = "\(folder)/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
         try FileWriting.createNew(path, mode: 0o600, parts: parts, then: region, shownAs: path) { descriptor in
             var times = [timespecOf(accessed), timespecOf(expires)]
             futimens(descriptor, &times)
-            if releasingPages { _ = imgf_release_written_pages(descriptor) }
+            if let releaser {
+                let copy = dup(descriptor)
+                if copy >= 0 { releaser.release(copy) }
+            }
         }
         return path
     }

@@ -78,9 +78,9 @@ public final class ImagePipeline: Sendable {
         (store as? DiskCache)?.releasePagesOfLargeEntries()
     }
 
-    /// At the end of a batch: the disk cache ends at or under its size limit.
+    /// At the end of a batch: the disk cache ends at or under its size limit, its large entries' pages released.
     func settleCache() {
-        (store as? DiskCache)?.settleWithinLimit()
+        (store as? DiskCache)?.settle()
     }
 
     /// Drops the original under `key` from memory (a batch's last use of it is over).

@@ -23,9 +23,9 @@ public final class FileRegion: Sendable {
     /// Whether the `offset` bytes before the region are room left free for a cache entry's header (a download
     /// spooled for the cache, `BodySpool`), not yet given to one: `claimHeaderRoom` gives them once.
     private let headerRoom: Locked<Bool>
-    /// Whether the file's pages are written out and dropped from the page cache when the region closes it
-    /// (`releasePagesWhenClosed`); false by default.
-    private let releasesPagesWhenClosed = Atomic<Bool>(false)
+    /// What writes out the file's pages and drops them from the page cache when the region is done with it
+    /// (`releasePagesWhenClosed`); nil (the default) just closes it.
+    private let pageReleaser = Locked<PageReleaser?>(nil)
 
     /// The window used to stream the bytes: 1 MiB.
     static let windowSize = 1 << 20
@@ -48,15 +48,15 @@ public final class FileRegion: Sendable {
         }
     }
 
-    /// When the region is done with, writes the file's pages out and drops them from the page cache (a spooled
-    /// download that became a batch's cache entry: read by its rendering, then not again soon).
-    func releasePagesWhenClosed() {
-        releasesPagesWhenClosed.store(true, ordering: .relaxed)
+    /// When the region is done with, hands its file to `releaser`, which writes its pages out and drops them from
+    /// the page cache (a spooled download that became a batch's cache entry: read by its rendering, then not again
+    /// soon), then closes it.
+    func releasePagesWhenClosed(by releaser: PageReleaser) {
+        pageReleaser.withLock { $0 = releaser }
     }
 
     deinit {
-        if releasesPagesWhenClosed.load(ordering: .relaxed) { _ = imgf_release_written_pages(descriptor) }
-        close(descriptor)
+        if let releaser = pageReleaser.withLock({ $0 }) { releaser.release(descriptor) } else { close(descriptor) }
     }
 
     /// Opens a whole regular file read-only (symlinks followed: local input may be one), or nil when it can't be read.
