@@ -92,3 +92,8 @@ int imgf_release_written_pages(int descriptor) {
     if (failed) { errno = failed; return -1; }
     return 0;
 }
+
+int imgf_try_lock_byte(int descriptor, long long offset) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };
+    return fcntl(descriptor, F_OFD_SETLK, &lock);
+}

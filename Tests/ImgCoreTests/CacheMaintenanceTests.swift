@@ -193,25 +193,25 @@ struct CacheMaintenanceTests {
         #expect(paths.enumerated().allSatisfy { index, path in (access(path, F_OK) == 0) == (index < 2) })
     }
 
-    /// A download lock's file is removed as the lock is let go, so `locks/` holds only downloads in flight; a waiter
-    /// that had opened the removed file does not take it for the lock, but the new file at the path.
-    @Test func aDownloadLockRemovesItsFileAsItLetsGo() throws {
+    /// A download lock is one byte of `locks/downloads`, at its key's offset: the same key is held against another
+    /// open of the file (in this process as in another), another key is not, letting go frees it, and no file is
+    /// made or removed per key (a batch left one lock file per download to make and remove).
+    @Test func aDownloadLockIsAByteOfOneFileAndLeavesNoFilePerKey() throws {
         let home = try TemporaryDirectory()
         _ = try DiskCache(directory: home.path)
-        let path = home.path + "/locks/" + Digest.sha256("http://h/a.png") + ".lock"
         var lock = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 1)
-        #expect(lock != nil && access(path, F_OK) == 0)
+        #expect(lock != nil)
         #expect(KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 0.05) == nil, "held")
-        let early = open(path, O_RDWR)
-        defer { close(early) }
+        var other = KeyLock.acquire(directory: home.path, key: "http://h/b.png", timeout: 0.05)
+        #expect(other != nil, "another key is not held")
         lock = nil
-        #expect(access(path, F_OK) != 0, "removed as it was let go")
-        #expect(flock(early, LOCK_EX | LOCK_NB) == 0, "the removed file can be locked, but it is not the lock")
-        var next = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 1)
-        var removed = stat(), current = stat()
-        #expect(next != nil && fstat(early, &removed) == 0 && stat(path, &current) == 0 && removed.st_ino != current.st_ino)
-        next = nil
-        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path + "/locks").isEmpty)
+        var next = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 0.05)
+        #expect(next != nil, "let go")
+        (next, other) = (nil, nil)
+        let offsets = Set((0..<200).map { KeyLock.offset(of: "http://h/\($0).png") })
+        #expect(offsets.count == 200 && offsets.allSatisfy { $0 >= 0 && $0 < 1 << 62 })
+        for index in 0..<50 { #expect(KeyLock.acquire(directory: home.path, key: "http://h/\(index).png", timeout: 1) != nil) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path + "/locks") == [KeyLock.fileName])
     }
 
     @Test func anEntryReplacedOrUsedSinceTheScanIsNotRemoved() throws {

@@ -26,4 +26,10 @@ int imgf_link_unnamed_at(int descriptor, int folder, const char *name);
  * returns 0, or -1 with errno set, and the file is whole either way. */
 int imgf_release_written_pages(int descriptor);
 
+/* Takes an exclusive lock on the one byte at `offset` of the open file `descriptor` without waiting: an open file
+ * description's own lock (F_OFD_SETLK), which conflicts with any other open of the file, in this process or another,
+ * and is dropped when the description is closed or its holder dies. Returns 0, or -1 with errno set (EAGAIN or
+ * EACCES while another holds it). */
+int imgf_try_lock_byte(int descriptor, long long offset);
+
 #endif

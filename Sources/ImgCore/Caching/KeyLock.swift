@@ -1,56 +1,55 @@
+import CVips
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A per-key "download in flight" lock shared by processes: an exclusive `flock` on `locks/<hash>.lock`.
-/// The kernel drops it when its holder dies, so a killed process never blocks others. The holder removes the file
-/// as it lets go, so `locks/` holds only downloads in flight (and those of killed processes, until a clean): a
-/// waiter that had opened the removed file finds it no longer at the path once it gets the lock, and tries again.
+/// A per-key "download in flight" lock shared by processes: an exclusive lock on one byte of `locks/downloads`, at
+/// an offset taken from the key's SHA-256 (`imgf_try_lock_byte`: an open file description's own lock, so that two
+/// threads of one process exclude each other as two processes do). The kernel drops it when its holder lets go or
+/// dies, so a killed process never blocks others. No file is made or removed per key: `locks/` holds that one file,
+/// where a file per download cost an inode made and removed for every original (and on ext4 without a journal, each
+/// removal slows the file creations of the next seconds). Two keys whose offsets collide (a 2^-62 chance) only wait
+/// for each other. Lock files of earlier versions (`<hash>.lock`) are left to `removeStale`.
 final class KeyLock: @unchecked Sendable { // owns a file descriptor; released once
     private let descriptor: Int32
-    private let path: String
 
-    private init(descriptor: Int32, path: String) {
+    /// The file in `locks/` whose bytes are the locks.
+    static let fileName = "downloads"
+
+    private init(descriptor: Int32) {
         self.descriptor = descriptor
-        self.path = path
     }
 
-    deinit {
-        // Removed before the lock is let go, and only while it is the file at the path: no cleaner removes a held
-        // lock, but a cache folder deleted by hand may since hold another holder's file there.
-        if Self.isAtPath(descriptor, path) { unlink(path) }
-        close(descriptor)
-    }
+    deinit { close(descriptor) }
 
-    /// Waits up to `timeout` seconds for the lock on `key`; nil when it could not be had in time
-    /// (the caller then goes on without it, as a waiter that takes over).
+    /// Waits up to `timeout` seconds for the lock on `key`; nil when it could not be had in time, or the file can't
+    /// be opened or locked (the caller then goes on without it, as a waiter that takes over).
     static func acquire(directory: String, key: String, timeout: Double) -> KeyLock? {
-        let path = "\(directory)/locks/\(Digest.sha256(key)).lock"
+        let descriptor = open("\(directory)/locks/\(fileName)", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        let offset = Self.offset(of: key)
         let deadline = Date().addingTimeInterval(timeout)
         var pause: useconds_t = 5_000
         while true {
-            let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { return nil }
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
-                // A cleaner may have unlinked the file between our open and flock: only the file at the path counts.
-                if isAtPath(descriptor, path) { return KeyLock(descriptor: descriptor, path: path) }
+            if imgf_try_lock_byte(descriptor, offset) == 0 { return KeyLock(descriptor: descriptor) }
+            guard errno == EAGAIN || errno == EACCES || errno == EINTR, Date() < deadline else {
+                close(descriptor)
+                return nil
             }
-            close(descriptor)
-            if Date() >= deadline { return nil }
             usleep(pause)
             pause = min(pause * 2, 100_000)
         }
     }
 
-    /// Whether the open file `descriptor` is the one at `path` (same inode).
-    private static func isAtPath(_ descriptor: Int32, _ path: String) -> Bool {
-        var opened = stat(), current = stat()
-        return fstat(descriptor, &opened) == 0 && stat(path, &current) == 0 && opened.st_ino == current.st_ino
+    /// The byte that stands for `key`: the first 62 bits of its SHA-256.
+    static func offset(of key: String) -> Int64 {
+        let hash = Digest.sha256(key)
+        return Int64(UInt64(hash.prefix(16), radix: 16).map { $0 >> 2 } ?? 0)
     }
 
-    /// Removes lock files nobody holds, older than `age` seconds (left by killed processes); returns how many were
-    /// removed.
+    /// Removes lock files of earlier versions (`<hash>.lock`, one per download) that nobody holds, older than `age`
+    /// seconds (left by killed processes); returns how many were removed.
     static func removeStale(directory: String, olderThan age: Double, dryRun: Bool) -> Int {
         let folder = "\(directory)/locks"
         var removed = 0
