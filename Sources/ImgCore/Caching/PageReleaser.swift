@@ -11,9 +11,9 @@ import Glibc
 /// originals, under a 20 MB/s write limit: 14.3 s where the same batch takes 5.3 s without the limit).
 ///
 /// At most `capacity` (64) files wait their turn; past that, a file is closed with its pages left to the kernel, so
-/// a disk slower than the batch costs page-cache memory (which the kernel reclaims), never descriptors or time.
-/// `drain` waits for the files given so far, for a second at most (the end of a batch, which does not wait for a slow
-/// disk either: what is left is the kernel's to write). Thread-safe.
+/// a disk slower than the batch costs page-cache memory (which the kernel reclaims), not descriptors, and time only
+/// at the end: `drain` waits for the files given so far, for a second at most (the end of a batch, which does not
+/// wait longer for a slow disk: what is left is the kernel's to write). Thread-safe.
 final class PageReleaser: Sendable {
     /// How many files may wait to be released: 64.
     static let capacity = 64
