@@ -55,10 +55,9 @@ public enum CacheMaintenance {
         var report = Report()
         var expired: [CacheEntryStat] = []
         func removeExpired() {
-            let removed = dryRun ? expired.map { _ in true } : removeEntries(expired, directory: directory) { _, current in current.isExpired(at: now) }
-            for (entry, wasRemoved) in zip(expired, removed) where wasRemoved {
-                record(entry, directory: directory, listingPath: listingPaths, in: &report)
-            }
+            report.absorb(removeEntries(expired, directory: directory, dryRun: dryRun, listingPaths: listingPaths) { _, current in
+                current.isExpired(at: now)
+            })
             expired.removeAll(keepingCapacity: true)
         }
         CacheScan.visitFolders(directory: directory) { folder, contents in
@@ -176,12 +175,10 @@ public enum CacheMaintenance {
                 taken.append(entry)
                 planned -= entry.size
             }
-            let removed = dryRun ? taken.map { _ in true } : removeEntries(taken, directory: directory, stillDoomed: sameAccess)
-            for (entry, wasRemoved) in zip(taken, removed) where wasRemoved {
-                record(entry, directory: directory, listingPath: listingPaths, in: &report)
-                total -= entry.size
-                removedInWalk += 1
-            }
+            let last = removeEntries(taken, directory: directory, dryRun: dryRun, listingPaths: listingPaths, stillDoomed: sameAccess)
+            report.absorb(last)
+            total -= last.bytes
+            removedInWalk += last.entries
             if dryRun || total <= target || removedInWalk == 0 { break }
         }
         report.remainingBytes = total
@@ -216,9 +213,8 @@ public enum CacheMaintenance {
 
         /// Removes the doomed entries on this thread (the walk's threads are the removal's), in order.
         mutating func removeDoomed() {
-            for entry in doomed where dryRun || removeEntry(entry, directory: directory, stillDoomed: sameAccess) {
-                record(entry, directory: directory, listingPath: listingPaths, in: &report)
-            }
+            report.absorb(removeEntries(doomed, directory: directory, dryRun: dryRun, listingPaths: listingPaths, threads: 1,
+                                        stillDoomed: sameAccess))
             doomed.removeAll(keepingCapacity: true)
         }
     }
@@ -313,19 +309,32 @@ public enum CacheMaintenance {
 
     // MARK: helpers
 
-    /// `removeEntry` over many entries on a few threads; returns, in order, which were removed.
-    static func removeEntries(_ entries: [CacheEntryStat], directory: String,
-                              stillDoomed: @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> [Bool] {
-        let workers = min(4, max(1, entries.count / 512))
-        guard workers > 1 else { return entries.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) } }
-        let chunk = (entries.count + workers - 1) / workers
-        let results = Locked<[Int: [Bool]]>([:])
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let slice = entries[min(entries.count, worker * chunk)..<min(entries.count, (worker + 1) * chunk)]
-            let removed = slice.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) }
-            results.withLock { $0[worker] = removed }
+    /// `removeEntry` over many entries on up to `threads` threads (default 4; one for every 512 entries), none in a
+    /// dry run; returns the report of those removed (or that would be), in order, their paths listed when
+    /// `listingPaths`.
+    static func removeEntries(_ entries: [CacheEntryStat], directory: String, dryRun: Bool, listingPaths: Bool, threads: Int = 4,
+                              stillDoomed: @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> Report {
+        let workers = min(threads, max(1, entries.count / 512))
+        let removed: [Bool]
+        if dryRun {
+            removed = entries.map { _ in true }
+        } else if workers <= 1 {
+            removed = entries.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) }
+        } else {
+            let chunk = (entries.count + workers - 1) / workers
+            let results = Locked<[Int: [Bool]]>([:])
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let slice = entries[min(entries.count, worker * chunk)..<min(entries.count, (worker + 1) * chunk)]
+                let removed = slice.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) }
+                results.withLock { $0[worker] = removed }
+            }
+            removed = results.withLock { all in (0..<workers).flatMap { all[$0] ?? [] } }
         }
-        return results.withLock { all in (0..<workers).flatMap { all[$0] ?? [] } }
+        var report = Report()
+        for (entry, wasRemoved) in zip(entries, removed) where wasRemoved {
+            record(entry, directory: directory, listingPath: listingPaths, in: &report)
+        }
+        return report
     }
 
     /// Unlinks an entry when the file at its path is still the scanned one and `stillDoomed` holds for it now;
@@ -343,7 +352,7 @@ public enum CacheMaintenance {
         return true
     }
 
-    fileprivate static func record(_ entry: CacheEntryStat, directory: String, listingPath: Bool = true, in report: inout Report) {
+    private static func record(_ entry: CacheEntryStat, directory: String, listingPath: Bool = true, in report: inout Report) {
         report.entries += 1
         report.bytes += entry.size
         if listingPath { report.paths.append(entry.path(in: directory)) }
