@@ -57,6 +57,8 @@ enum BatchCommand {
         settings.configuration.network.cancellation = cancellation
         // Memory keeps an original only until the last line read ahead that uses it.
         settings.configuration.memoryPolicy = BatchMemoryPolicy()
+        shareCores(&settings.configuration, jobs: options.jobs, environment: environment, verbose: settings.verbose,
+                   command: prefetchOnly ? "prefetch" : "batch")
         let pipeline: ImagePipeline
         switch settings.openPipeline() {
         case .success(let opened): pipeline = opened
@@ -87,6 +89,21 @@ enum BatchCommand {
             return failure.exitCode
         }
         return status
+    }
+
+    /// Renderings at once share the cores: each gets its share of libvips' threads (one each with the defaults),
+    /// unless `VIPS_CONCURRENCY` sets libvips' number itself. `-v` says what was chosen.
+    static func shareCores(_ configuration: inout PipelineConfiguration, jobs: Int, environment: [String: String],
+                           verbose: Bool, command: String) {
+        let renderingsAtOnce = min(jobs, configuration.renderingSlots)
+        let setByUser = environment["VIPS_CONCURRENCY"].map { !$0.isEmpty } ?? false
+        configuration.threadsPerRendering = setByUser ? nil
+            : PipelineConfiguration.threadsPerRendering(renderingsAtOnce: renderingsAtOnce)
+        let threads = configuration.threadsPerRendering.map(String.init)
+            ?? (setByUser ? "VIPS_CONCURRENCY=\(environment["VIPS_CONCURRENCY"] ?? "")" : "libvips' default (one per core)")
+        let workers = jobs == 1 ? "1 worker" : "\(jobs) workers"
+        let renderings = renderingsAtOnce == 1 ? "1 rendering" : "\(renderingsAtOnce) renderings"
+        Reporter(verbose: verbose).info("\(command): \(workers), \(renderings) at once, libvips threads per rendering: \(threads)")
     }
 
     /// The exit status of a finished batch (see `exitStatus(_:)` for its items).

@@ -45,6 +45,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_image_copy_memory) \
     X(vips_image_get_array_int) \
     X(vips_image_get_bands) \
+    X(vips_image_get_concurrency) \
     X(vips_image_get_blob) \
     X(vips_image_get_fields) \
     X(vips_image_get_format) \
@@ -251,10 +252,19 @@ static inline int imgf_write_to_buffer(VipsImage *in, const char *suffix, void *
 static inline void *imgf_write_to_memory(VipsImage *in, size_t *len) {
     return V->vips_image_write_to_memory(in, len);
 }
-static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
+/* A new image sharing in's pixels, with the int field `name` set to value (in itself is left as it is). */
+static inline int imgf_copy_setting_int(VipsImage *in, VipsImage **out, const char *name, int value) {
     if (V->vips_copy(in, out, NULL)) return -1;
-    V->vips_image_set_int(*out, "page-height", page_height);
+    V->vips_image_set_int(*out, name, value);
     return 0;
+}
+static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
+    return imgf_copy_setting_int(in, out, "page-height", page_height);
+}
+/* The threads libvips' thread pool gives a sink of this image: its "concurrency" field (VIPS_META_CONCURRENCY)
+ * when set, else fallback. */
+static inline int imgf_image_concurrency(VipsImage *image, int fallback) {
+    return V->vips_image_get_concurrency(image, fallback);
 }
 static inline int imgf_get_int(VipsImage *image, const char *name, int fallback) {
     int value = fallback;

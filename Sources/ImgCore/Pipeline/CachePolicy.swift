@@ -44,6 +44,22 @@ public struct PipelineConfiguration: Sendable {
     /// libvips' other threads wait for its rows) leaves no core idle. On 400 photos on 2 cores, 3 at once took the
     /// batch from 7.94 to 6.98 s (4 at once: 7.35 s); see docs/BENCHMARKS.md.
     public static var defaultRenderingSlots: Int { ProcessInfo.processInfo.activeProcessorCount + 1 }
+    /// Threads libvips gives each rendering's pixels (its thread pool's size for that image); nil (the default)
+    /// for libvips' own number (`VIPS_CONCURRENCY`, else one per core), right for a rendering alone. A batch sets it
+    /// with `threadsPerRendering(renderingsAtOnce:)`.
+    public var threadsPerRendering: Int?
+
+    /// The cores shared among `renderingsAtOnce` renderings, at least one thread each; nil when one rendering at
+    /// a time (or as many cores as renderings) leaves libvips' default as it is. Renderings that each decode in one
+    /// thread (libjpeg, libpng, libwebp) already fill the cores when there are more of them than cores; a second
+    /// libvips thread per rendering then only waits for the decoder's rows. On 400 photos on 2 cores (3 renderings
+    /// at once) one thread each took a batch from 5.93 to 5.33 s, and sharp's workload from 6.60 to 5.89 s
+    /// (docs/BENCHMARKS.md, session 10).
+    public static func threadsPerRendering(renderingsAtOnce: Int,
+                                           cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int? {
+        let share = max(1, cores / max(1, renderingsAtOnce))
+        return share < cores ? share : nil
+    }
     /// What makes variants (decode, process, encode); default `VipsRenderer`, libvips in this process.
     /// `WarmRendering` hands them to a warm renderer process when one is running.
     public var renderer: any ImageRendering = VipsRenderer()

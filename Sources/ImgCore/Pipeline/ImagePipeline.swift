@@ -52,6 +52,7 @@ public final class ImagePipeline: Sendable {
         originals = OriginalFetcher(configuration: configuration, memory: memory, store: store, loader: loader,
                                     spoolDirectory: network.spoolDirectory)
         variants = VariantMaker(renderer: configuration.renderer, slots: configuration.renderingSlots,
+                                threadsPerRendering: configuration.threadsPerRendering,
                                 cancellation: configuration.network.cancellation)
         writer = VariantWriter(configuration: configuration, memory: memory, store: store)
     }

@@ -59,6 +59,9 @@ public struct RenderingContext: Sendable {
     /// a renderer need not check again what it found (the in-process renderer does not scan the bytes for
     /// truncation a second time). Nil (the default): nothing was checked.
     public var inspected: ImageHeader?
+    /// Threads libvips gives this rendering's pixels (`PipelineConfiguration.threadsPerRendering`); nil (the
+    /// default) for libvips' own number. The bytes rendered are the same either way.
+    public var threadsPerRendering: Int?
 
     public init(sharedDecode: SharedDecode? = nil, cancellation: Cancellation? = nil) {
         (self.sharedDecode, self.cancellation) = (sharedDecode, cancellation)

@@ -14,10 +14,13 @@ final class VariantMaker: Sendable {
     private let decodeBudget = DecodeMemoryBudget()
     /// Bounds renderings at once; taken only by the thread doing the work.
     private let slots: DispatchSemaphore
+    /// libvips threads per rendering (`PipelineConfiguration.threadsPerRendering`); nil for libvips' default.
+    private let threadsPerRendering: Int?
 
-    init(renderer: any ImageRendering, slots: Int, cancellation: Cancellation?) {
+    init(renderer: any ImageRendering, slots: Int, threadsPerRendering: Int? = nil, cancellation: Cancellation?) {
         (self.renderer, self.cancellation) = (renderer, cancellation)
         self.slots = DispatchSemaphore(value: max(1, slots))
+        self.threadsPerRendering = threadsPerRendering
     }
 
     /// Makes `request`'s variant from `original`; equal variant keys (and facts asked for) in flight share one
@@ -29,6 +32,7 @@ final class VariantMaker: Sendable {
         var context = RenderingContext(cancellation: cancellation)
         context.decodeBudget = decodeBudget
         context.inspected = inspected
+        context.threadsPerRendering = threadsPerRendering
         if request.decodedTogetherWith.count > 1, let originalKey {
             let key = "\(originalKey)#\(request.decoding.identifierSuffix)#\(request.source.isRemote)"
             context.sharedDecode = SharedDecode(cache: decodedImages, key: key, chains: request.decodedTogetherWith)

@@ -56,6 +56,16 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
         return DecodedImage(taking: output, source: source, clock: clock)
     }
 
+    /// The same pixels, computed by libvips on at most `threads` threads in any sink of this image or of an image
+    /// made from it (its `concurrency` field, which libvips' thread pool reads instead of `VIPS_CONCURRENCY`).
+    /// A copy: an image shared with other renderings is left as it is.
+    func limitingThreads(_ threads: Int) throws(ImgError) -> DecodedImage {
+        try derive("threads per rendering") { imgf_copy_setting_int($0, $1, "concurrency", Int32(clamping: max(1, threads))) }
+    }
+
+    /// The threads libvips' thread pool gives a sink of this image: `limitingThreads`' number, else `fallback`.
+    func threadLimit(or fallback: Int) -> Int { Int(imgf_image_concurrency(pointer, Int32(clamping: fallback))) }
+
     /// Applies `transform` to each frame and stacks the results again; a still image is transformed once.
     func mapFrames(_ transform: (DecodedImage) throws(ImgError) -> DecodedImage) throws(ImgError) -> DecodedImage {
         let count = frameCount

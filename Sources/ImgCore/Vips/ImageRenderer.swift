@@ -12,25 +12,28 @@ public enum ImageRenderer {
     /// result carries the facts of the processed image, from a small shrink of it made just before encoding (no
     /// second decode). With `checked` (what `VipsRenderer.inspect` read from these bytes), its integrity check's
     /// finding is used instead of scanning the bytes again, and its header instead of opening it again. With `stop`, the
-    /// rendering ends as soon as it is stopped (its result is then a failure, to be dropped).
+    /// rendering ends as soon as it is stopped (its result is then a failure, to be dropped). With `threads`, libvips
+    /// computes this rendering's pixels on that many threads (`DecodedImage.limitingThreads`); nil (the default) for
+    /// libvips' own number.
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil,
                               budget: DecodeMemoryBudget? = nil, facts: FactsRequest? = nil,
-                              checked: ImageHeader? = nil, stop: RenderStop? = nil) throws(ImgError) -> EncodedImage {
+                              checked: ImageHeader? = nil, stop: RenderStop? = nil,
+                              threads: Int? = nil) throws(ImgError) -> EncodedImage {
         var attempts = 0
         return try VipsErrorScope.run({ () throws(ImgError) -> EncodedImage in
             attempts += 1
             // Run again alone, a variant decodes by itself: the same bytes, as `SharedDecode` guarantees.
             return try renderOnce(bytes, isRemote: isRemote, chain: chain, encoding: encoding, decoding: decoding,
                                   shared: attempts == 1 ? shared : nil, budget: budget, facts: facts,
-                                  checked: checked, stop: stop)
+                                  checked: checked, stop: stop, threads: threads)
         }, rerunnable: { !RenderClock.isExpiry($0) && stop?.isStopped != true })
     }
 
     private static func renderOnce(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                                    decoding: DecodeOptions, shared: SharedDecode?,
                                    budget: DecodeMemoryBudget?, facts: FactsRequest?,
-                                   checked: ImageHeader?, stop: RenderStop?) throws(ImgError) -> EncodedImage {
+                                   checked: ImageHeader?, stop: RenderStop?, threads: Int?) throws(ImgError) -> EncodedImage {
         let render = { (input: inout VipsInput) throws(ImgError) -> EncodedImage in
             // Every variant checks the header (it reads no pixels), so each fails as it would alone; the integrity
             // scan (it reads every byte) only when these bytes were not scanned already, and the header's opening only
@@ -44,7 +47,8 @@ public enum ImageRenderer {
                 defer { clock.end() }
                 do throws(ImgError) {
                     return try decodeProcessEncode(input, header: header, chain: chain, encoding: encoding,
-                                                   decoding: decoding, shared: shared, clock: clock, facts: facts)
+                                                   decoding: decoding, shared: shared, clock: clock, facts: facts,
+                                                   threads: threads)
                 } catch {
                     throw clock.expired ? clock.expiredError : error
                 }
@@ -61,7 +65,7 @@ public enum ImageRenderer {
 
     private static func decodeProcessEncode(_ input: VipsInput, header: ImageDecoder.Header, chain: ProcessingChain,
                                             encoding: OutputEncoding, decoding: DecodeOptions, shared: SharedDecode?,
-                                            clock: RenderClock, facts: FactsRequest?) throws(ImgError) -> EncodedImage {
+                                            clock: RenderClock, facts: FactsRequest?, threads: Int?) throws(ImgError) -> EncodedImage {
         var image: DecodedImage
         var remaining: ArraySlice<any ImageProcessing>
         if let shared, let decoded = try shared.decode(input, header: header, chain: chain, options: decoding) {
@@ -70,6 +74,8 @@ public enum ImageRenderer {
         } else {
             (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding, clock: clock)
         }
+        // Every later step and the encoder's sink inherit the limit (libvips copies fields down a pipeline).
+        if let threads { image = try image.limitingThreads(threads) }
         for step in remaining {
             image = try step.process(image)
         }

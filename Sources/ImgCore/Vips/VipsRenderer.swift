@@ -22,6 +22,7 @@ public struct VipsRenderer: ImageRendering {
         -> EncodedImage {
         try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
                                  encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode,
-                                 budget: context.decodeBudget, facts: request.facts, checked: context.inspected)
+                                 budget: context.decodeBudget, facts: request.facts, checked: context.inspected,
+                                 threads: context.threadsPerRendering)
     }
 }

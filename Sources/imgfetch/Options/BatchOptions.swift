@@ -7,6 +7,18 @@ extension OptionCatalog {
             the next one downloads.
             At most one rendering more than the processor cores (3 on 2 cores) decodes and processes at once:
             a decoder reads a file in one thread, and the extra rendering keeps the cores busy meanwhile.
+            The renderings share the cores: each computes its pixels on
+            .I cores
+            /
+            .I "renderings at once"
+            libvips threads, at least one (one each with the defaults), where libvips would give each as many
+            threads as there are cores; with one rendering at a time
+            .RB ( "\-j 1" )
+            libvips' own number stays, and
+            .B VIPS_CONCURRENCY
+            (see ENVIRONMENT), when set, decides instead.
+            .B \-v
+            says which.
             """#),
         OptionDefinition("per-host", value: "N", default: "6", for: .batchLike, help: "connections at once to one host",
                          man: #"""

@@ -6,11 +6,15 @@ import Foundation
 final class EventLog: Sendable {
     private let events = Locked<[String]>([])
     private let headers = Locked<[ImageHeader?]>([])
+    private let threads = Locked<[Int?]>([])
 
     func record(_ event: String) { events.withLock { $0.append(event) } }
     /// What each rendering was given as already inspected (`RenderingContext.inspected`), in order.
     func noteInspected(_ header: ImageHeader?) { headers.withLock { $0.append(header) } }
     var inspectedByRendering: [ImageHeader?] { headers.withLock { $0 } }
+    /// What each rendering was given as its libvips threads (`RenderingContext.threadsPerRendering`), in order.
+    func noteThreads(_ count: Int?) { threads.withLock { $0.append(count) } }
+    var threadsByRendering: [Int?] { threads.withLock { $0 } }
     var all: [String] { events.withLock { $0 } }
     func count(_ prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
 }
@@ -63,6 +67,7 @@ struct CountingRenderer: ImageRendering {
         -> EncodedImage {
         log.record("render \(request.chain.identifier)")
         log.noteInspected(context.inspected)
+        log.noteThreads(context.threadsPerRendering)
         gate?.pass()
         let text = String(decoding: original.data, as: UTF8.self)
         if text.contains("corrupt") { throw .image("corrupt image") }
