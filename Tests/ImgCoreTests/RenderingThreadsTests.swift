@@ -33,19 +33,32 @@ struct RenderingThreadsTests {
         #expect(try StandardRGBProfileTests.pixels(limited) == StandardRGBProfileTests.pixels(image))
     }
 
-    /// A rendering on one thread writes the bytes a rendering on libvips' default threads writes.
+    /// A rendering limited to one thread encodes on one thread (the limit went down its processors to the image the
+    /// encoder wrote), and writes the bytes a rendering on libvips' default threads writes.
     @Test(arguments: ["sample.jpg", "sample.png", "1.webp", "cogs.gif"])
     func aRenderingOnOneThreadWritesTheSameBytes(input: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/" + input))
-        func render(_ threads: Int?) throws -> Data {
+        func render(_ threads: Int?) throws -> EncodedImage {
             try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(120x120,fill)|>blur(1)"),
-                                     encoding: OutputEncoding(format: .png), decoding: DecodeOptions(),
-                                     threads: threads).data
+                                     encoding: OutputEncoding(format: .png), decoding: DecodeOptions(), threads: threads)
         }
-        let alone = try render(nil)
-        #expect(!alone.isEmpty)
-        #expect(try render(1) == alone)
-        #expect(try render(3) == alone)
+        let alone = try render(nil), single = try render(1), three = try render(3)
+        #expect(!alone.data.isEmpty)
+        #expect(alone.pixelThreads == nil && single.pixelThreads == 1 && three.pixelThreads == 3)
+        #expect(single.data == alone.data)
+        #expect(three.data == alone.data)
+    }
+
+    /// The in-process renderer hands the context's number to libvips.
+    @Test func theInProcessRendererPassesTheContextsThreadsOn() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        var request = ImageRequest(source: .remote(URL(string: "http://127.0.0.1:9/sample.jpg")!))
+        request.chain = try ProcessingChain.parse("resize(64x64)")
+        request.encoding = OutputEncoding(format: .jpeg)
+        var context = RenderingContext()
+        #expect(try VipsRenderer().render(request, from: .memory(data), context: context).pixelThreads == nil)
+        context.threadsPerRendering = 1
+        #expect(try VipsRenderer().render(request, from: .memory(data), context: context).pixelThreads == 1)
     }
 
     /// The configuration's number reaches every rendering, and a pipeline without one leaves libvips' default.

@@ -17,6 +17,9 @@ public struct EncodedImage: Sendable {
     public var damage: String?
     /// The facts of the processed image (`ImageRequest.facts`), computed before encoding; nil when not asked for.
     public var facts: ImageFacts?
+    /// The libvips threads the encoder computed the pixels on when the rendering limited them
+    /// (`DecodedImage.limitingThreads`, read back from the image it wrote); nil (the default) for libvips' own number.
+    public var pixelThreads: Int?
 
     /// No notes and no source size by default.
     public init(data: Data, format: ImageFormat, width: Int, height: Int, frames: Int, notes: [String] = []) {
@@ -64,8 +67,11 @@ enum ImageEncoder {
         var data = Data(bytes: buffer, count: length)
         g_free(buffer)
         if format == .webp, !encoding.keepMetadata { data = WebPMetadata.stripped(data) }
-        return EncodedImage(data: data, format: format, width: result.width, height: result.pageHeight,
-                            frames: result.frameCount, notes: notes)
+        var encoded = EncodedImage(data: data, format: format, width: result.width, height: result.pageHeight,
+                                   frames: result.frameCount, notes: notes)
+        let threads = result.threadLimit(or: 0)
+        encoded.pixelThreads = threads > 0 ? threads : nil
+        return encoded
     }
 
     /// Flattens alpha away onto `colour`. A grey image stays grey on a grey colour, and becomes sRGB on any
