@@ -96,11 +96,11 @@ enum BatchCommand {
     static func shareCores(_ configuration: inout PipelineConfiguration, jobs: Int, environment: [String: String],
                            verbose: Bool, command: String) {
         let renderingsAtOnce = min(jobs, configuration.renderingSlots)
-        let setByUser = environment["VIPS_CONCURRENCY"].map { !$0.isEmpty } ?? false
-        configuration.threadsPerRendering = setByUser ? nil
-            : PipelineConfiguration.threadsPerRendering(renderingsAtOnce: renderingsAtOnce)
+        let userThreads = environment["VIPS_CONCURRENCY"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.threadsPerRendering = userThreads == nil
+            ? PipelineConfiguration.threadsPerRendering(renderingsAtOnce: renderingsAtOnce) : nil
         let threads = configuration.threadsPerRendering.map(String.init)
-            ?? (setByUser ? "VIPS_CONCURRENCY=\(environment["VIPS_CONCURRENCY"] ?? "")" : "libvips' default (one per core)")
+            ?? userThreads.map { "VIPS_CONCURRENCY=\($0)" } ?? "libvips' default (one per core)"
         let workers = jobs == 1 ? "1 worker" : "\(jobs) workers"
         let renderings = renderingsAtOnce == 1 ? "1 rendering" : "\(renderingsAtOnce) renderings"
         Reporter(verbose: verbose).info("\(command): \(workers), \(renderings) at once, libvips threads per rendering: \(threads)")
