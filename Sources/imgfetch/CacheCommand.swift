@@ -66,8 +66,7 @@ enum CacheCommand {
             guard exists else { return try output.nothing(dryRun) }
             let report = CacheMaintenance.cleanExpired(directory: directory, tempAge: tempAge, dryRun: dryRun,
                                                       listingPaths: output.listsPaths)
-            try output.report(report, dryRun: dryRun)
-            return 0
+            return try output.report(report, dryRun: dryRun)
 
         case "prune":
             try noArguments(rest, subcommand)
@@ -78,28 +77,30 @@ enum CacheCommand {
             }
             guard exists else { return try output.nothing(dryRun, limit: limit) }
             let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
-            try output.report(report, dryRun: dryRun, limit: limit)
-            return 0
+            return try output.report(report, dryRun: dryRun, limit: limit)
 
         case "clear":
             try noArguments(rest, subcommand)
             guard exists else { return try output.nothing(dryRun) }
-            try output.report(CacheMaintenance.clear(directory: directory, dryRun: dryRun), dryRun: dryRun)
-            return 0
+            return try output.report(CacheMaintenance.clear(directory: directory, dryRun: dryRun), dryRun: dryRun)
 
         case "remove":
             guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
             let query = try settings(arguments, directory: directory, environment: environment).query
             let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: arguments.value("cache-key"))
             guard exists else { return try output.nothing(dryRun) }
-            try output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun), dryRun: dryRun)
-            return 0
+            return try output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun),
+                                     dryRun: dryRun)
 
         case "verify":
             try noArguments(rest, subcommand)
             let repair = arguments.has("repair")
             let result = exists ? CacheVerifier.verify(directory: directory, repair: repair) : CacheVerifier.Result()
+            for failure in result.failures {
+                Reporter.error("warning: could not remove \(failure.path): \(failure.reason)")
+            }
             try output.verification(result, repair: repair)
+            if !result.failures.isEmpty { return ImgError.io("").exitCode }
             if !repair, !result.damaged.isEmpty {
                 throw .damaged("\(result.damaged.count) of \(Counted.of(result.checked, "entry", "entries")) damaged; "
                                + "'imgfetch cache verify --repair' removes them")

@@ -18,20 +18,32 @@ struct CacheCommandOutput {
 
     func nothing(_ dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
         try report(CacheMaintenance.Report(), dryRun: dryRun, limit: limit)
-        return 0
     }
 
     /// Whether a report is to list the removed paths (`-v` and `--json` show them): a prune of a large cache that
     /// lists nothing holds none.
     var listsPaths: Bool { json || (verbose && !quiet) }
 
-    /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths.
-    func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) {
+    /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths. Each
+    /// removal that failed is a warning on stderr naming its path (with `-q` too); returns the exit status: 7 when
+    /// anything could not be removed, else 0.
+    @discardableResult
+    func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
+        for failure in report.failures {
+            Reporter.error("warning: could not remove \(failure.path): \(failure.reason)")
+        }
+        let status: Int32 = report.failures.isEmpty ? 0 : ImgError.io("").exitCode
+        try summarize(report, dryRun: dryRun, limit: limit)
+        return status
+    }
+
+    private func summarize(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64?) throws(ImgError) {
         if json {
             var document: [String: Any] = [
                 "command": command, "dryRun": dryRun, "entries": report.entries, "bytes": report.bytes,
                 "temporaries": report.temporaries, "temporaryBytes": report.temporaryBytes, "locks": report.locks,
                 "paths": report.paths,
+                "failed": report.failures.map { ["path": $0.path, "error": $0.reason] },
             ]
             if command == "cache prune" {
                 document["sizeLimit"] = limit.map { $0 as Any } ?? NSNull()
@@ -46,6 +58,7 @@ struct CacheCommandOutput {
             text += "; \(Counted.of(report.temporaries, "temporary", "temporaries")), \(ByteSize.format(report.temporaryBytes))"
         }
         if report.locks > 0 { text += "; \(Counted.of(report.locks, "stale lock file", "stale lock files"))" }
+        if !report.failures.isEmpty { text += "; \(report.failures.count) could not be removed" }
         if let limit, let remaining = report.remainingBytes {
             text += " (total \(ByteSize.format(remaining)), limit \(ByteSize.format(limit)))"
         }
@@ -58,7 +71,8 @@ struct CacheCommandOutput {
         if json {
             let damaged: [[String: Any]] = result.damaged.map { ["path": $0.path, "reason": $0.reason, "removed": $0.removed] }
             return try Self.print(["command": command, "checked": result.checked, "damaged": damaged, "repair": repair,
-                                   "removed": removed])
+                                   "removed": removed,
+                                   "failed": result.failures.map { ["path": $0.path, "error": $0.reason] }])
         }
         for damage in result.damaged {
             try line("\(damage.removed ? "removed" : "damaged"): \(damage.path) (\(damage.reason))")

@@ -222,14 +222,14 @@ struct CacheMaintenanceTests {
         #expect(scanned.isExpired(at: Date().timeIntervalSince1970))
         // A fetcher publishes a fresh entry at the same path (a new inode): the stale decision must not delete it.
         _ = try store(cache, url: "http://h/a.png")
-        #expect(!CacheMaintenance.removeEntry(scanned, directory: home.path) { _, current in current.isExpired(at: Date().timeIntervalSince1970) })
+        #expect(CacheMaintenance.removeEntry(scanned, directory: home.path) { _, current in current.isExpired(at: Date().timeIntervalSince1970) } == .kept)
         #expect(access(path, F_OK) == 0)
         // A reader touches it after a prune's scan: no longer the least recently used, so kept.
         let rescanned = try #require(CacheScan(directory: home.path).entries.first)
         cache.touch(path, ttl: 3600, now: Date(timeIntervalSinceNow: 5))
-        #expect(!CacheMaintenance.removeEntry(rescanned, directory: home.path) { scanned, current in current.lastAccess == scanned.lastAccess })
+        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { scanned, current in current.lastAccess == scanned.lastAccess } == .kept)
         #expect(access(path, F_OK) == 0)
-        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { _, _ in true })
+        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { _, _ in true } == .removed)
         #expect(access(path, F_OK) != 0)
         #expect(access((path as NSString).deletingLastPathComponent, F_OK) != 0, "the emptied folder goes too")
     }

@@ -17,29 +17,6 @@ public enum CacheMaintenance {
     /// How often `fetch` and `batch` clean on their own; default once an hour.
     public static let autoCleanInterval: Double = 3600
 
-    /// What a maintenance command removed (or, in a dry run, would remove).
-    public struct Report: Sendable, Equatable {
-        public var entries = 0
-        public var bytes: Int64 = 0
-        public var temporaries = 0
-        public var temporaryBytes: Int64 = 0
-        public var locks = 0
-        public var folders = 0
-        /// The entries' total size after the command (prune only).
-        public var remainingBytes: Int64?
-        /// Paths removed (or that would be), entries first; for `-v` and `--json`. A prune lists them only when asked
-        /// (`listingPaths`), in the order it removed them.
-        public var paths: [String] = []
-        public init() {}
-
-        /// Adds another report's entries, bytes and paths (after this one's).
-        mutating func absorb(_ other: Report) {
-            entries += other.entries
-            bytes += other.bytes
-            paths += other.paths
-        }
-    }
-
     // MARK: clean-expired
 
     /// How many expired entries clean gathers before removing them (on a few threads): 4,096.
@@ -86,8 +63,11 @@ public enum CacheMaintenance {
             if dryRun {
                 if isFolder { bytes = treeBytes(path) }
             } else if isFolder {
-                bytes = CacheNames.removeOwnTree(path).bytes
+                let removal = CacheNames.removeOwnTree(path, shownAs: path)
+                report.failures += removal.failures
+                bytes = removal.bytes
             } else if unlink(path) != 0 {
+                report.failures.append(RemovalFailure(path: path, code: errno))
                 continue
             }
             report.temporaries += 1
@@ -250,11 +230,13 @@ public enum CacheMaintenance {
             return report
         }
         let doomed = CacheNames.removal(in: directory)
-        guard rename("\(directory)/entries", doomed) == 0 else { return report }
+        guard rename("\(directory)/entries", doomed) == 0 else {
+            if errno != ENOENT { report.failures.append(RemovalFailure(path: "\(directory)/entries", code: errno)) }
+            return report
+        }
         mkdir("\(directory)/entries", 0o700)
-        for entry in scan.entries { record(entry, directory: directory, in: &report) }
-        CacheNames.removeOwnTree(doomed)
-        // Files that aren't entries go back where they were.
+        report.absorb(CacheNames.removeOwnTree(doomed, shownAs: "\(directory)/entries"))
+        // Files that aren't entries, and entries that could not be removed, go back where they were.
         CacheNames.restore(doomed, into: "\(directory)/entries")
         return report
     }
@@ -264,13 +246,11 @@ public enum CacheMaintenance {
         var report = Report()
         let folder = DiskCache.entryFolder(originalKey: originalKey)
         let scan = CacheScan(directory: directory, folder: folder)
-        for entry in scan.entries { record(entry, directory: directory, in: &report) }
-        if !dryRun, !scan.entries.isEmpty {
-            let cache = try DiskCache(directory: directory)
-            let removed = cache.removeAll(originalKey: originalKey)
-            report.bytes = removed.bytes
-        }
-        return report
+        if dryRun { for entry in scan.entries { record(entry, directory: directory, in: &report) } }
+        guard !dryRun, !scan.entries.isEmpty else { return report }
+        var removal = Report()
+        removal.absorb(try DiskCache(directory: directory).removeAll(originalKey: originalKey))
+        return removal
     }
 
     // MARK: auto clean
@@ -315,14 +295,14 @@ public enum CacheMaintenance {
     static func removeEntries(_ entries: [CacheEntryStat], directory: String, dryRun: Bool, listingPaths: Bool, threads: Int = 4,
                               stillDoomed: @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> Report {
         let workers = min(threads, max(1, entries.count / 512))
-        let removed: [Bool]
+        let removed: [EntryRemoval]
         if dryRun {
-            removed = entries.map { _ in true }
+            removed = entries.map { _ in .removed }
         } else if workers <= 1 {
             removed = entries.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) }
         } else {
             let chunk = (entries.count + workers - 1) / workers
-            let results = Locked<[Int: [Bool]]>([:])
+            let results = Locked<[Int: [EntryRemoval]]>([:])
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let slice = entries[min(entries.count, worker * chunk)..<min(entries.count, (worker + 1) * chunk)]
                 let removed = slice.map { removeEntry($0, directory: directory, stillDoomed: stillDoomed) }
@@ -331,25 +311,31 @@ public enum CacheMaintenance {
             removed = results.withLock { all in (0..<workers).flatMap { all[$0] ?? [] } }
         }
         var report = Report()
-        for (entry, wasRemoved) in zip(entries, removed) where wasRemoved {
-            record(entry, directory: directory, listingPath: listingPaths, in: &report)
+        for (entry, outcome) in zip(entries, removed) {
+            switch outcome {
+            case .removed: record(entry, directory: directory, listingPath: listingPaths, in: &report)
+            case .kept: continue
+            case .failed(let code): report.failures.append(RemovalFailure(path: entry.path(in: directory), code: code))
+            }
         }
         return report
     }
 
     /// Unlinks an entry when the file at its path is still the scanned one and `stillDoomed` holds for it now;
-    /// then removes its folder if that left it empty.
+    /// then removes its folder if that left it empty. `.kept` when it no longer qualifies (gone, replaced, used
+    /// since), `.failed` with the error when the unlink was refused.
     static func removeEntry(_ entry: CacheEntryStat, directory: String,
-                            stillDoomed: (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> Bool {
+                            stillDoomed: (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> EntryRemoval {
         let path = entry.path(in: directory)
         var info = stat()
-        guard lstat(path, &info) == 0, UInt64(info.st_ino) == entry.inode, info.st_mode & S_IFMT == S_IFREG else { return false }
+        guard lstat(path, &info) == 0, UInt64(info.st_ino) == entry.inode, info.st_mode & S_IFMT == S_IFREG else { return .kept }
         var current = entry
         current.lastAccess = EntryIO.seconds(info.st_atim)
         current.expires = EntryIO.seconds(info.st_mtim)
-        guard stillDoomed(entry, current), unlink(path) == 0 else { return false }
+        guard stillDoomed(entry, current) else { return .kept }
+        guard unlink(path) == 0 else { return errno == ENOENT ? .kept : .failed(errno) }
         rmdir("\(directory)/entries/\(entry.folder)")
-        return true
+        return .removed
     }
 
     private static func record(_ entry: CacheEntryStat, directory: String, listingPath: Bool = true, in report: inout Report) {

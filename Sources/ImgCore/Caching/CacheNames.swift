@@ -45,12 +45,16 @@ enum CacheNames {
 
     /// Deletes, below the folder `path` (a renamed-away `entries/` or entry folder), the entry files and the
     /// entry folders that held only those (symlinks and other names are left, never followed), then the folder
-    /// itself if that left it empty. Counts the entry files and their bytes.
+    /// itself if that left it empty. Reports the entry files removed and their bytes, and each one whose unlink
+    /// was refused, with paths shown below `shownAs` (where the folder was, and where `restore` puts it back).
     @discardableResult
-    static func removeOwnTree(_ path: String) -> (entries: Int, bytes: Int64) {
-        var total = (entries: 0, bytes: Int64(0))
+    static func removeOwnTree(_ path: String, shownAs shown: String) -> CacheMaintenance.Report {
+        var report = CacheMaintenance.Report()
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return total }
+        guard descriptor >= 0 else {
+            if errno != ENOENT { report.failures.append(RemovalFailure(path: shown, code: errno)) }
+            return report
+        }
         defer { close(descriptor) }
         for (name, _) in DirectoryListing.children(of: descriptor) {
             var info = stat()
@@ -58,19 +62,20 @@ enum CacheNames {
             switch info.st_mode & S_IFMT {
             case S_IFREG where isEntryFile(name):
                 if unlinkat(descriptor, name, 0) == 0 {
-                    total.entries += 1
-                    total.bytes += Int64(info.st_size)
+                    report.entries += 1
+                    report.bytes += Int64(info.st_size)
+                    report.paths.append("\(shown)/\(name)")
+                } else if errno != ENOENT {
+                    report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: errno))
                 }
             case S_IFDIR where isPrefixFolder(name) || isKeyFolder(name):
-                let removed = removeOwnTree("\(path)/\(name)")
-                total.entries += removed.entries
-                total.bytes += removed.bytes
+                report.absorb(removeOwnTree("\(path)/\(name)", shownAs: "\(shown)/\(name)"))
             default:
                 continue
             }
         }
         rmdir(path)
-        return total
+        return report
     }
 
     /// Puts back into `destination` what `removeOwnTree` left in `leftover` (files of other names), merging

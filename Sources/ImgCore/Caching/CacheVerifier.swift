@@ -20,6 +20,8 @@ public enum CacheVerifier {
     public struct Result: Sendable {
         public var checked = 0
         public var damaged: [Damage] = []
+        /// Damaged entries that `repair` could not remove (a read-only folder or file system).
+        public var failures: [RemovalFailure] = []
         public init() {}
     }
 
@@ -32,7 +34,11 @@ public enum CacheVerifier {
             guard let reason = problem(at: path, inode: entry.inode, expected: entry) else { continue }
             var removed = false
             if repair {
-                removed = CacheMaintenance.removeEntry(entry, directory: directory) { _, _ in true }
+                switch CacheMaintenance.removeEntry(entry, directory: directory, stillDoomed: { _, _ in true }) {
+                case .removed: removed = true
+                case .kept: break
+                case .failed(let code): result.failures.append(RemovalFailure(path: path, code: code))
+                }
             }
             result.damaged.append(Damage(path: path, reason: reason, removed: removed))
         }

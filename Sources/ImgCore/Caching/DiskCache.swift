@@ -175,11 +175,15 @@ public final class DiskCache: Sendable {
 
     /// Removes an original and all its variants together: the folder is renamed away first, then deleted.
     @discardableResult
-    public func removeAll(originalKey: String) -> (entries: Int, bytes: Int64) {
+    public func removeAll(originalKey: String) -> CacheMaintenance.Report {
         let folder = entryFolder(originalKey: originalKey)
         let doomed = CacheNames.removal(in: directory)
-        guard rename(folder, doomed) == 0 else { return (0, 0) }
-        let removed = CacheNames.removeOwnTree(doomed)
+        guard rename(folder, doomed) == 0 else {
+            var report = CacheMaintenance.Report()
+            if errno != ENOENT { report.failures.append(RemovalFailure(path: folder, code: errno)) }
+            return report
+        }
+        let removed = CacheNames.removeOwnTree(doomed, shownAs: folder)
         CacheNames.restore(doomed, into: folder)
         return removed
     }
