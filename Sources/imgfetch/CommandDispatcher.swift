@@ -24,7 +24,8 @@ enum CommandDispatcher {
                 return 0
             }
             if scanned.has("version") {
-                try Reporter.printLine("imgfetch \(Version.current)")
+                try VersionCommand.checkAlone(scanned)
+                try VersionCommand.print(json: scanned.has("json"))
                 return 0
             }
             if scanned.has("help") || word == "help" {

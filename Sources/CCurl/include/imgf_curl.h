@@ -32,6 +32,10 @@ const imgf_curl_table *imgf_curl(void);
 /* Opens libcurl.so.4 and resolves the table; 0, or -1 with a message in `error`. Call once (not thread-safe). */
 int imgf_curl_load(char *error, size_t error_size);
 
+/* The version of the libcurl.so.4 this process opens and of its TLS library ("OpenSSL/3.0.17"; empty when it has
+ * none), without loading the table; 0, or -1 with a message in `version`. */
+int imgf_curl_runtime_version(char *version, size_t version_size, char *tls, size_t tls_size);
+
 #define C (imgf_curl())
 
 typedef size_t (*imgf_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);

@@ -93,6 +93,10 @@ const imgf_vips_table *imgf_vips(void);
  * ImageMagick, PDF, OpenSlide: ~15 ms). Returns 0, or -1 with a message in error. Call once. */
 int imgf_vips_start(const char *program, char *error, size_t error_size);
 
+/* The version of the libvips.so.42 this process opens ("8.14.1"), without starting it; 0, or -1 with a message in
+ * `version`. */
+int imgf_vips_runtime_version(char *version, size_t version_size);
+
 /* How libvips' calls into liborc are made safe beside each other (orc_guard.c): */
 typedef enum {
     IMGF_ORC_ABSENT = 0,     /* libvips runs without liborc: nothing to guard */

@@ -11,11 +11,27 @@ extension OptionCatalog {
             An unknown option is a usage error that names the nearest known one, and an option given to a command it
             does not apply to is a usage error that names both (exit 2, before anything is fetched or written).
             """#),
-        OptionDefinition("version", for: .every, help: "print the version and exit",
+        OptionDefinition("version", for: .every, help: "print imgfetch's and its libraries' versions",
                          man: #"""
             Print
             .B imgfetch
-            and its version and exit 0.
+            and its version, then the versions of the libvips, libcurl (with its TLS library) and libxxhash it runs
+            with, one line each
+            .RB ( "libcurl 7.88.1 (OpenSSL/3.0.17)" ),
+            and exit 0; with
+            .B \-\-json
+            one object with the keys
+            .BR imgfetch ,
+            .BR libvips ,
+            .BR libcurl ,
+            .B tls
+            and
+            .BR libxxhash .
+            A library that cannot be opened is said to be unavailable, with the reason (in
+            .B unavailable
+            with
+            .BR \-\-json ).
+            Any other word beside it is a usage error (exit 2).
             """#),
         // `imgfetch --generate man-options|complete-bash|complete-zsh|complete-fish` prints what the build
         // generates from these declarations (ripgrep's --generate); `make man` uses it.

@@ -1,0 +1,22 @@
+import ImgCore
+
+/// `imgfetch --version [--json]`: VersionReport of the libraries read now, as text or one JSON object; exit 0 even
+/// when a library is unavailable (the line says so).
+enum VersionCommand {
+    /// `--version` refuses any word beside it (a command's name included: `imgfetch batch --version` is no way to
+    /// ask for a version), so that `--version extra` is a usage error rather than a silent version.
+    static func checkAlone(_ scanned: ScannedArguments) throws(ImgError) {
+        guard let extra = scanned.positionals.first else { return }
+        throw .usage("--version takes no arguments; got '\(extra)'")
+    }
+
+    /// Prints the report as `--json` asks or as text.
+    static func print(json: Bool) throws(ImgError) {
+        let report = VersionReport(RuntimeVersions.read())
+        if json, let data = Reporter.jsonLine(report) {
+            try Reporter.printLine(String(decoding: data, as: UTF8.self), terminator: "")
+        } else {
+            try Reporter.printLine(report.text, terminator: "")
+        }
+    }
+}
