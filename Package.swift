@@ -26,7 +26,10 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
         // xxHash's XXH3-128 (libxxhash-dev) for cache entries' integrity digests: ~30x glib's SHA-256.
         .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
-        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash"]),
+        // libjxl's Butteraugli API (libjxl-dev, jxl/butteraugli.h): the perceptual distance of an encoding to the
+        // processed image, a well-kept metric rather than a hand-written one. Opened with dlopen on first use.
+        .target(name: "CJxl", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash", "CJxl"]),
         // The warm renderer (opt-in): its socket and process helpers in C (socket file, peer credentials, detached
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),

@@ -105,4 +105,9 @@ public enum ImageInspection {
     public static func factPixels(_ data: Data) throws(ImgError) -> FactPixels {
         try open(data).factPixels()
     }
+
+    /// The first frame as `MetricPixels` (alpha flattened onto white): what a Butteraugli distance is measured on.
+    public static func metricPixels(_ data: Data) throws(ImgError) -> MetricPixels {
+        try open(data).metricPixels()
+    }
 }
