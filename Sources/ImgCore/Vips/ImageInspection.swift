@@ -4,7 +4,7 @@ import Foundation
 /// Reads pixels and statistics of encoded images: what tests check an output's visible effect with.
 public enum ImageInspection {
     /// Opens the first frame, or all with `allFrames` (no limits: only for trusted, already-produced images).
-    private static func open(_ data: Data, allFrames: Bool = false) throws(ImgError) -> DecodedImage {
+    static func open(_ data: Data, allFrames: Bool = false) throws(ImgError) -> DecodedImage {
         try VipsRuntime.start()
         let bytes = PinnedBytes(data)
         let format = ImageFormat.sniff(data)

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `QualitySearch` against the metric: the result within its distance and the step below it not (unless at the
+/// lowest step), at most 6 encodes, the same bytes every time; on synthetic distances and on real encodes.
+@Suite("Quality search")
+struct QualitySearchTests {
+    @Test(arguments: [0.5, 1.0, 2.0, 3.5, 9.0])
+    func monotoneDistancesGiveTheLowestQualityWithin(target: Double) throws {
+        var encodes = 0
+        let distance = { (quality: Int) in 10 - Double(quality) / 10 }
+        let outcome = try QualitySearch.lowest(within: target) { (quality: Int) throws(ImgError) in
+            encodes += 1
+            return (quality, distance(quality))
+        }
+        let expected = QualitySearch.qualities.first { distance($0) <= target } ?? 100
+        #expect(outcome.quality == expected)
+        #expect(outcome.encoding == expected)
+        #expect(outcome.encodes == encodes && encodes <= QualitySearch.maximumEncodes)
+    }
+
+    @Test func noQualityWithinEndsAtTheTopInSixEncodes() throws {
+        var probed: [Int] = []
+        let outcome = try QualitySearch.lowest(within: 0.1) { (quality: Int) throws(ImgError) in
+            probed.append(quality)
+            return ((), 5)
+        }
+        #expect(outcome.quality == 100 && outcome.encodes == 6 && probed.last == 100)
+    }
+
+    @Test(arguments: 0..<20)
+    func anyDistancesKeepTheStepBelowOutside(seed: Int) throws {
+        var generator = SplitMix(state: UInt64(seed))
+        let table = Dictionary(uniqueKeysWithValues: QualitySearch.qualities.map { ($0, Double(generator.next() % 400) / 100) })
+        var seen: [Int: Double] = [:]
+        let outcome = try QualitySearch.lowest(within: 1.5) { (quality: Int) throws(ImgError) in
+            seen[quality] = table[quality]!
+            return ((), table[quality]!)
+        }
+        #expect(seen.count <= QualitySearch.maximumEncodes)
+        if outcome.quality != 100 { #expect(outcome.distance <= 1.5) }
+        let index = try #require(QualitySearch.qualities.firstIndex(of: outcome.quality))
+        if index > 0 { #expect(try #require(seen[QualitySearch.qualities[index - 1]]) > 1.5) }
+    }
+
+    /// A 200 px thumbnail of a fixture photo, decoded: the processed image a search encodes.
+    static func processed(_ photo: String) throws -> DecodedImage {
+        let work = try TemporaryDirectory()
+        let output = work.file("reference.png")
+        let result = try Imgfetch.run([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "200x", "-o", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        return try ImageInspection.open(try Data(contentsOf: URL(fileURLWithPath: output)))
+    }
+
+    @Test(arguments: [("plane.jpg", ImageFormat.jpeg), ("grass.jpg", .jpeg), ("plane.jpg", .webp), ("grass.jpg", .avif)])
+    func realEncodesAreWithinAndTheStepBelowIsNot(photo: String, format: ImageFormat) throws {
+        let image = try Self.processed(photo)
+        let encoding = OutputEncoding(format: format)
+        let target = 1.5
+        let outcome = try ImageEncoder.encodeWithin(distance: target, image, encoding: encoding, sourceFormat: .png)
+        let reference = try image.metricPixels()
+        func measured(_ data: Data) throws -> Double {
+            try ButteraugliDistance.between(reference, try ImageInspection.metricPixels(data))
+        }
+        #expect(outcome.encodes <= QualitySearch.maximumEncodes)
+        #expect(try measured(outcome.encoding.data) == outcome.distance)
+        if outcome.quality < 100 { #expect(outcome.distance <= target, "q=\(outcome.quality)") }
+        if outcome.quality > QualitySearch.qualities[0] {
+            var lower = encoding
+            lower.quality = outcome.quality - 3
+            let below = try ImageEncoder.encode(image, encoding: lower, sourceFormat: .png)
+            #expect(try measured(below.data) > target, "q=\(outcome.quality)")
+        }
+        let again = try ImageEncoder.encodeWithin(distance: target, image, encoding: encoding, sourceFormat: .png)
+        #expect(again.encoding.data == outcome.encoding.data && again.quality == outcome.quality)
+    }
+}
+
+/// A small deterministic generator for the synthetic distances (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
