@@ -78,6 +78,28 @@ public struct RendererClient: Sendable {
     }
 }
 
+extension RendererClient {
+    /// Waits until none of `processes` is running (a zombie counts as ended), polling every 20 ms for at most
+    /// `seconds` (default 10); returns those still running then.
+    public static func waitForExit(of processes: [Int32], within seconds: Double = 10) -> [Int32] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var running = processes.filter(isRunning)
+        while !running.isEmpty, Date() < deadline {
+            usleep(20_000)
+            running = running.filter(isRunning)
+        }
+        return running
+    }
+
+    /// Whether `process` exists and is not a zombie (its state in `/proc/PID/stat` is not `Z`).
+    static func isRunning(_ process: Int32) -> Bool {
+        guard kill(process, 0) == 0 || errno == EPERM else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+}
+
 /// A renderer found by `RendererClient.survey`.
 public struct RendererSighting: Sendable {
     public let address: RendererAddress

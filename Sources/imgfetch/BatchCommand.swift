@@ -81,6 +81,9 @@ enum BatchCommand {
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
         if let failure = summary.listFailure { Reporter.error(failure.commandLineMessage) }
+        if let reason = summary.outputFolderFull, let directory = options.outputDirectory {
+            Reporter.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped))
+        }
         printer.finish(summary)
         let status = exitStatus(summary, outputFailure: printer.outputFailure)
         records.finish(summary, exit: status, shard: options.shard)
@@ -111,6 +114,7 @@ enum BatchCommand {
         if let outputFailure { return outputFailure.exitCode }
         if summary.signal != 0 { return 128 + summary.signal }
         if let failure = summary.listFailure { return failure.exitCode }
+        if summary.outputFolderFull != nil { return ImgError.io("").exitCode }
         return exitStatus(summary.progress)
     }
 
@@ -263,7 +267,7 @@ final class BatchPrinter: Sendable {
     func finish(_ summary: BatchSummary) {
         if progressLine { Reporter.clearProgress() }
         let progress = summary.progress
-        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil
+        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil || summary.outputFolderFull != nil
         let status = summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok")
         if reporter.json {
             emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,

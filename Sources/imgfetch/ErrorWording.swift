@@ -18,3 +18,12 @@ extension ImgError {
         return contentType.map { "\(text) (Content-Type \($0))" } ?? text
     }
 }
+
+/// Messages of the command line's own about what a run reported.
+enum ErrorWording {
+    /// `batch stopped: the output directory DIR is full (REASON); N lines not done: run it again with --resume`.
+    static func outputFolderFull(_ directory: String, reason: String, notDone: Int) -> String {
+        "batch stopped: the output directory \(directory) takes no more (\(reason)); "
+            + "\(notDone) \(notDone == 1 ? "line" : "lines") not done: free some space and run it again with --resume"
+    }
+}

@@ -71,6 +71,7 @@ struct FetchSettings {
             throw .usage("-O takes a directory, not a URL ('\(URLCredentials.maskingPassword(in: directory))'): "
                          + "give the URLs as inputs and -O DIR for where to write them")
         }
+        outputDirectory = outputDirectory.map(PathSpelling.normalised)
         if let value = arguments.value("format") {
             guard let format = ImageFormat(name: value), ImageFormat.writable.contains(format) else {
                 throw .usage("unknown --format '\(value)' (jpeg, png, webp, avif, heic, gif, tiff, jxl)")
@@ -133,7 +134,9 @@ struct FetchSettings {
         quiet = arguments.has("quiet")
         verbose = arguments.has("verbose") && !quiet
         json = arguments.has("json")
-        showProgress = !quiet && !json && !arguments.has("no-progress") && isatty(STDERR_FILENO) != 0
+        // IMGFETCH_PROGRESS=0 (or off, no, false) is --no-progress for every run of a shell.
+        let progressOff = ["0", "off", "no", "false"].contains((environment["IMGFETCH_PROGRESS"] ?? "").lowercased())
+        showProgress = !quiet && !json && !arguments.has("no-progress") && !progressOff && isatty(STDERR_FILENO) != 0
         if showProgress { configuration.network.progress = Reporter.progressBar(label: "downloading") }
         denyLocal = arguments.has("deny-local")
         autoClean = !arguments.has("no-auto-clean") && !policy.memoryOnly && !policy.noCache

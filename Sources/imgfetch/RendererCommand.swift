@@ -45,6 +45,15 @@ enum RendererCommand {
                     }
                     if stopped.isEmpty { try Reporter.printLine("not running") }
                 }
+                // It returns once they have exited, so that a `renderer start` or an upgrade right after finds none.
+                let running = RendererClient.waitForExit(of: stopped.map(\.process))
+                for sighting in stopped where !quiet && !running.contains(sighting.process) {
+                    try Reporter.printLine("stopped: pid \(sighting.process)")
+                }
+                if !running.isEmpty {
+                    throw .internalFailure("still stopping after 10 s: pid "
+                                           + running.map(String.init).joined(separator: ", ") + " ('renderer status' says when it ends)")
+                }
             default:
                 try client.checkDirectory()
                 let sightings = client.survey()

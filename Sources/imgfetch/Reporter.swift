@@ -32,6 +32,10 @@ struct Reporter: Sendable {
         /// `batch --facts`: the earlier line this one's phash is near, and `duplicate` when it was not written.
         var duplicateOf: String?
         var skipped: String?
+        /// True, with the URL the entry records (`recordedURL`), when a cache entry recorded for a URL with another
+        /// query served it (the key drops the query).
+        var queryDiffers: Bool?
+        var recordedURL: String?
 
         /// The record of a success; `url` and `variant` are a batch's.
         static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,
@@ -42,7 +46,8 @@ struct Reporter: Sendable {
                           format: response.data.format?.rawValue, ms: milliseconds, url: url, variant: variant,
                           damaged: response.data.damage.map { _ in true }, damage: response.data.damage,
                           blurhash: facts?.blurhash, thumbhash: facts?.thumbhash, dominantColor: facts?.dominantColor,
-                          phash: facts?.phash)
+                          phash: facts?.phash, queryDiffers: response.queryDiffers ? true : nil,
+                          recordedURL: response.recordedURL)
         }
 
         /// The record of a failure; `url` and `variant` are a batch's.

@@ -41,6 +41,14 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(!FileManager.default.fileExists(atPath: cache + "/entries"))
     }
 
+    /// A TIFF whose directory is at its end (at 769,088 of 769,526 bytes): once the first range shows a TIFF without
+    /// its directory, the rest is asked for in one request, not in doublings (64, 128, 256, 512 KiB, then the rest).
+    @Test func aFormatWhoseHeaderNeedsTheWholeFileAsksForTheRestOnce() throws {
+        let found = try record([server.url("/img/sample.tif")])
+        #expect(found["format"] as? String == "tiff" && found["requests"] as? Int == 2, "\(found)")
+        #expect(try server.recordedRequests().map { $0.header("Range") } == ["bytes=0-65535", "bytes=65536-769525"])
+    }
+
     @Test func aHeaderAfterALargeAppSegmentWidensTheRange() throws {
         // 120 KB of APP11 segments between the EXIF and the frame header (SOF): past the first 64 KiB.
         let size = try Self.size("generated/big-app-segment.jpg")

@@ -70,6 +70,9 @@ struct RendererSafetyTests: RendererSuite {
         #expect(shown.status == 0 && shown.stdoutText.contains("running but not answering: pid \(pid)"), "\(shown.stdoutText)")
         let stopped = try run(["renderer", "stop"])
         #expect(stopped.status == 0 && stopped.stdoutText.contains("stopping: pid \(pid)"), "\(stopped.stdoutText)")
+        // It returned once the renderer had exited.
+        #expect(stopped.stdoutText.contains("stopped: pid \(pid)"), "\(stopped.stdoutText)")
+        #expect(!RendererClient.isRunning(pid), "renderer stop returned while the renderer ran")
         #expect(Self.waitForEnd(of: pid), "renderer stop did not end a stopped renderer")
         #expect(!FileManager.default.fileExists(atPath: socketPath), "the renderer left its socket behind")
     }

@@ -76,6 +76,9 @@ public struct BatchSummary: Sendable {
     /// Why the list could not be read to its end (`ImgError.io`): the items before the failure were run, none after
     /// it; nil when the list was read whole (or the batch was stopped before its end).
     public var listFailure: ImgError?
+    /// Why the output folder took no more outputs (`No space left on device`, `Disk quota exceeded`), when a write
+    /// into it failed so: the batch stopped starting lines, and the lines not done are `skipped`. Nil otherwise.
+    public var outputFolderFull: String?
 }
 
 /// What a running batch tells its caller, always from one thread at a time.

@@ -60,6 +60,19 @@ public final class BatchRunner: Sendable {
         pipeline.releasePagesOfLargeEntries()
     }
 
+    /// Why the output folder took no more (a full or over-quota file system), once a write into it failed so.
+    private var folderOutOfSpace: String? {
+        if case .success(let folder)? = outputFolder { folder.outOfSpace } else { nil }
+    }
+
+    /// A line that met a full output folder is not done (its staged outputs discarded), and no new line starts:
+    /// every one would fail alike, and `--resume` finishes them once there is room.
+    private func notDoneForLackOfSpace(_ item: BatchItem, _ outputs: [BatchOutput]) -> BatchItemReport {
+        for case let staged? in outputs.map(\.staged) { staged.discard() }
+        stop()
+        return BatchItemReport(item: item, outputs: [], skipped: true)
+    }
+
     /// Outputs per item: one per variant, or one.
     private var outputsPerItem: Int { max(1, options.variants.count) }
 
@@ -89,7 +102,8 @@ public final class BatchRunner: Sendable {
             var progress = order.progress
             progress.elapsed = Date().timeIntervalSince(started)
             return BatchSummary(progress: progress, written: order.written, signal: cancellation?.signal ?? 0,
-                                stoppedEarly: stoppedByFailure.load(ordering: .relaxed), listFailure: order.listFailure)
+                                stoppedEarly: stoppedByFailure.load(ordering: .relaxed), listFailure: order.listFailure,
+                                outputFolderFull: folderOutOfSpace)
         }
     }
 
@@ -232,6 +246,9 @@ public final class BatchRunner: Sendable {
             outputs.append(produce(source: source, originalKey: item.originalKey, variant: variant, format: item.format,
                                    sharedFailure: &sharedFailure))
         }
+        if folderOutOfSpace != nil, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
+            return notDoneForLackOfSpace(item, outputs)
+        }
         // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
         if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
             for case let staged? in outputs.map(\.staged) { staged.discard() }
@@ -323,6 +340,7 @@ public final class BatchRunner: Sendable {
                     report.outputs[index].result = .failure(error)
                 }
             }
+            if folderOutOfSpace != nil, report.failed { report = notDoneForLackOfSpace(report.item, report.outputs) }
         }
         if report.carried?.status == "ok" {
             order.progress.doneEarlier += 1

@@ -49,9 +49,13 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     /// The earlier line's URL this output is a near-duplicate of (`--duplicate-distance`); with `--skip-duplicates`
     /// it has no `path`.
     public var duplicateOf: String?
+    /// True, with the URL the entry records, when a cache entry recorded for a URL with another query served it.
+    public var queryDiffers: Bool?
+    public var recordedURL: String?
 
     enum CodingKeys: String, CodingKey {
         case variant, path, format, width, height, bytes, sha256, source, phash, duplicateOf = "duplicate_of"
+        case queryDiffers = "query_differs", recordedURL = "recorded_url"
     }
 }
 
@@ -130,7 +134,8 @@ extension ManifestRecord {
                                               width: data.width, height: data.height, bytes: data.bytes.count,
                                               sha256: data.bytes.sha256, source: response.source.rawValue,
                                               phash: data.facts?.phash,
-                                              duplicateOf: output.duplicateOf.map(URLCredentials.maskingPassword(in:))))
+                                              duplicateOf: output.duplicateOf.map(URLCredentials.maskingPassword(in:)),
+                                              queryDiffers: response.queryDiffers ? true : nil, recordedURL: response.recordedURL))
                 if original == nil, let size = data.sourceSize { original = ManifestSize(width: size.width, height: size.height) }
             case .failure(let failure):
                 if error == nil {

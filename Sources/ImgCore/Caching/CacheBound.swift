@@ -5,19 +5,21 @@ import Foundation
 /// only at the next clean. It learns the directory's total with one scan when the run starts, adds what the run
 /// writes, and whenever that passes the limit it prunes on a thread of its own: the least recently accessed entries
 /// go first until the total is at or below `runTarget` (80%) of the limit, the margin that keeps it from pruning
-/// after every write. Entries in the folders `needed` names (originals of lines read ahead) are kept. Other
-/// processes' writes are seen at the next scan. Thread-safe.
+/// after every write. Entries in the folders `needed` names (originals of lines read ahead) are kept while that is
+/// enough. Other processes' writes are seen at the next scan. Thread-safe.
 ///
-/// Writers go on while a prune runs, until they have written `slack` (a tenth of the limit) since it started: then
-/// each further write waits for that prune to end. So the directory stays within about 110% of the limit, plus the
-/// entries being written at that moment, however slow the prune is (a loaded machine, a cache of millions of
-/// entries), and writers wait only when they outpace it.
+/// Every entry is admitted before it is written (`admit`), its bytes counted from then on: writers go on while a
+/// prune runs as long as the total with what they are writing stays within the limit plus `slack` (a tenth of the
+/// limit); a write that would pass that waits for the prune, and if the total is still too high, for one that makes
+/// room for it, sparing nothing this run needs (those originals are read from memory or their open files). So the
+/// directory's entries stay within 110% of the limit whatever the entries' sizes and however many writers publish at
+/// once, as far as this process's writes go; an entry larger than that is not stored (`admit` throws).
 final class CacheBound: Sendable {
     let directory: String
     let limit: Int64
     /// What a prune during the run brings the total down to: 80% of the limit.
     var runTarget: Int64 { limit / 10 * 8 }
-    /// What may be written while a prune runs before writers wait for it: a tenth of the limit.
+    /// What the total may pass the limit by while writers go on: a tenth of the limit.
     var slack: Int64 { limit / 10 }
     /// Entry folders (below `entries/`) of originals this run still needs.
     private let needed: @Sendable () -> Set<String>
@@ -27,7 +29,11 @@ final class CacheBound: Sendable {
         var scanned: Int64?
         /// Bytes written since that scan started.
         var added: Int64 = 0
+        /// Bytes admitted and being written now.
+        var inFlight: Int64 = 0
         var pruning = false
+        /// The total as far as this process knows, with what is being written.
+        var total: Int64 { (scanned ?? 0) + added + inFlight }
     }
 
     private let state = Locked(State())
@@ -41,23 +47,58 @@ final class CacheBound: Sendable {
         queue.async { [self] in prune() }
     }
 
-    /// Counts an entry of `bytes` just written; starts a prune when the total is now over the limit, or, when more
-    /// than `slack` was written since the running prune started, waits for that prune to end.
-    func added(_ bytes: Int64) {
-        enum Next { case goOn, startPrune, waitForPrune }
-        let next = state.withLock { state -> Next in
+    /// Admits an entry of `bytes` about to be written: returns at once while the total with it stays within the
+    /// limit (starting a prune when it passes the limit, and going on within `slack`), else waits until a prune made
+    /// room. Throws `.cacheUnavailable` for an entry larger than the limit plus `slack`. Follow with `landed` or
+    /// `withdrawn`.
+    func admit(_ bytes: Int64) throws(ImgError) {
+        guard bytes <= limit + slack else {
+            throw .cacheUnavailable("an entry of \(ByteSize.format(bytes)) is larger than the cache's size limit")
+        }
+        enum Next { case admitted, startPrune, waitForPrune, makeRoom }
+        for attempt in 0..<4 {
+            let next = state.withLock { state -> Next in
+                let projected = state.total + bytes
+                // The last attempt admits it whatever the total: what no prune can free is other processes' or kept.
+                let fits = projected <= limit + slack || attempt == 3
+                if state.pruning {
+                    guard fits else { return .waitForPrune }
+                    state.inFlight += bytes
+                    return .admitted
+                }
+                if projected <= limit {
+                    state.inFlight += bytes
+                    return .admitted
+                }
+                state.pruning = true
+                guard fits else { return .makeRoom }
+                state.inFlight += bytes
+                return .startPrune
+            }
+            switch next {
+            case .admitted: return
+            case .startPrune:
+                queue.async { [self] in prune() }
+                return
+            // Returns after the prune running now (and any queued before this call).
+            case .waitForPrune: queue.sync {}
+            // The first time sparing what the run needs, then sparing nothing.
+            case .makeRoom: queue.sync { prune(room: bytes, sparing: attempt == 0) }
+            }
+        }
+    }
+
+    /// An admitted entry of `bytes` was written.
+    func landed(_ bytes: Int64) {
+        state.withLock { state in
+            state.inFlight -= bytes
             state.added += bytes
-            if state.pruning { return state.added > slack ? .waitForPrune : .goOn }
-            guard let scanned = state.scanned, scanned + state.added > limit else { return .goOn }
-            state.pruning = true
-            return .startPrune
         }
-        switch next {
-        case .goOn: break
-        case .startPrune: queue.async { [self] in prune() }
-        // Returns after the prune running now (and any queued before this call); one it queues next runs after.
-        case .waitForPrune: queue.sync {}
-        }
+    }
+
+    /// An admitted entry of `bytes` was not written after all.
+    func withdrawn(_ bytes: Int64) {
+        state.withLock { $0.inFlight -= bytes }
     }
 
     /// Waits for the prunes under way and queued and, if the total is still over the limit, prunes once more
@@ -65,7 +106,7 @@ final class CacheBound: Sendable {
     func settle() {
         waitForQueuedPrunes()
         let over = state.withLock { state -> Bool in
-            guard state.scanned.map({ $0 + state.added > limit }) ?? true else { return false }
+            guard state.scanned == nil || state.total > limit else { return false }
             state.pruning = true
             return true
         }
@@ -80,16 +121,22 @@ final class CacheBound: Sendable {
         repeat { queue.sync {} } while state.withLock { $0.pruning }
     }
 
-    /// Scans and prunes (runs on `queue`); counts from here on what is written meanwhile, then checks again.
-    private func prune() {
-        state.withLock { $0.added = 0 }
-        let keeping = needed()
-        let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, target: runTarget, keeping: keeping,
-                                            listingPaths: false)
+    /// Scans and prunes (runs on `queue`) to `runTarget`, or lower to leave `room` for an entry about to be written
+    /// beside those in flight; spares the folders `needed` names when `sparing`. Counts from here on what is
+    /// written meanwhile, then checks again.
+    private func prune(room: Int64 = 0, sparing: Bool = true) {
+        let inFlight = state.withLock { state -> Int64 in
+            state.added = 0
+            return state.inFlight
+        }
+        let keeping = sparing ? needed() : []
+        let target = max(0, min(runTarget, limit + slack - room - inFlight))
+        let report = CacheMaintenance.prune(directory: directory, sizeLimit: room == 0 ? limit : target, target: target,
+                                            keeping: keeping, listingPaths: false)
         let again = state.withLock { state -> Bool in
             state.scanned = report.remainingBytes ?? 0
             // Kept entries may hold the total over the limit: then only new writes start the next prune.
-            let over = state.scanned! + state.added > limit && state.added > 0
+            let over = state.total > limit && state.added > 0
             state.pruning = over
             return over
         }

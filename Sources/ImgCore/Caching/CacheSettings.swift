@@ -148,7 +148,10 @@ public struct CacheSettings: Sendable, Equatable {
                 throw .usage("bad setting '\(assignment)': expected key=value (keys: \(keys.joined(separator: ", ")))")
             }
             let key = String(assignment[..<equals]).trimmingCharacters(in: .whitespaces)
-            let value = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+            let written = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+            // `KEY=default` and `KEY=` both reset a setting to its default (a query parameter named `default` can't
+            // be stored: `keep-query=default` is the reset).
+            let value = written.lowercased() == "default" ? "" : written
             switch key {
             case "size-limit":
                 guard value.isEmpty || parseSizeLimit(value) != nil else {

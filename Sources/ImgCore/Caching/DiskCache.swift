@@ -125,18 +125,27 @@ public final class DiskCache: Sendable {
             }
         }
         let folder = (path as NSString).deletingLastPathComponent
+        // Within a run's size limit (`keepWithin`), an entry is admitted before it takes its name.
+        let bound = self.bound.withLock { $0 }, size = Int64(headerBytes + body.count)
+        do throws(ImgError) {
+            try bound?.admit(size)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
         // The folder is made only when the rename finds it missing (a variant goes beside its original, whose
         // folder exists): no mkdir per entry. A concurrent prune may remove the empty folder between mkdir and
         // rename: make it again.
         for attempt in 0..<3 {
             if rename(temporary, path) == 0 {
-                bound.withLock { $0 }?.added(Int64(headerBytes + body.count))
+                bound?.landed(size)
                 return
             }
             if errno != ENOENT || attempt == 2 { break }
             _ = try? CacheDirectory.makePath(folder)
         }
         let reason = String(cString: strerror(errno))
+        bound?.withdrawn(size)
         unlink(temporary)
         throw .io("cannot write cache entry \(path): \(reason)")
     }

@@ -32,6 +32,8 @@ public protocol EntryStoring: Sendable {
     func lookup(_ entry: EntryName, inPlace: Bool) -> EntryLookup
     /// Records an access: last access now, expiry extended by `ttl` seconds (nil: never expires).
     func touch(_ entry: EntryName, ttl: Int64?)
+    /// An entry's metadata alone (its body neither read nor checked, its access time kept); nil when there is none.
+    func recordedMetadata(of entry: EntryName) -> CacheEntryMetadata?
     /// Writes an entry whole, replacing an older one: a reader sees the old entry or the new one.
     func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, as entry: EntryName) throws(ImgError)
     /// Removes one entry, if present.
@@ -61,6 +63,11 @@ extension DiskCache: EntryStoring {
         case .variant(_, let variantKey): variantKey
         }
         return lookup(at: path(of: entry), key: key, inPlace: inPlace)
+    }
+
+    public func recordedMetadata(of entry: EntryName) -> CacheEntryMetadata? {
+        EntryIO.readUntouched(path(of: entry), limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
+            .flatMap { CacheEntryFile.parseHeader($0.data)?.0 }
     }
 
     public func touch(_ entry: EntryName, ttl: Int64?) {

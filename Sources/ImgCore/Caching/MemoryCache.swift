@@ -88,6 +88,8 @@ public struct CachedImage: Sendable {
     public var facts: ImageFacts?
     /// The `--fail-on` level a variant was checked at (stored in its disk entry too); nil for an original.
     public var checkedAt: FailOn?
+    /// The URL it was fetched (or made) for, as its cache entries record it; nil for a local or standard input.
+    public var recordedURL: String?
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {

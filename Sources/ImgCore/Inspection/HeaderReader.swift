@@ -4,10 +4,21 @@ import Foundation
 /// Reads what `info` reports from an image's header: libvips opens lazily, so no pixel is decoded. Works on the
 /// whole file or on a prefix of it, saying when the prefix is too short.
 enum HeaderReader {
-    /// What a read found: the header, or that more bytes are needed (only for a prefix).
+    /// What a read found: the header, or that more bytes are needed (only for a prefix): some more, or the rest of
+    /// the file (a format whose header needs it whole, or at its end).
     enum Outcome {
         case header(ImageInfo)
         case needsMoreBytes
+        case needsWholeFile
+    }
+
+    /// Formats whose header a prefix can't give however long it is: a GIF's frames and delays are counted to its
+    /// end, WebP, AVIF and HEIC are opened by demuxers that read every chunk or box, a TIFF's directory may be last.
+    static let wholeFileFormats: Set<ImageFormat> = [.gif, .webp, .avif, .heic, .tiff]
+
+    /// What a prefix that gave no header of a `sniffed` format needs.
+    private static func more(_ sniffed: ImageFormat?) -> Outcome {
+        sniffed.map(wholeFileFormats.contains) == true ? .needsWholeFile : .needsMoreBytes
     }
 
     /// Reads the header of `input`, `isWhole` when it is the whole file. `isRemote` restricts the loaders to the
@@ -28,16 +39,16 @@ enum HeaderReader {
         let sniffed = ImageFormat.sniff(input.head)
         guard let found = try ImageDecoder.findLoader(&input, sniffed: sniffed) else {
             // A prefix of a format imgfetch knows (a TIFF cut before its directory) may satisfy no loader yet.
-            if !isWhole, sniffed != nil { return .needsMoreBytes }
+            if !isWhole, sniffed != nil { return more(sniffed) }
             throw .image(RefusalMessage.notAnImage(input))
         }
         let loader = ImageDecoder.loaderName(found)
         if isRemote, !allowUntrusted, !ImageDecoder.trustedLoaders.contains(loader) {
             // Only the whole file decides: a looser loader (ImageMagick's) may take a prefix the right one refuses.
-            if !isWhole { return .needsMoreBytes }
+            if !isWhole { return more(sniffed) }
             throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
         }
-        if !isWhole, loader == "gif" { return .needsMoreBytes }
+        if !isWhole, loader == "gif" { return .needsWholeFile }
         let multiFrame = ImageDecoder.multiFrameLoaders.contains(loader)
         var opened = input.open(options: multiFrame ? "n=-1" : "")
         var allPages = multiFrame
@@ -50,7 +61,7 @@ enum HeaderReader {
         guard let opened else {
             if !isWhole {
                 imgf_error_clear()
-                return .needsMoreBytes
+                return more(sniffed)
             }
             let message = VipsRuntime.takeError()
             if let sniffed, sniffed == .avif || sniffed == .heic, message.contains("Security limit exceeded"),

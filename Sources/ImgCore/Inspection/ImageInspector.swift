@@ -116,7 +116,7 @@ public struct ImageInspector: Sendable {
             (image.width, image.height) = (header.width, header.frameHeight)
             let cache = try DiskCache(directory: cacheDirectory)
             return cache.publishOriginal(image, key: key, url: URLCredentials.removingUserInfo(from: url), ttl: ttl)
-                ?? "cached the original (read whole)"
+                .map { "caching failed: \($0.message)" } ?? "cached the original (read whole)"
         } catch {
             return "not cached: \(error.message)"
         }
@@ -142,6 +142,7 @@ public struct ImageInspector: Sendable {
             switch outcome {
             case .header(let info): return (info, nil)
             case .needsMoreBytes: try download.widen()
+            case .needsWholeFile: try download.widen(toEnd: true)
             }
         }
     }

@@ -46,12 +46,12 @@ struct RangedDownload {
         try take(response, at: 0, asked: whole ? nil : length)
     }
 
-    /// Reads on, doubling what has been read, up to the file's size and `maxBytes`; a network error (exit 3) when
-    /// `maxBytes` is reached first.
-    mutating func widen() throws(ImgError) {
+    /// Reads on, doubling what has been read (or, `toEnd`, all the rest in one request), up to the file's size and
+    /// `maxBytes`; a network error (exit 3) when `maxBytes` is reached first.
+    mutating func widen(toEnd: Bool = false) throws(ImgError) {
         precondition(!isWhole)
         let have = Int64(bytes.count)
-        var end = min(have * 2, maxBytes)
+        var end = toEnd ? maxBytes : min(have * 2, maxBytes)
         if let fileSize { end = min(end, fileSize) }
         guard end > have else {
             throw .network("no image header in the first \(ByteSize.exact(maxBytes)) (--max-bytes)", cause: .noHeaderWithinLimit)

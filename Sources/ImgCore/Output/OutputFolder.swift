@@ -21,6 +21,17 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
     static let unnamedLimit = 256
     private let unnamedOpen = Locked(0)
     private let unnamedSupported: Bool
+    private let spaceFailure = Locked<String?>(nil)
+
+    /// Why the folder's file system refused to take more (`ENOSPC`, `EDQUOT`: the system's words), once a write
+    /// into it failed so; nil until then. A batch stops starting lines on it: every later line would fail alike.
+    public var outOfSpace: String? { spaceFailure.withLock { $0 } }
+
+    /// Remembers an `errno` of a failed write when it says the file system is full or over quota.
+    private func noteFailure(_ code: Int32) {
+        guard code == ENOSPC || code == EDQUOT else { return }
+        spaceFailure.withLock { if $0 == nil { $0 = String(cString: strerror(code)) } }
+    }
 
     /// Opens `path`. `followingLink`: whether a symbolic link as the folder's last component is followed (the
     /// folder of `-o FILE`, already resolved) or refused (`-O DIR`, exit 7). Removes abandoned temporaries in it.
@@ -64,16 +75,25 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
         var failure: String?
         switch bytes {
         case .memory(let data):
-            if !data.withUnsafeBytes({ FileWriting.writeAll(target, $0) }) { failure = String(cString: strerror(errno)) }
+            if !data.withUnsafeBytes({ FileWriting.writeAll(target, $0) }) {
+                noteFailure(errno)
+                failure = String(cString: strerror(errno))
+            }
         case .file(let region):
-            do { try region.copy(to: target) } catch { failure = error.message }
+            do { try region.copy(to: target) } catch {
+                noteFailure(errno)
+                failure = error.message
+            }
         }
         if failure == nil {
             finish(target)
             // The mode given at creation is masked by the umask, as a plain creat would be.
         }
         if temporaryName != nil {
-            if close(target) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+            if close(target) != 0, failure == nil {
+                noteFailure(errno)
+                failure = String(cString: strerror(errno))
+            }
         }
         let staged = StagedOutput(descriptor: temporaryName == nil ? target : -1, temporaryName: temporaryName, folder: self)
         if let failure {
@@ -100,9 +120,13 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
                 let temporary = OutputFolder.temporaryName()
                 if imgf_link_unnamed_at(staged.descriptor, descriptor, temporary) == 0 { linked = temporary }
             }
-            if linked == nil { reason = String(cString: strerror(errno)) }
+            if linked == nil {
+                noteFailure(errno)
+                reason = String(cString: strerror(errno))
+            }
         }
         if let linked, renameat(descriptor, linked, descriptor, name) != 0 {
+            noteFailure(errno)
             reason = String(cString: strerror(errno))
             unlinkat(descriptor, linked, 0)
         }
@@ -128,6 +152,7 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
             if unnamed >= 0 { return (unnamed, nil) }
             let reason = errno
             unnamedClosed()
+            noteFailure(reason)
             if reason != EOPNOTSUPP, reason != EISDIR, reason != EINVAL {
                 throw .io("cannot write \(shown): \(String(cString: strerror(reason)))")
             }
@@ -140,6 +165,7 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
             if named >= 0 { return (named, name) }
             if errno != EEXIST { break }
         }
+        noteFailure(errno)
         throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
     }
 

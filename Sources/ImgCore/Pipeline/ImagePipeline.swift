@@ -15,6 +15,8 @@ public final class ImagePipeline: Sendable {
     var decodedImages: DecodedImageCache { variants.decodedImages }
     /// Inputs met so far, to warn about keys that would collide (`PipelineConfiguration.queryCollisions`).
     private let collisions = QueryCollisionWatch()
+    /// Keys whose cache entries were found recorded for a URL with another query, warned about once each.
+    let recordedQueryWarnings = WarnedKeys()
     /// Problems found while opening the pipeline that don't stop it, e.g. a cache directory that can't be created.
     public let warnings: [String]
 
@@ -49,12 +51,13 @@ public final class ImagePipeline: Sendable {
         let loader = configuration.dataLoader
             ?? HTTPDataLoader(options: network, connectionsPerHost: configuration.connectionsPerHost,
                                politeness: configuration.politeness)
+        let failureWarning = CacheWriteWarning()
         originals = OriginalFetcher(configuration: configuration, memory: memory, store: store, loader: loader,
-                                    spoolDirectory: network.spoolDirectory)
+                                    spoolDirectory: network.spoolDirectory, failureWarning: failureWarning)
         variants = VariantMaker(renderer: configuration.renderer, slots: configuration.renderingSlots,
                                 threadsPerRendering: configuration.threadsPerRendering,
                                 cancellation: configuration.network.cancellation)
-        writer = VariantWriter(configuration: configuration, memory: memory, store: store)
+        writer = VariantWriter(configuration: configuration, memory: memory, store: store, failureWarning: failureWarning)
     }
 
     /// The original key of a request (what `--shard` hashes), or nil for standard input.
@@ -62,6 +65,8 @@ public final class ImagePipeline: Sendable {
     public func originalKey(for request: ImageRequest) throws(ImgError) -> String? {
         let key = try originals.originalKey(for: request)
         if let key, let listener = configuration.queryCollisions, let warning = collisions.note(request, key: key) {
+            // One warning a key: an entry found recorded for another query later says the same.
+            _ = recordedQueryWarnings.firstTime(key)
             listener(warning)
         }
         return key
@@ -120,9 +125,10 @@ public final class ImagePipeline: Sendable {
         try image(for: request, originalKey: try self.originalKey(for: request))
     }
 
-    /// `image(for:)` with the request's original key already worked out (`originalKey(for:)`: a batch's line, once
-    /// for all its outputs).
-    func image(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
+    /// `image(for:)` for a request whose encoding names its format (`encodingResolved`): `original` is the original
+    /// when it was fetched already (to learn the source format), else it is fetched here if the variant misses.
+    func image(forResolved request: ImageRequest, originalKey: String?,
+               original fetchedOriginal: OriginalFetcher.Fetched?) throws(ImgError) -> ImageResponse {
         let policy = configuration.policy
         let variantKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier) }
         var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
@@ -141,6 +147,7 @@ public final class ImagePipeline: Sendable {
                request.trustsCheck(at: hit.checkedAt) {
                 response.data = hit
                 response.source = .memory
+                noteRecordedURL(hit.recordedURL, for: request, originalKey: originalKey, in: &response)
                 return response
             }
             if let store {
@@ -150,6 +157,7 @@ public final class ImagePipeline: Sendable {
                     store.touch(entry, ttl: metadata.ttl)
                     response.data = CachedImage(entry: metadata, body: body)
                     response.source = .disk
+                    noteRecordedURL(metadata.url, for: request, originalKey: originalKey, in: &response)
                     writer.keepInMemory(response.data, variantKey: variantKey, storeWillServe: true)
                     return response
                 case .expired(let metadata, let body) where request.answers(metadata.facts) && request.trustsCheck(at: metadata.checkedAt):
@@ -166,14 +174,16 @@ public final class ImagePipeline: Sendable {
         // The variant must be made: the loader and the renderer get ready beside the reading or downloading of the
         // original (not with --only-from-cache, where a miss may end the run before anything is decoded, nor when
         // an expired variant is there: its original, revalidated, may well be unchanged).
-        if !policy.onlyFromCache, expiredVariant == nil {
+        if !policy.onlyFromCache, expiredVariant == nil, fetchedOriginal == nil {
             // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
             originals.prepare(for: request)
             configuration.renderer.prepare()
         }
-        let original = try originals.fetch(request, key: originalKey)
+        let original: OriginalFetcher.Fetched
+        if let fetchedOriginal { original = fetchedOriginal } else { original = try originals.fetch(request, key: originalKey) }
         response.source = original.source
         response.warnings = original.warnings
+        if let originalKey { noteRecordedURL(original.recordedURL, for: request, originalKey: originalKey, in: &response) }
 
         if original.source == .revalidated, let expiredVariant, let store {
             // The original is unchanged: so is the variant made from it.
@@ -238,6 +248,7 @@ extension CachedImage {
         damage = entry.damage
         facts = entry.facts
         checkedAt = entry.checkedAt
+        recordedURL = entry.url
     }
 }
 

@@ -64,6 +64,11 @@ public struct ImageResponse: Sendable {
     public var notes: [String] = []
     /// Non-fatal problems, printed even without `-v`: e.g. that the cache could not be written.
     public var warnings: [String] = []
+    /// The URL recorded by the cache entry that served it, when its query differs from the request's (the key
+    /// drops the query, so the entry may be another image's); nil otherwise.
+    public var recordedURL: String?
+    /// Whether it was served from an entry recorded for a URL with another query (`recordedURL`).
+    public var queryDiffers: Bool { recordedURL != nil }
 }
 
 /// Encoded output bytes with their format and size.

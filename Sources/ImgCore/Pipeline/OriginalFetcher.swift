@@ -14,6 +14,8 @@ final class OriginalFetcher: Sendable {
         /// What the header check read from a fresh download (`ImageRendering.inspect`), passed on to *make
         /// variant* so that the bytes are not checked twice; nil for an original from a cache or a local file.
         var inspected: ImageHeader?
+        /// The URL the store's entry records, for an original served (or revalidated) from the store.
+        var recordedURL: String?
     }
 
     private let configuration: PipelineConfiguration
@@ -23,11 +25,13 @@ final class OriginalFetcher: Sendable {
     let downloads = InFlightTasks<Fetched>()
     /// Where large bodies of standard input are spooled.
     private let spoolDirectory: String?
+    /// The run's one warning for a store that can't be written.
+    private let failureWarning: CacheWriteWarning
 
     init(configuration: PipelineConfiguration, memory: any ImageCaching, store: (any EntryStoring)?,
-         loader: any DataLoading, spoolDirectory: String?) {
+         loader: any DataLoading, spoolDirectory: String?, failureWarning: CacheWriteWarning = CacheWriteWarning()) {
         (self.configuration, self.memory, self.store, self.loader) = (configuration, memory, store, loader)
-        self.spoolDirectory = spoolDirectory
+        (self.spoolDirectory, self.failureWarning) = (spoolDirectory, failureWarning)
     }
 
     /// The original key, or nil for standard input (never cached): `--cache-key`, else `CacheKey.original(for:)`
@@ -82,7 +86,7 @@ final class OriginalFetcher: Sendable {
     private func fetchRemote(_ url: URL, key: String, request: ImageRequest) throws(ImgError) -> Fetched {
         let policy = configuration.policy
         if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: CacheKey.inMemory(original: key)) {
-            return Fetched(image: hit, source: .memory)
+            return Fetched(image: hit, source: .memory, recordedURL: hit.recordedURL)
         }
         if !policy.forceRefresh, let fresh = freshFromStore(key) { return fresh }
         if policy.onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
@@ -103,7 +107,7 @@ final class OriginalFetcher: Sendable {
         store.touch(.original(key: key), ttl: metadata.ttl)
         let image = CachedImage(entry: metadata, body: body)
         keepInMemory(image, key: key)
-        return Fetched(image: image, source: .diskOriginal)
+        return Fetched(image: image, source: .diskOriginal, recordedURL: metadata.url)
     }
 
     /// Downloads (or revalidates) and publishes; runs while the download lock is held.
@@ -121,12 +125,13 @@ final class OriginalFetcher: Sendable {
             store.touch(.original(key: key), ttl: expired.metadata.ttl)
             let image = CachedImage(entry: expired.metadata, body: expired.body)
             keepInMemory(image, key: key)
-            return Fetched(image: image, source: .revalidated)
+            return Fetched(image: image, source: .revalidated, recordedURL: expired.metadata.url)
         }
         var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
         image.noStore = response.noStore
+        image.recordedURL = request.storedURL
         // The digest the entry records is computed beside the header check (there are two cores), not after it.
         let bytes = image.bytes
         let digest = store == nil ? nil : BackgroundValue { bytes.integrityDigest }
@@ -139,9 +144,9 @@ final class OriginalFetcher: Sendable {
         }
         keepInMemory(image, key: key)
         var warnings: [String] = []
-        if let store, let warning = store.publishOriginal(image, key: key, url: request.storedURL, ttl: configuration.ttl,
-                                                          digest: digest?.value) {
-            warnings.append(warning)
+        if let store, let error = store.publishOriginal(image, key: key, url: request.storedURL, ttl: configuration.ttl,
+                                                        digest: digest?.value) {
+            warnings += failureWarning.warnings(for: error)
         }
         return Fetched(image: image, source: .network, warnings: warnings, inspected: inspected)
     }
@@ -157,8 +162,8 @@ final class OriginalFetcher: Sendable {
 extension EntryStoring {
     /// Publishes a downloaded original (fetch's, and info's when it read the whole file): a `no-store` reply removes
     /// what an earlier one let be kept (the original and its variants); otherwise the variants of an older original
-    /// go and the original is written whole (`digest` when computed already). A warning when the write failed.
-    func publishOriginal(_ image: CachedImage, key: String, url: String, ttl: TimeToLive, digest: String? = nil) -> String? {
+    /// go and the original is written whole (`digest` when computed already). The error when the write failed.
+    func publishOriginal(_ image: CachedImage, key: String, url: String, ttl: TimeToLive, digest: String? = nil) -> ImgError? {
         if image.noStore {
             removeEverything(ofOriginal: key)
             return nil
@@ -168,7 +173,7 @@ extension EntryStoring {
         do {
             try store(image.bytes, metadata: metadata, as: .original(key: key))
         } catch {
-            return "caching failed: \(error.message)"
+            return error
         }
         return nil
     }

@@ -5,11 +5,15 @@ struct VariantWriter: Sendable {
     let configuration: PipelineConfiguration
     let memory: any ImageCaching
     let store: (any EntryStoring)?
+    /// The run's one warning for a store that can't be written.
+    let failureWarning: CacheWriteWarning
 
     /// Writes a variant just made under `variantKey` (for a damaged one, the key of `ImageRequest.damagedVariantIdentifier`);
     /// returns the warnings (a store that can't be written).
     func write(_ image: CachedImage, of request: ImageRequest, originalKey: String, variantKey: String,
                noStore: Bool) -> [String] {
+        var image = image
+        image.recordedURL = request.storedURL
         keepInMemory(image, variantKey: variantKey, storeWillServe: store != nil && !noStore)
         guard let store, !noStore else { return [] }
         // A variant made under --fail-on none from a damaged input says so, under its own identifier.
@@ -21,7 +25,7 @@ struct VariantWriter: Sendable {
         do {
             try store.store(image.bytes, metadata: metadata, as: .variant(originalKey: originalKey, variantKey: variantKey))
         } catch {
-            return ["caching failed: \(error.message)"]
+            return failureWarning.warnings(for: error)
         }
         return []
     }

@@ -48,4 +48,19 @@ public struct OutputEncoding: Sendable, Hashable {
         let name = format?.rawValue ?? "source"
         return name + (parts.isEmpty ? "" : "(\(parts.joined(separator: ",")))") + decoding.identifierSuffix
     }
+
+    /// The settings given that `format` has no use for, as `-v` notes them (on a cache hit too):
+    /// `png has no quality setting: --quality ignored`, `jpeg has no lossless mode: --lossless ignored`.
+    public func unusedSettingNotes(for format: ImageFormat?) -> [String] {
+        guard let format else { return [] }
+        let hasLossless = format == .webp || format == .jxl
+        var notes: [String] = []
+        if let _ = quality, OutputEncoding.defaultQuality(of: format) == nil {
+            notes.append("\(format.rawValue) has no quality setting: --quality ignored")
+        } else if quality != nil, lossless, hasLossless {
+            notes.append("lossless \(format.rawValue) has no quality setting: --quality ignored")
+        }
+        if lossless, !hasLossless { notes.append("\(format.rawValue) has no lossless mode: --lossless ignored") }
+        return notes
+    }
 }

@@ -53,8 +53,6 @@ enum ImageEncoder {
             options.append("lossless")
         } else if let defaultQuality = OutputEncoding.defaultQuality(of: format) {
             options.append("Q=\(encoding.quality ?? defaultQuality)")
-        } else if encoding.quality != nil {
-            notes.append("\(format.rawValue) has no quality setting: --quality ignored")
         }
         if format == .avif || format == .heic { options.append("effort=0") }
         if !encoding.keepMetadata { options.append("strip") }

@@ -240,7 +240,7 @@ extension OptionCatalog {
                          man: #"""
             Stop starting new items after the first failure.
             """#),
-        OptionDefinition("shard", value: "K/N|auto|auto/N", for: .batchLike,
+        OptionDefinition("shard", value: "K/N|auto|auto/N", for: .batchLike, choices: ["auto", "auto/"],
                          help: "only the items whose key hashes to K mod N; auto: from the job array",
                          man: #"""
             Handle only the items whose original key hashes to
@@ -331,9 +331,11 @@ extension OptionCatalog {
             .B batch
             and
             .BR prefetch ,
-            which also keep to it while they run: they prune as they write, and wait
-            for a prune only when they outpace it, so they stay within about a
-            tenth over the limit)
+            which also keep to it while they run: they prune as they write, and an
+            entry that would take the total past a tenth over the limit waits for a
+            prune that makes room, so their own writes never take the cache further
+            (other processes' writes are seen at the next prune; an entry larger than
+            that is not cached, a warning says so))
             The cache's size limit, or
             .B none
             (also 0).

@@ -40,6 +40,7 @@ enum CompletionWriter {
     }
     /// `auto|off` gives `auto off`; a value without listed choices gives nil (file names are offered).
     private static func choices(_ option: OptionDefinition) -> [String]? {
+        if let choices = option.choices { return choices }
         guard let value = option.value, value.contains("|"), !value.contains(where: \.isUppercase) else { return nil }
         return value.split(separator: "|").map(String.init)
     }

@@ -1,6 +1,9 @@
+import ImgCore
+
 extension OptionCatalog {
     static let encoding = OptionGroup(title: "Encoding", options: [
         OptionDefinition("format", value: "FORMAT", for: .fetchLike,
+                         choices: ImageFormat.writable.map(\.rawValue),
                          help: "jpeg, png, webp, avif, heic, gif, tiff or jxl",
                          man: #"""
             Output format:

@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let network = OptionGroup(title: "Network", options: [
         OptionDefinition("header", short: "H", value: "'NAME: VALUE'", for: .requesting,
@@ -116,6 +118,7 @@ extension OptionCatalog {
             Default: 100000000.
             """#),
         OptionDefinition("fail-on", value: "LEVEL", default: "truncated", for: .fetchLike,
+                         choices: FailOn.allCases.map(\.rawValue),
                          help: "how damaged an input may be: none, truncated, error or warning",
                          man: #"""
             How damaged an input may be and still be decoded, on libvips' scale and with

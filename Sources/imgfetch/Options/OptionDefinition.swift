@@ -28,11 +28,15 @@ struct OptionDefinition: Sendable {
     let isHidden: Bool
     /// For some of its commands, another option it is taken only with; nil for none.
     let needs: OptionNeed?
+    /// The words the shell completions offer for its value (`jpeg png ...` for `--format`); nil: those listed in
+    /// `value` when it is a list of literal words (`auto|off`), else file names.
+    let choices: [String]?
 
     init(_ long: String, short: Character? = nil, value: String? = nil, optionalValue: String? = nil,
          default defaultValue: String? = nil,
          for commands: Set<CommandName>, step: Bool = false, hidden: Bool = false, needs: OptionNeed? = nil,
-         help: String, man: String) {
+         choices: [String]? = nil, help: String, man: String) {
+        self.choices = choices
         self.long = long
         self.short = short
         self.value = value

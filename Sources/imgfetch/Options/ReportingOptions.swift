@@ -5,11 +5,15 @@ extension Set where Element == CommandName {
 
 extension OptionCatalog {
     static let reporting = OptionGroup(title: "Reporting", options: [
-        OptionDefinition("no-progress", for: .fetchLike, help: "no progress bar",
+        OptionDefinition("no-progress", for: .every, help: "no progress bar",
                          man: #"""
             No progress bar.
             By default one is drawn on standard error while downloading, when standard
-            error is a terminal.
+            error is a terminal;
+            .B IMGFETCH_PROGRESS=0
+            does the same.
+            Accepted by every command (those that draw none ignore it), so that it can be
+            part of an alias.
             """#),
         OptionDefinition("quiet", short: "q", for: .every, help: "print nothing but errors",
                          man: #"""

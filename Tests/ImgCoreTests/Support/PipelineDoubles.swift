@@ -107,6 +107,8 @@ final class MemoryEntryStore: EntryStoring {
         return found.expired ? .expired(found.metadata, .memory(found.body)) : .fresh(found.metadata, .memory(found.body))
     }
 
+    func recordedMetadata(of entry: EntryName) -> CacheEntryMetadata? { self[entry]?.metadata }
+
     func touch(_ entry: EntryName, ttl: Int64?) {
         log.record("touch \(Self.name(entry))")
         entries.withLock { $0[entry]?.expired = false }

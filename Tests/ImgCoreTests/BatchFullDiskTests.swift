@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ImgCore
+
+/// A batch into an output folder that fills up: a small tmpfs mounted over `-O DIR` in a mount namespace of the
+/// command's own (`unshare -m` as root, `unshare -rm` otherwise), so nothing outside the test sees it.
+@Suite("a full output folder stops a batch")
+struct BatchFullDiskTests {
+    /// `unshare` and `mount` run `imgfetch` with `DIR` replaced by a tmpfs of `kilobytes`.
+    private func prefix(mounting kilobytes: Int, at directory: String) -> [String] {
+        let namespace = geteuid() == 0 ? "-m" : "-rm"
+        return [namespace, "sh", "-c", "mount -t tmpfs -o size=\(kilobytes)k,mode=700 tmpfs \"$0\" && exec \"$@\"", directory, Paths.binary]
+    }
+
+    @Test func aFullOutputFolderStopsTheBatchRecordsTheRestAsNotDoneAndExits7() throws {
+        let root = try TemporaryDirectory()
+        let names = (1...40).map { "p\($0).png" }
+        for name in names { try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file(name)) }
+        let fixture = try CacheFixture(root: root.path)
+        let list = fixture.home.file("urls.txt")
+        try names.map { fixture.server.url("/img/\($0)") }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let out = fixture.home.file("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let manifest = fixture.home.file("m.jsonl")
+        // Uncompressed 64 x 64 RGBA TIFFs are 16 KiB each: 64 KiB takes three, not 40.
+        let result = try Imgfetch.run(["batch", list, "-O", out, "--resize", "64x64:fill", "--format", "tiff", "-j", "2",
+                                       "--manifest", manifest, "--cache-dir", fixture.cache, "--no-auto-clean"],
+                                      program: "/usr/bin/unshare", prefix: prefix(mounting: 64, at: out))
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("takes no more (No space left on device)") && result.stderr.contains("--resume"),
+                "\(result.stderr)")
+        let records = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let lines = records.filter { $0["line"] != nil }
+        let ok = lines.filter { $0["status"] as? String == "ok" }.count
+        let skipped = lines.filter { $0["status"] as? String == "skipped" }.count
+        #expect(lines.allSatisfy { $0["status"] as? String != "failed" }, "no line is called failed: \(lines)")
+        #expect(ok > 0 && skipped > 0 && ok + skipped == names.count, "ok \(ok), skipped \(skipped)")
+        // It stopped starting lines: far fewer than all were downloaded.
+        let downloads = try names.map { try fixture.requests("/img/\($0)") }.reduce(0, +)
+        #expect(downloads < names.count - 5, "\(downloads) downloads")
+        let summary = try #require(records.first { $0["summary"] != nil })
+        #expect(summary["exit"] as? Int == 7)
+    }
+
+    @Test func aFullCacheIsOneWarningForTheWholeRun() throws {
+        let root = try TemporaryDirectory()
+        let names = (1...6).map { "p\($0).png" }
+        for name in names { try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file(name)) }
+        let fixture = try CacheFixture(root: root.path)
+        let list = fixture.home.file("urls.txt")
+        try names.map { fixture.server.url("/img/\($0)") }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: fixture.cache, withIntermediateDirectories: true)
+        chmod(fixture.cache, 0o700)
+        // A cache with room for its folders and nothing else: every original and variant fails to be written.
+        let result = try Imgfetch.run(["batch", list, "-O", fixture.home.file("out"), "--resize", "32x",
+                                       "--cache-dir", fixture.cache, "--no-auto-clean"],
+                                      program: "/usr/bin/unshare", prefix: prefix(mounting: 4, at: fixture.cache))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.components(separatedBy: "caching failed").count - 1 == 1, "\(result.stderr)")
+        #expect(DirectoryListing.names(in: fixture.home.file("out")).count == names.count)
+    }
+}
