@@ -13,7 +13,7 @@
 #   make man          regenerate man/imgfetch.1's OPTIONS section from the option declarations
 #   make man-check    the man page renders with no groff warnings
 #   make bench        bench/run.sh
-#   make fuzz         scripts/fuzz.sh, when it exists
+#   make fuzz         scripts/fuzz.sh
 #   make deps         install missing Debian packages (no-op when all are there); make test-deps those only the
 #                     tests need (slurm-wlm and munge, for the Slurm job array test)
 #   make clean
@@ -27,6 +27,8 @@ ifeq ($(origin SWIFT),undefined)
 SWIFT := $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 endif
 SWIFT_BUILD_FLAGS ?=
+# The debug and test builds treat a Swift warning as an error: the product builds with none.
+WARNINGS_AS_ERRORS := -Xswiftc -warnings-as-errors
 
 # Where `make install` puts things, named as the GNU coding standards name them; each can be given on the command
 # line. DESTDIR is prepended to every path at install time only: nothing installed contains it.
@@ -112,7 +114,7 @@ build: deps check-swift
 	@echo "built $(STATIC_SCRATCH)/release/imgfetch"
 
 debug: deps check-swift
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(WARNINGS_AS_ERRORS) $(SWIFT_BUILD_FLAGS)
 
 # --- tests -------------------------------------------------------------------------------------------------
 
@@ -128,7 +130,7 @@ test-deb: test-deps deb
 	bash scripts/deb/test-install.sh
 
 test-unit: debug test-deps pyref
-	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build --build-tests $(WARNINGS_AS_ERRORS) $(SWIFT_BUILD_FLAGS)
 	@if $(PYREF)/bin/python -c 'import blurhash, thumbhash' 2>/dev/null; then \
 	  echo "IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build"; \
 	  IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build; \
@@ -153,9 +155,8 @@ test-tsan: debug
 	if ! grep -qE '$(TSAN_FILTER)' <<<"$$tests"; then \
 	  echo "test-tsan: no test matches '$(TSAN_FILTER)'; nothing to run under ThreadSanitizer"; \
 	else \
-	  supp=""; if [ -f .ci/tsan.supp ]; then supp="suppressions=$(CURDIR)/.ci/tsan.supp"; fi; \
 	  echo "$(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_FILTER)'"; \
-	  TSAN_OPTIONS="halt_on_error=1 $$supp $${TSAN_OPTIONS:-}" \
+	  TSAN_OPTIONS="halt_on_error=1 $${TSAN_OPTIONS:-}" \
 	    $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_SCRATCH) --filter '$(TSAN_FILTER)'; \
 	fi
 
@@ -216,7 +217,7 @@ version:
 # --- checks and tools --------------------------------------------------------------------------------------
 
 # The OPTIONS section (from `.SH OPTIONS` to the next `.SH`) is generated from Sources/imgfetch/Options by the
-# debug binary; everything else in the page is written by hand. ManPageTests fails when the committed page is stale.
+# debug binary; everything else in the page is written by hand. OptionDeclarationTests fails when the committed page is stale.
 man: debug
 	@section=$$(mktemp); page=$$(mktemp); trap 'rm -f "$$section" "$$page"' EXIT; \
 	.build/debug/imgfetch --generate man-options >"$$section"; \
@@ -237,11 +238,7 @@ bench: build
 	bash bench/run.sh
 
 fuzz:
-	@if [ -f scripts/fuzz.sh ]; then \
-	  bash scripts/fuzz.sh; \
-	else \
-	  echo "fuzz: not available (scripts/fuzz.sh does not exist yet)"; \
-	fi
+	bash scripts/fuzz.sh
 
 clean:
 	rm -rf .build demo-output

@@ -18,9 +18,12 @@ let package = Package(
     targets: [
         // libvips' headers (in /usr/include/vips) with glib's include flags; libvips itself is not linked:
         // CVips opens it with dlopen on first use, so runs that decode nothing never load its ~118 libraries.
-        .systemLibrary(name: "CVipsSystem", pkgConfig: "gmodule-2.0", providers: [.apt(["libvips-dev"])]),
+        // gobject-2.0's flags are glib's include paths alone (gmodule-2.0's add -pthread and --export-dynamic, which
+        // SwiftPM refuses from a package's pkg-config).
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVips", dependencies: ["CVipsSystem"],
-                linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("z")]),
+                linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("gmodule-2.0"),
+                                 .linkedLibrary("z")]),
         // libcurl's headers (libcurl4-openssl-dev); libcurl itself is opened with dlopen on the first download, so a
         // cache hit or a cache command never loads its ~35 libraries.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),

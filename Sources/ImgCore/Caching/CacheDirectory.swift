@@ -32,7 +32,8 @@ public enum CacheDirectory {
         let tag = "\(directory)/CACHEDIR.TAG"
         if access(tag, F_OK) != 0 {
             let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by imgfetch.\n# For information about cache directory tags, see https://bford.info/cachedir/\n"
-            FileManager.default.createFile(atPath: tag, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644])
+            // A tag that can't be written costs nothing but the hint to backup tools.
+            _ = FileManager.default.createFile(atPath: tag, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644])
         }
     }
 

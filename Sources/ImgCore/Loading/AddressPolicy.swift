@@ -75,7 +75,8 @@ public enum AddressPolicy {
                 let bytes = withUnsafeBytes(of: &raw) { Array($0) }
                 var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
                 inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
-                return (String(cString: text), isPrivate(ipv6: bytes))
+                let characters = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+                return (String(decoding: characters, as: UTF8.self), isPrivate(ipv6: bytes))
             }
         default:
             return nil

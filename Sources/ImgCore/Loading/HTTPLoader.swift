@@ -172,7 +172,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     private func response(status: Int, transfer: Transfer, validators: Validators?) -> Result<HTTPResponse, Failure> {
         let retryAfter = transfer.headers["retry-after"].flatMap(parseRetryAfter)
         switch status {
-        case 200..<300, 304 where validators.map({ !$0.isEmpty }) == true:
+        // A 304 is a success only for a request that sent validators.
+        case let code where (200..<300).contains(code) || (code == 304 && validators.map({ !$0.isEmpty }) == true):
             let contentType = imgf_info_string(handle, CURLINFO_CONTENT_TYPE).map { String(cString: $0) }
             guard let body = transfer.body.finish() else {
                 return .failure(Failure(error: .io(transfer.body.failure ?? "cannot spool the body"), retryable: false))

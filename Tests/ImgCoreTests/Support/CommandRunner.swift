@@ -44,7 +44,7 @@ enum Imgfetch {
         process.arguments = arguments
         process.environment = Paths.childEnvironment.merging(extra) { $1 }
         if let output {
-            FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         } else {
             process.standardOutput = FileHandle.nullDevice
