@@ -15,13 +15,19 @@ struct BatchFullDiskTests {
         return [namespace, "sh", "-c", "mount -t tmpfs -o size=\(kilobytes)k,mode=700 tmpfs \"$0\" && exec \"$@\"", directory, Paths.binary]
     }
 
-    @Test func aFullOutputFolderStopsTheBatchRecordsTheRestAsNotDoneAndExits7() throws {
+    /// `count` copies of one PNG served by a fixture server, and the list of their URLs.
+    private func copies(_ count: Int) throws -> (TemporaryDirectory, [String], CacheFixture, String) {
         let root = try TemporaryDirectory()
-        let names = (1...40).map { "p\($0).png" }
+        let names = (1...count).map { "p\($0).png" }
         for name in names { try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file(name)) }
         let fixture = try CacheFixture(root: root.path)
         let list = fixture.home.file("urls.txt")
         try names.map { fixture.server.url("/img/\($0)") }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        return (root, names, fixture, list)
+    }
+
+    @Test func aFullOutputFolderStopsTheBatchRecordsTheRestAsNotDoneAndExits7() throws {
+        let (root, names, fixture, list) = try copies(40)
         let out = fixture.home.file("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let manifest = fixture.home.file("m.jsonl")
@@ -44,15 +50,11 @@ struct BatchFullDiskTests {
         #expect(downloads < names.count - 5, "\(downloads) downloads")
         let summary = try #require(records.first { $0["summary"] != nil })
         #expect(summary["exit"] as? Int == 7)
+        withExtendedLifetime(root) {}
     }
 
     @Test func aFullCacheIsOneWarningForTheWholeRun() throws {
-        let root = try TemporaryDirectory()
-        let names = (1...6).map { "p\($0).png" }
-        for name in names { try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file(name)) }
-        let fixture = try CacheFixture(root: root.path)
-        let list = fixture.home.file("urls.txt")
-        try names.map { fixture.server.url("/img/\($0)") }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let (root, names, fixture, list) = try copies(6)
         try FileManager.default.createDirectory(atPath: fixture.cache, withIntermediateDirectories: true)
         chmod(fixture.cache, 0o700)
         // A cache with room for its folders and nothing else: every original and variant fails to be written.
@@ -62,5 +64,6 @@ struct BatchFullDiskTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "caching failed").count - 1 == 1, "\(result.stderr)")
         #expect(DirectoryListing.names(in: fixture.home.file("out")).count == names.count)
+        withExtendedLifetime(root) {}
     }
 }
