@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Builds the cache keys of DESIGN.md: the original key names the downloaded bytes, the variant key one processed
+/// Builds the cache keys of docs/DESIGN.md: the original key names the downloaded bytes, the variant key one processed
 /// output. The two never meet: a variant key starts with `variant:` and escapes `%` and `@` in its original key, and
 /// the memory cache keeps originals under `original:` + key (`inMemory(original:)`), so no URL, however it ends,
 /// can be taken for another's variant.

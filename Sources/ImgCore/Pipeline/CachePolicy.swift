@@ -41,8 +41,7 @@ public struct PipelineConfiguration: Sendable {
 
     /// One more than the active cores: threads waiting on the network and threads using the CPU overlap, and a
     /// rendering in a part that runs on one thread (libjpeg, libspng and libwebp each decode a file in one thread;
-    /// libvips' other threads wait for its rows) leaves no core idle. On 400 photos on 2 cores, 3 at once took the
-    /// batch from 7.94 to 6.98 s (4 at once: 7.35 s); see docs/BENCHMARKS.md.
+    /// libvips' other threads wait for its rows) leaves no core idle (docs/BENCHMARKS.md has the measurements).
     public static var defaultRenderingSlots: Int { ProcessInfo.processInfo.activeProcessorCount + 1 }
     /// Threads libvips gives each rendering's pixels (its thread pool's size for that image); nil (the default)
     /// for libvips' own number (`VIPS_CONCURRENCY`, else one per core), right for a rendering alone. A batch sets it

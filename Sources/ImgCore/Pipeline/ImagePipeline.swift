@@ -134,7 +134,7 @@ public final class ImagePipeline: Sendable {
         var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
                                      originalKey: originalKey, variantKey: variantKey)
 
-        // DESIGN.md steps 1-2: the variant itself, in memory, then in the store. Under --fail-on none, a variant made
+        // docs/DESIGN.md steps 1-2: the variant itself, in memory, then in the store. Under --fail-on none, a variant made
         // from a damaged input is under its own key: looked for second.
         // An expired variant is kept to be served as it is if its original turns out unchanged (a 304).
         var expiredVariant: (entry: EntryName, key: String, metadata: CacheEntryMetadata, body: EncodedBytes)?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Stage 1, *fetch original* (DESIGN.md steps 3–4), coalesced by original key: memory, then the entry store, then
+/// Stage 1, *fetch original* (docs/DESIGN.md steps 3–4), coalesced by original key: memory, then the entry store, then
 /// one download per key (in this process through `InFlightTasks`, across processes through the store's download
 /// lock), revalidating an expired entry that has validators. A fresh download is checked by its header
 /// (`ImageRendering.inspect`) and published (memory, entry store) before the lock is released; no variant is

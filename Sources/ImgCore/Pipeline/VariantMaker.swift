@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Stage 2, *make variant* (DESIGN.md steps 5–6), coalesced by variant key: decodes an original, runs the
+/// Stage 2, *make variant* (docs/DESIGN.md steps 5–6), coalesced by variant key: decodes an original, runs the
 /// request's processors and encodes, with the configuration's renderer, at most `renderingSlots` at once. Inputs
 /// decoded together for several variants (`ImageRequest.decodedTogetherWith`) share one load until its last use.
 /// Calls nothing of the pipeline.

@@ -1,4 +1,4 @@
-/// Stage 3, *write through* (DESIGN.md step 7), run once per rendering (by the caller that owned it, so with the
+/// Stage 3, *write through* (docs/DESIGN.md step 7), run once per rendering (by the caller that owned it, so with the
 /// variant key's coalescing): the variant goes into the entry store, unless the server said `no-store`, and into
 /// memory when the memory policy keeps it. Calls nothing of the pipeline.
 struct VariantWriter: Sendable {
