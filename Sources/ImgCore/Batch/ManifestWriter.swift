@@ -4,6 +4,8 @@ import Foundation
 /// as its line is retired (nothing is buffered, so a run killed with `kill -9` leaves every record before the kill
 /// whole and at most a torn last line, which `PreviousManifest` ignores).
 public final class ManifestWriter: Sendable {
+    /// The `errno` that stands for "not a regular file" (Linux has no `EFTYPE`; set only by `openForAppending`).
+    private static let notRegularFile = EINVAL
     public let path: String
     private let descriptor: Int32
     private let failure = Locked<ImgError?>(nil)
@@ -14,22 +16,56 @@ public final class ManifestWriter: Sendable {
     }
 
     /// Opens `path`, replacing what it held; with `appending`, keeps it and adds records after it (a torn last
-    /// line is ended first, so the new records start on a line of their own).
+    /// line is ended first, so the new records start on a line of their own). A new manifest is made as outputs are:
+    /// a temporary in the folder (`O_EXCL`), renamed over the path at once, so a link planted there is replaced,
+    /// never written through; appending opens with `O_NOFOLLOW` and only a regular file.
     public init(path: String, appending: Bool) throws(ImgError) {
         self.path = path
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC)
-        let opened = open(path, flags, 0o644)
-        guard opened >= 0 else { throw .io("cannot write --manifest '\(path)': \(String(cString: strerror(errno)))") }
+        let opened = appending ? Self.openForAppending(path) : Self.createReplacing(path)
+        guard opened >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : errno == Self.notRegularFile ? "not a regular file" : String(cString: strerror(errno))
+            throw .io("cannot write --manifest '\(path)': \(reason)")
+        }
         descriptor = opened
-        if appending, Self.endsMidLine(path) { write(Data([0x0A])) }
+        if appending, Self.endsMidLine(opened) { write(Data([0x0A])) }
     }
 
-    /// Whether the file at `path` ends with a byte other than a newline (a torn last line); reads only that byte.
-    private static func endsMidLine(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd(), size > 0, (try? handle.seek(toOffset: size - 1)) != nil,
-              let last = try? handle.read(upToCount: 1)?.first else { return false }
+    /// An existing regular file at `path`, opened to append without following a link at its last component.
+    private static func openForAppending(_ path: String) -> Int32 {
+        let opened = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { return -1 }
+        var status = stat()
+        guard fstat(opened, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(opened)
+            errno = notRegularFile
+            return -1
+        }
+        return opened
+    }
+
+    /// A new file made beside `path` (`.NAME.PID-NONCE.manifest`, `O_EXCL|O_NOFOLLOW`) and renamed over it.
+    private static func createReplacing(_ path: String) -> Int32 {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/." + url.lastPathComponent + ".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).manifest"
+        let opened = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { return -1 }
+        guard rename(temporary, path) == 0 else {
+            let error = errno
+            unlink(temporary)
+            close(opened)
+            errno = error
+            return -1
+        }
+        return opened
+    }
+
+    /// Whether the opened file ends with a byte other than a newline (a torn last line); reads only that byte.
+    private static func endsMidLine(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return false }
+        var last: UInt8 = 0
+        guard pread(descriptor, &last, 1, off_t(status.st_size - 1)) == 1 else { return false }
         return last != 0x0A
     }
 

@@ -59,6 +59,14 @@ extension OptionCatalog {
             as soon as the line is done, so that a run killed with
             .B kill \-9
             leaves every record before the kill whole (and at most a torn last line).
+            A new manifest is made as a temporary in
+            .IR FILE 's
+            folder and renamed over
+            .I FILE
+            before the first line runs, so a symbolic link planted there is replaced, never written through;
+            a manifest appended to (the one given to
+            .BR \-\-resume )
+            must be a regular file, not a link (exit 7).
             .B {shard}
             in
             .I FILE
