@@ -29,11 +29,14 @@ final class CacheBound: Sendable {
         var scanned: Int64?
         /// Bytes written since that scan started.
         var added: Int64 = 0
+        /// While a prune walks: what was written between the last scan and its start, counted until its walk ends
+        /// (its scan may or may not have seen them: counting them twice meanwhile errs on the safe side).
+        var addedBeforeWalk: Int64 = 0
         /// Bytes admitted and being written now.
         var inFlight: Int64 = 0
         var pruning = false
         /// The total as far as this process knows, with what is being written.
-        var total: Int64 { (scanned ?? 0) + added + inFlight }
+        var total: Int64 { (scanned ?? 0) + addedBeforeWalk + added + inFlight }
     }
 
     private let state = Locked(State())
@@ -56,11 +59,14 @@ final class CacheBound: Sendable {
             throw .cacheUnavailable("an entry of \(ByteSize.format(bytes)) is larger than the cache's size limit")
         }
         enum Next { case admitted, startPrune, waitForPrune, makeRoom }
-        for attempt in 0..<4 {
+        // Room is made sparing what the run needs first, then sparing nothing; past that (what is left is other
+        // processes' or written meanwhile) the entry goes in. Waits are bounded too, against writers that keep
+        // queuing prunes.
+        var sparing = true, exhausted = false, waits = 0
+        while true {
             let next = state.withLock { state -> Next in
                 let projected = state.total + bytes
-                // The last attempt admits it whatever the total: what no prune can free is other processes' or kept.
-                let fits = projected <= limit + slack || attempt == 3
+                let fits = projected <= limit + slack || exhausted || waits >= 50
                 if state.pruning {
                     guard fits else { return .waitForPrune }
                     state.inFlight += bytes
@@ -81,9 +87,13 @@ final class CacheBound: Sendable {
                 queue.async { [self] in prune() }
                 return
             // Returns after the prune running now (and any queued before this call).
-            case .waitForPrune: queue.sync {}
-            // The first time sparing what the run needs, then sparing nothing.
-            case .makeRoom: queue.sync { prune(room: bytes, sparing: attempt == 0) }
+            case .waitForPrune:
+                waits += 1
+                queue.sync {}
+            case .makeRoom:
+                queue.sync { prune(room: bytes, sparing: sparing) }
+                exhausted = !sparing
+                sparing = false
             }
         }
     }
@@ -126,6 +136,7 @@ final class CacheBound: Sendable {
     /// written meanwhile, then checks again.
     private func prune(room: Int64 = 0, sparing: Bool = true) {
         let inFlight = state.withLock { state -> Int64 in
+            state.addedBeforeWalk += state.added
             state.added = 0
             return state.inFlight
         }
@@ -135,6 +146,7 @@ final class CacheBound: Sendable {
                                             keeping: keeping, listingPaths: false)
         let again = state.withLock { state -> Bool in
             state.scanned = report.remainingBytes ?? 0
+            state.addedBeforeWalk = 0
             // Kept entries may hold the total over the limit: then only new writes start the next prune.
             let over = state.total > limit && state.added > 0
             state.pruning = over
