@@ -235,9 +235,11 @@ final class BatchPrinter: Sendable {
     }
 
     private func print(_ output: BatchOutput, of item: BatchItem) {
-        // Messages, -v and --json name the input with its password hidden.
-        let input = URLCredentials.maskingPassword(in: item.input)
-        let label = output.variant.map { "\(input) (\($0))" } ?? input
+        // Messages, -v and --json name the input with its password hidden; a line not of the form `URL [NAME]` is named
+        // by its number in messages and given whole in --json.
+        let input = item.malformedLine.map(ManifestRecord.maskingPasswords(inLine:))
+            ?? URLCredentials.maskingPassword(in: item.input)
+        let label = item.malformedLine != nil ? "line \(item.line)" : output.variant.map { "\(input) (\($0))" } ?? input
         switch output.result {
         case .success(let response):
             let duplicateOf = output.duplicateOf.map { URLCredentials.maskingPassword(in: $0) }
@@ -259,7 +261,7 @@ final class BatchPrinter: Sendable {
             }
             if reporter.json {
                 emit(Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
-                                            url: input, variant: output.variant))
+                                            url: item.malformedLine == nil ? input : nil, variant: output.variant))
             }
         }
     }

@@ -11,6 +11,10 @@ public struct BatchItem: Sendable {
     public var line: Int
     /// The first column as written.
     public var input: String
+    /// The whole line as written (without its surrounding blanks) when it is not of the form `URL [NAME]` (it has
+    /// more columns): messages name such a line by its number and the manifest records this, not a first column.
+    /// Nil for a line of that form.
+    public var malformedLine: String?
     /// The parsed source, or the reason the line is unusable (reported as that item's failure).
     public var source: Result<ImageSource, ImgError>
     /// The names claimed for its outputs (one per variant, in order) under `-O`; empty without an output directory.
@@ -75,18 +79,20 @@ public final class BatchListReader {
     /// whatever it holds): `nextLine` gives it with `tooLong` and its first 100 characters as the first column.
     public static let maxLineBytes = 64 << 10
 
-    /// The next non-blank, non-comment line as (line number, first column, second column), or nil at the end.
-    public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool, tooLong: Bool)? {
+    /// The next non-blank, non-comment line as (line number, first column, second column, whether it has more
+    /// columns, whether it was over `maxLineBytes`, the line as written without its surrounding blanks), or nil at
+    /// the end.
+    public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool, tooLong: Bool, raw: String)? {
         while true {
             guard let raw = nextRawLine() else { return nil }
             if let start = tooLongStart {
                 tooLongStart = nil
-                return (lineNumber, start, nil, false, true)
+                return (lineNumber, start, nil, false, true, start)
             }
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-            return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2, false)
+            return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2, false, trimmed)
         }
     }
 

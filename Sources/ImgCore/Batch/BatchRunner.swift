@@ -126,7 +126,7 @@ public final class BatchRunner: Sendable {
             let parsed = Result { () throws(ImgError) -> ImageSource in try ImageSource(parsing: line.first) }
             let source = Result { () throws(ImgError) -> ImageSource in
                 if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
-                if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }
+                if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }  // named by its line
                 let source = try parsed.get()
                 if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
                 if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
@@ -140,6 +140,7 @@ public final class BatchRunner: Sendable {
             }
             var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
             item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
+            if line.extra { item.malformedLine = line.raw }
             // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
             // its fetch all take this one (a line that fails has one only for its names).
             let usable = (try? source.get()) != nil

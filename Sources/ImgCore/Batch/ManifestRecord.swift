@@ -4,8 +4,12 @@ import Foundation
 public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The line number in the list (1-based, counting blank and comment lines).
     public var line: Int
-    /// The first column as written, its password shown as `***`.
-    public var url: String
+    /// The first column as written, its password shown as `***`; absent for a line not of the form `URL [NAME]`,
+    /// which has `raw` instead.
+    public var url: String?
+    /// The whole line as written (without its surrounding blanks, passwords shown as `***`), for a line not of the
+    /// form `URL [NAME]` (more columns): its first word is not taken for a URL.
+    public var raw: String?
     /// `ok`, `failed` or `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry).
     public var status: String
     /// Why a line was skipped, or that an `ok` line was done by an earlier run (`done earlier`).
@@ -22,11 +26,21 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var ms: Int?
 
     enum CodingKeys: String, CodingKey {
-        case line, url, status, reason, outputs, original, error, exitClass = "exit_class", ms
+        case line, url, raw, status, reason, outputs, original, error, exitClass = "exit_class", ms
     }
 
-    public init(line: Int, url: String, status: String) {
+    public init(line: Int, url: String?, status: String) {
         (self.line, self.url, self.status) = (line, url, status)
+    }
+}
+
+extension ManifestRecord {
+    /// A list line with the password of each of its columns shown as `***`.
+    public static func maskingPasswords(inLine line: String) -> String {
+        line.split(separator: " ", omittingEmptySubsequences: false).map { word in
+            word.split(separator: "\t", omittingEmptySubsequences: false)
+                .map { URLCredentials.maskingPassword(in: String($0)) }.joined(separator: "\t")
+        }.joined(separator: " ")
     }
 }
 
@@ -117,8 +131,10 @@ extension ManifestRecord {
             self = carried
             return
         }
-        self.init(line: report.item.line, url: URLCredentials.maskingPassword(in: report.item.input),
+        let malformed = report.item.malformedLine
+        self.init(line: report.item.line, url: malformed == nil ? URLCredentials.maskingPassword(in: report.item.input) : nil,
                   status: report.skipped ? "skipped" : report.failed ? "failed" : "ok")
+        raw = malformed.map(Self.maskingPasswords(inLine:))
         if report.skipped {
             reason = "not done: the run was stopping"
             return
