@@ -2,7 +2,7 @@
 # Builds the libFuzzer binary of Fuzz/Sources/ImgFuzz and runs each fuzz target in turn (never two at once).
 #
 #   FUZZ_SECONDS=60        seconds per target
-#   FUZZ_TARGETS="chain url entry header truncation renderer"
+#   FUZZ_TARGETS="chain url entry header truncation range renderer"
 #   FUZZ_SANITIZE=fuzzer,address   what -sanitize= gets (fuzzer alone is faster, address catches more)
 #   FUZZ_ARGS=             extra libFuzzer flags, e.g. "-seed=1 -dict=..."
 #
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-chain url entry header truncation renderer}
+TARGETS=${FUZZ_TARGETS:-chain url entry header truncation range renderer}
 SANITIZE=${FUZZ_SANITIZE:-fuzzer,address}
 SCRATCH=.build/fuzz
 WORK=Fuzz/work
@@ -27,7 +27,7 @@ BIN="$SCRATCH/release/ImgFuzz"
 
 max_len() {
   case "$1" in
-    chain|url|renderer) echo 4096 ;;
+    chain|url|range|renderer) echo 4096 ;;
     entry) echo 16384 ;;
     *) echo 65536 ;;
   esac

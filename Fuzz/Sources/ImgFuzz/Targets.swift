@@ -24,6 +24,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "entry", summary: "CacheEntryFile.parseHeader and decode, also on a slice; decoded entries re-encode to themselves", run: fuzzEntry),
         FuzzTarget(name: "header", summary: "ImageDecoder.checkHeader(isRemote: true) (libvips loader and lazy header) and TruncationCheck", run: fuzzHeader),
         FuzzTarget(name: "truncation", summary: "TruncationCheck.isTruncated for every ImageFormat", run: fuzzTruncation),
+        FuzzTarget(name: "range", summary: "RangedDownload.contentRange, then whether it covers a body at extreme offsets and sizes", run: fuzzRange),
         FuzzTarget(name: "renderer", summary: "a renderer frame header: RendererFields, RendererRequest and RendererReply re-encode to themselves", run: fuzzRenderer),
     ]
 
@@ -113,6 +114,26 @@ private func checkEntry(_ file: Data) {
     #if DEBUG || FUZZING
     let input = VipsInput(.memory(data))
     for format in ImageFormat.allCases { _ = IntegrityCheck.damage(in: input, format: format) }
+    #endif
+}
+
+// MARK: range
+
+/// A `Content-Range` value (the server's numbers, up to Int64.max), matched against bodies at offsets and sizes
+/// up to the extremes: no overflow, and a match means the range's offsets are the body's.
+@Sendable func fuzzRange(_ data: Data) {
+    #if DEBUG || FUZZING
+    let text = String(decoding: data, as: UTF8.self)
+    guard let range = RangedDownload.contentRange(text) else { return }
+    check(range.last >= range.first, "'\(text)' parsed with last \(range.last) before first \(range.first)")
+    for offset in [0, range.first, Int64.max, Int64.max - 1] {
+        for count in [0, 1, 10, Int.max, Int(clamping: range.last - range.first)] {
+            if RangedDownload.range(range, covers: count, from: offset) {
+                check(range.first == offset && range.last - range.first == Int64(count) - 1,
+                      "'\(text)' matched \(count) bytes from \(offset)")
+            }
+        }
+    }
     #endif
 }
 

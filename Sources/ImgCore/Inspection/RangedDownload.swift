@@ -81,7 +81,7 @@ struct RangedDownload {
             return
         }
         let range = Self.contentRange(response.contentRange)
-        guard let range, range.first == offset, range.last - range.first + 1 == Int64(body.count) else {
+        guard let range, Self.range(range, covers: body.count, from: offset) else {
             throw .network("malformed HTTP response (a 206 whose Content-Range \(response.contentRange ?? "(none)") "
                            + "does not match the \(body.count) bytes from offset \(offset))", cause: .malformedReply)
         }
@@ -96,6 +96,14 @@ struct RangedDownload {
             // No total given: a range cut short is the end of the file.
             (isWhole, fileSize) = (true, Int64(bytes.count))
         }
+    }
+
+    /// Whether a Content-Range's offsets are exactly `count` bytes from `offset`. The offsets are the server's
+    /// numbers (up to Int64.max), so they are compared without computing `last - first + 1`, which can overflow.
+    static func range(_ range: (first: Int64, last: Int64, total: Int64?), covers count: Int, from offset: Int64) -> Bool {
+        guard range.first == offset, count > 0 else { return false }
+        let (last, overflow) = offset.addingReportingOverflow(Int64(count) - 1)
+        return !overflow && range.last == last
     }
 
     /// `bytes A-B/TOTAL` (TOTAL may be `*`): the first and last offsets and the total, or nil.

@@ -13,7 +13,9 @@ enum PNGCheck {
         var channels: Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 1 }
 
         /// The filtered bytes of a row `width` pixels wide: a filter byte and the packed samples.
-        func filteredRowBytes(width: Int) -> Int { 1 + (width * channels * bitDepth + 7) / 8 }
+        func filteredRowBytes(width: Int) -> Int {
+            1 + width.saturatingMultiplied(by: channels * bitDepth).saturatingAdding(7) / 8
+        }
 
         /// The (width, height) of each pass holding pixels: one pass, or Adam7's seven.
         var passes: [(width: Int, height: Int)] {
@@ -24,9 +26,17 @@ enum PNGCheck {
             }
         }
 
-        /// The bytes the IDAT stream must inflate to.
+        /// The bytes the IDAT stream must inflate to (at most `Int.max`: IHDR's sizes go up to 2^31-1 each, so
+        /// the product can overflow, and saturates).
         var neededBytes: Int {
-            passes.reduce(0) { total, pass in pass.width == 0 || pass.height == 0 ? total : total + pass.height * filteredRowBytes(width: pass.width) }
+            passes.reduce(0) { total, pass in
+                pass.width == 0 || pass.height == 0 ? total : total.saturatingAdding(passBytes(pass))
+            }
+        }
+
+        /// The filtered bytes of one pass (or of the whole image, not interlaced), saturating.
+        func passBytes(_ pass: (width: Int, height: Int)) -> Int {
+            pass.height.saturatingMultiplied(by: filteredRowBytes(width: pass.width))
         }
 
         /// The last complete row once `inflated` bytes are there: in the image, or for an interlaced image the row
@@ -35,7 +45,7 @@ enum PNGCheck {
             var left = inflated
             let adam7Rows = [(0, 8), (0, 8), (4, 8), (0, 4), (2, 4), (0, 2), (1, 2)]
             for (index, pass) in passes.enumerated() where pass.width > 0 && pass.height > 0 {
-                let rowBytes = filteredRowBytes(width: pass.width), passBytes = pass.height * rowBytes
+                let rowBytes = filteredRowBytes(width: pass.width), passBytes = passBytes(pass)
                 if left < passBytes {
                     let rows = left / rowBytes
                     guard interlaced else { return rows }

@@ -2,9 +2,9 @@ import Foundation
 
 /// The one-line messages for refused inputs, in the user's terms.
 enum RefusalMessage {
-    /// Whole megapixels from 10 MP, one decimal from 1 MP, else a pixel count.
+    /// Whole megapixels (rounded, up to Int64.max) from 10 MP, one decimal from 1 MP, else a pixel count.
     static func megapixels(_ pixels: Int64) -> String {
-        if pixels >= 10_000_000 { return "\((pixels + 500_000) / 1_000_000) MP" }
+        if pixels >= 10_000_000 { return "\(pixels / 1_000_000 + (pixels % 1_000_000 >= 500_000 ? 1 : 0)) MP" }
         if pixels >= 1_000_000 { return String(format: "%.1f MP", Double(pixels) / 1e6) }
         return "\(pixels) pixels"
     }
@@ -45,7 +45,9 @@ enum HEIFSize {
             if data[index] == pattern[0], data[index + 1] == pattern[1], data[index + 2] == pattern[2], data[index + 3] == pattern[3] {
                 let width = Int(data[index + 8]) << 24 | Int(data[index + 9]) << 16 | Int(data[index + 10]) << 8 | Int(data[index + 11])
                 let height = Int(data[index + 12]) << 24 | Int(data[index + 13]) << 16 | Int(data[index + 14]) << 8 | Int(data[index + 15])
-                if best.map({ $0.width * $0.height < width * height }) ?? true { best = (width, height) }
+                if best.map({ $0.width.saturatingMultiplied(by: $0.height) < width.saturatingMultiplied(by: height) }) ?? true {
+                    best = (width, height)
+                }
                 index += 16
             } else {
                 index += 1

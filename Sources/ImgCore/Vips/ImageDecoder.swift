@@ -85,11 +85,14 @@ enum ImageDecoder {
             damage = earlier.map(\.damage) ?? IntegrityCheck.damage(in: input, format: format)
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
-        if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()),
-           Int64(size.width) * Int64(size.height) > options.maxPixels {
+        if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()) {
             // libheif refuses sizes over its own limit with "Security limit exceeded": say which limit of ours it is.
-            throw .overLimit(.pixels(width: size.width, height: size.height, frames: 1,
-                                     pixels: Int64(size.width) * Int64(size.height), limit: options.maxPixels))
+            // The sizes are 32-bit numbers from the file, so their product can overflow: it saturates.
+            let pixels = Int64(size.width).saturatingMultiplied(by: Int64(size.height))
+            if pixels > options.maxPixels {
+                throw .overLimit(.pixels(width: size.width, height: size.height, frames: 1, pixels: pixels,
+                                         limit: options.maxPixels))
+            }
         }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         if let earlier, report == nil, earlier.loader == loader, earlier.format == format,
@@ -129,7 +132,8 @@ enum ImageDecoder {
         if header.frames > options.maxFrames {
             throw .overLimit(.frames(count: header.frames, limit: options.maxFrames))
         }
-        let pixels = Int64(header.width) * Int64(header.frameHeight) * Int64(header.frames)
+        let pixels = Int64(header.width).saturatingMultiplied(by: Int64(header.frameHeight))
+            .saturatingMultiplied(by: Int64(header.frames))
         if pixels > options.maxPixels {
             throw .overLimit(.pixels(width: header.width, height: header.frameHeight, frames: header.frames, pixels: pixels,
                                      limit: options.maxPixels))
