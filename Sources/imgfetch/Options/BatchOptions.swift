@@ -81,7 +81,13 @@ extension OptionCatalog {
             (its number in the list, counting blank and comment lines),
             .B url
             (as given, a password shown as
-            .BR *** ),
+            .BR *** ;
+            for a line with more columns than
+            .I URL
+            .RI [ NAME ]
+            .B raw
+            instead, the whole line so masked: it fails as
+            .RI "line " N ": expected 'URL [NAME]', found more columns" ),
             .B status
             .RB ( ok ", " failed " or " skipped ),
             for a failure
