@@ -216,7 +216,7 @@ version:
 
 # --- checks and tools --------------------------------------------------------------------------------------
 
-# The OPTIONS section (from `.SH OPTIONS` to the next `.SH`) is generated from Sources/imgfetch/Options by the
+# The OPTIONS section (from `.SH OPTIONS` to the next `.SH`) is generated from Sources/ImgCLI/Options by the
 # debug binary; everything else in the page is written by hand. OptionDeclarationTests fails when the committed page is stale.
 man: debug
 	@section=$$(mktemp); page=$$(mktemp); trap 'rm -f "$$section" "$$page"' EXIT; \

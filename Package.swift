@@ -37,8 +37,11 @@ let package = Package(
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),
         .target(name: "ImgRenderer", dependencies: ["ImgCore", "CRenderer"]),
-        .executableTarget(name: "imgfetch", dependencies: ["ImgCore", "ImgRenderer"], linkerSettings: exportsOrcGuard),
-        .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer"], linkerSettings: exportsOrcGuard),
+        // The CLI front as a library: option declarations, parsing, commands, the wording of errors and reports.
+        .target(name: "ImgCLI", dependencies: ["ImgCore", "ImgRenderer"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgCLI"], linkerSettings: exportsOrcGuard),
+        .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
+                    linkerSettings: exportsOrcGuard),
         // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).
         .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore", "ImgRenderer"], path: "Fuzz/Sources/ImgFuzz",
                          linkerSettings: exportsOrcGuard),

@@ -1,11 +1,5 @@
 import Foundation
-import ImgCore
+import ImgCLI
 
-/// The CLI front: scan the arguments, pick the command, run it, exit with its code.
-StandardStream.guardClosedDescriptors()
-VipsRuntime.prepareProcess()
-let arguments = Array(CommandLine.arguments.dropFirst())
-let status = CommandDispatcher.run(arguments, environment: ProcessInfo.processInfo.environment)
-// A command that failed early may have left libvips loading on another thread: exit handlers must not race it.
-VipsRuntime.waitForBackgroundStart()
-exit(status)
+/// The program: the CLI front (ImgCLI) runs the command line and gives the exit status.
+exit(CommandDispatcher.runProcess(CommandLine.arguments.dropFirst(), environment: ProcessInfo.processInfo.environment))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Each option is declared once (Sources/imgfetch/Options): the scanner refuses it on a command it does not apply
+/// Each option is declared once (Sources/ImgCLI/Options): the scanner refuses it on a command it does not apply
 /// to, and help, completions and the man page's OPTIONS section are made from the same declarations.
 @Suite("One declaration per option", .serialized)
 struct OptionDeclarationTests: EndToEndSuite {

@@ -3,10 +3,22 @@ import ImgCore
 
 /// Picks the command from the first word: fetch (the default), batch, prefetch, cache, renderer, completions, help;
 /// refuses options that don't apply to it; runs it.
-enum CommandDispatcher {
+public enum CommandDispatcher {
     static var commands: [String] { CommandName.words }
 
-    static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+    /// Runs one process's command line (its arguments without the program name): prepares the process (standard
+    /// descriptors, libvips' process settings), runs the command, and waits for a libvips start still under way so
+    /// that exit handlers don't race it. Returns the exit status.
+    public static func runProcess(_ arguments: ArraySlice<String>, environment: [String: String]) -> Int32 {
+        StandardStream.guardClosedDescriptors()
+        VipsRuntime.prepareProcess()
+        let status = run(Array(arguments), environment: environment)
+        VipsRuntime.waitForBackgroundStart()
+        return status
+    }
+
+    /// Runs one command line (without the program name) and returns its exit status.
+    public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
         let scanned: ScannedArguments
         do {
             scanned = try ArgumentScanner.scan(arguments)
