@@ -170,7 +170,7 @@ enum CacheOutput {
             line += item.kind.padding(toLength: 10, withPad: " ", startingAt: 0)
             line += item.damaged ? "(damaged: \(item.path))" : (item.url ?? "?")
             if let variant = item.variant { line += "  " + variant }
-            text += line + "\n"
+            text += line.escapingControlCharacters + "\n"
         }
         let hidden = summary.entries - inspection.items.count
         if hidden > 0 { text += "… and \(hidden) more (--all or --limit N to list them)\n" }

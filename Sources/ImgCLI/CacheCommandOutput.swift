@@ -10,10 +10,10 @@ struct CacheCommandOutput {
     /// `cache prune`, as the document's `command` field says.
     var command: String
 
-    /// A line of text; nothing with `-q` or `--json`.
+    /// A line of text, its control characters escaped (it may quote a URL or a path); nothing with `-q` or `--json`.
     func line(_ text: String) throws(ImgError) {
         guard !quiet, !json else { return }
-        try Reporter.printLine(text)
+        try Reporter.printLine(text.escapingControlCharacters)
     }
 
     func nothing(_ dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
@@ -51,7 +51,7 @@ struct CacheCommandOutput {
             }
             return try Self.print(document)
         }
-        if verbose, !quiet { for path in report.paths { try Reporter.printLine(path) } }
+        if verbose, !quiet { for path in report.paths { try Reporter.printLine(path.escapingControlCharacters) } }
         var text = "\(dryRun ? "would remove" : "removed") \(Counted.of(report.entries, "entry", "entries")), "
             + ByteSize.format(report.bytes)
         if report.temporaries > 0 {

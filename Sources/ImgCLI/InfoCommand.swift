@@ -84,7 +84,9 @@ enum InfoCommand {
         }
     }
 
-    /// The report without `--json`: the input, then one `name: value` line a topic.
+    /// The report without `--json`: the input, then one `name: value` line a topic. Every field is escaped
+    /// (`escapingControlCharacters`): a server's ETag, Content-Type or Last-Modified, the input and the ICC
+    /// description reach the terminal as text, never as control sequences.
     static func text(input: String, _ info: ImageInfo) -> String {
         var lines = ["\(input):"]
         lines.append("  format: \(info.format ?? "unknown")")
@@ -111,6 +113,6 @@ enum InfoCommand {
         if let facts = info.facts {
             lines.append("  facts: \(facts.text)")
         }
-        return lines.joined(separator: "\n")
+        return lines.map(\.escapingControlCharacters).joined(separator: "\n")
     }
 }

@@ -23,9 +23,10 @@ enum ICCProfileName {
         return nil
     }
 
-    /// Trimmed, control characters dropped; nil when nothing is left.
+    /// Trimmed, with the characters a terminal would act on dropped (C0 and C1 controls, DEL, bidirectional
+    /// overrides and isolates); nil when nothing is left.
     private static func clean(_ text: String) -> String? {
-        let kept = String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+        let kept = String(text.unicodeScalars.filter { !$0.isUnsafeForTerminal })
             .trimmingCharacters(in: .whitespaces)
         return kept.isEmpty ? nil : kept
     }

@@ -1,8 +1,21 @@
+extension Unicode.Scalar {
+    /// Whether a terminal could act on this scalar rather than show it: the C0 controls, DEL, the C1 controls
+    /// (U+0080–U+009F, among them CSI U+009B and OSC U+009D) and the bidirectional overrides and isolates
+    /// (U+202A–U+202E, U+2066–U+2069), which reorder the text shown after them.
+    public var isUnsafeForTerminal: Bool {
+        switch value {
+        case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+}
+
 extension String {
-    /// The text with line breaks and other control characters written `\n`, `\r`, `\t` or `\xNN`, so that a
-    /// message quoting it (a file name, a header) stays on one line.
+    /// The text with line breaks and other characters a terminal would act on written `\n`, `\r`, `\t`, `\xNN` (the
+    /// other C0 controls and DEL) or `\u{NNNN}` (C1 controls, bidirectional overrides and isolates), so that a
+    /// message quoting it (a file name, a header) stays on one line and shows what it holds.
     public var escapingControlCharacters: String {
-        guard unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return self }
+        guard unicodeScalars.contains(where: \.isUnsafeForTerminal) else { return self }
         var result = ""
         for scalar in unicodeScalars {
             switch scalar {
@@ -10,11 +23,18 @@ extension String {
             case "\r": result += "\\r"
             case "\t": result += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+                result += "\\x" + hexadecimal(scalar.value, digits: 2)
+            case _ where scalar.isUnsafeForTerminal:
+                result += "\\u{" + hexadecimal(scalar.value, digits: 4) + "}"
             default: result.unicodeScalars.append(scalar)
             }
         }
         return result
     }
+}
+
+/// `value` in upper-case hexadecimal, padded with zeros to at least `digits`.
+private func hexadecimal(_ value: UInt32, digits: Int) -> String {
+    let hex = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, digits - hex.count)) + hex
 }

@@ -622,6 +622,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._text(403, "missing required header " + name)
         self._serve_file("/".join(rest[1:]))
 
+    def route_terminal_headers(self, rest, count):
+        # /terminal-headers/<relpath>: the file with validators and a type that hold terminal control sequences:
+        # an ETag with OSC "set title" ended by BEL, a Content-Type with ESC [2J (clear screen), a Last-Modified
+        # with a C1 CSI (U+009B as UTF-8) and a right-to-left override (U+202E as UTF-8). Sent as raw bytes.
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, mtime = loaded
+        utf8 = lambda text: text.encode("utf-8").decode("latin-1")
+        headers = [("ETag", '"x\x1b]0;owned\x07y"'),
+                   ("Last-Modified", utf8("Mon, 01 Jan 2024 00:00:00 GMT\u009b2J\u202egnp.exe"))]
+        self._send(200, data, ctype="image/jpeg\x1b[2J", headers=headers)
+
     def route_basic_auth(self, rest, count):
         if len(rest) < 2:
             return self._not_found()
