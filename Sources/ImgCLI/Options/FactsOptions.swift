@@ -17,7 +17,9 @@ extension OptionCatalog {
             (ThumbHash, base64),
             .B dominantColor
             .RI ( #rrggbb ,
-            the centre of the largest colour cluster, not the mean) and
+            the colour that covers the most of the image, not the mean: colour clusters
+            whose centres are near are one region, so a sky's gradient is one colour and
+            one picture gives the same colour at any size) and
             .B phash
             (64-bit DCT perceptual hash, 16 hex digits).
             They are computed from the processed image just before it is encoded (a
