@@ -2,9 +2,10 @@ import ImgCore
 
 extension ImgError {
     /// The message as the command line words it: a limit names the option that set it (`--max-bytes`,
-    /// `--max-redirects`, `--max-frames`, `--max-pixels`, `--max-decode-memory`, `--max-render-time`); other errors as
-    /// ImgCore words them.
+    /// `--max-redirects`, `--max-frames`, `--max-pixels`, `--max-decode-memory`, `--max-render-time`), a refused
+    /// private address `--deny-private-networks`; other errors as ImgCore words them.
     var commandLineMessage: String {
+        if case .network(let text, cause: .privateAddress) = self { return "\(text) (--deny-private-networks)" }
         guard case .overLimit(let limit, let contentType) = self else { return message }
         let text = switch limit {
         case .bodyBytes: "body is over --max-bytes \(limit.limitText)"

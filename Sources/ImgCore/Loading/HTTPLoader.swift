@@ -75,15 +75,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         try fetch(url, validators: validators, range: range, gate: nil)
     }
 
-    private struct Failure: Error {
-        var error: ImgError
-        var retryable: Bool
-        var retryAfter: Double?
-        /// A refused connection (counts towards giving a host up).
-        var refusedConnection = false
-    }
-
-    private static func gateOutcome(_ outcome: Result<HTTPResponse, Failure>) -> HostGate.Outcome {
+    private static func gateOutcome(_ outcome: Result<HTTPResponse, TransferFailure>) -> HostGate.Outcome {
         switch outcome {
         case .success: return .answered
         case .failure(let failure):
@@ -99,7 +91,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     /// One attempt: the request and the redirects it leads to, followed here rather than by libcurl so that each hop
     /// is sent what `RedirectPolicy` allows it. `--timeout` bounds the whole chain.
     private func attemptFetch(_ url: URL, validators: Validators?, range: ClosedRange<Int64>?,
-                              freshConnection: Bool) -> Result<HTTPResponse, Failure> {
+                              freshConnection: Bool) -> Result<HTTPResponse, TransferFailure> {
         let policy = RedirectPolicy(first: url, trusted: options.locationTrusted)
         let deadline = Date().addingTimeInterval(options.timeout)
         var hop = url
@@ -107,21 +99,22 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
-                return .failure(Failure(error: .network("timed out: the redirects took longer than --timeout", cause: .timedOut), retryable: true))
+                return .failure(TransferFailure(error: .network("timed out: the redirects took longer than --timeout", cause: .timedOut), retryable: true))
             }
             let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)
             let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
             if code != CURLE_OK {
-                return .failure(classify(code, detail: detail, status: status, transfer: transfer))
+                return .failure(TransferFailure.classify(code, detail: detail, status: status, transfer: transfer,
+                                                           maxBytes: options.maxBytes))
             }
             if RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) {
                 let text = String(cString: target)
                 guard redirects < options.maxRedirects else {
-                    return .failure(Failure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false))
+                    return .failure(TransferFailure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false))
                 }
                 guard let next = URL(string: text), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    return .failure(Failure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))",
+                    return .failure(TransferFailure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))",
                                                              cause: .redirectScheme),
                                             retryable: false))
                 }
@@ -169,14 +162,14 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     }
 
     /// The outcome of a final (not redirected) response with `status`.
-    private func response(status: Int, transfer: Transfer, validators: Validators?) -> Result<HTTPResponse, Failure> {
-        let retryAfter = transfer.headers["retry-after"].flatMap(parseRetryAfter)
+    private func response(status: Int, transfer: Transfer, validators: Validators?) -> Result<HTTPResponse, TransferFailure> {
+        let retryAfter = transfer.headers["retry-after"].flatMap(TransferFailure.retryAfterSeconds)
         switch status {
         // A 304 is a success only for a request that sent validators.
         case let code where (200..<300).contains(code) || (code == 304 && validators.map({ !$0.isEmpty }) == true):
             let contentType = imgf_info_string(handle, CURLINFO_CONTENT_TYPE).map { String(cString: $0) }
             guard let body = transfer.body.finish() else {
-                return .failure(Failure(error: .io(transfer.body.failure ?? "cannot spool the body"), retryable: false))
+                return .failure(TransferFailure(error: .io(transfer.body.failure ?? "cannot spool the body"), retryable: false))
             }
             return .success(HTTPResponse(status: status, content: body, contentType: contentType,
                                          etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"],
@@ -184,13 +177,13 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                                          contentRange: transfer.headers["content-range"]))
         case 304:
             // Only a conditional request can be answered "not modified": there is nothing to keep using.
-            return .failure(Failure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),
+            return .failure(TransferFailure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),
                                     retryable: false))
         case 408, 429, 500..<600:
-            return .failure(Failure(error: .http(status: status, message: "HTTP \(status) \(reason(status))"),
+            return .failure(TransferFailure(error: .http(status: status, message: "HTTP \(status) \(HTTPReasonPhrase.phrase(for: status))"),
                                     retryable: true, retryAfter: retryAfter))
         default:
-            return .failure(Failure(error: .http(status: status, message: "HTTP \(status) \(reason(status))"),
+            return .failure(TransferFailure(error: .http(status: status, message: "HTTP \(status) \(HTTPReasonPhrase.phrase(for: status))"),
                                     retryable: false))
         }
     }
@@ -263,69 +256,11 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         }
     }
 
-    /// `status` is that of the last response received (0 for none): a 3xx means a redirect was being followed.
-    private func classify(_ code: CURLcode, detail: String, status: Int, transfer: Transfer) -> Failure {
-        let text = detail.isEmpty ? String(cString: imgf_curl_easy_strerror(code)) : detail
-        if let failure = transfer.body.failure {
-            return Failure(error: .io(failure), retryable: false)
-        }
-        if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
-            return Failure(error: .overLimit(.bodyBytes(limit: Int64(options.maxBytes))), retryable: false)
-        }
-        if let address = transfer.blockedAddress {
-            return Failure(error: .network("refusing to connect to private address \(address) (--deny-private-networks)",
-                                           cause: .privateAddress),
-                           retryable: false)
-        }
-        switch code {
-        case CURLE_ABORTED_BY_CALLBACK:
-            return Failure(error: .network("interrupted", cause: .interrupted), retryable: false)
-        case CURLE_OPERATION_TIMEDOUT:
-            return Failure(error: .network("timed out: \(text)", cause: .timedOut), retryable: true)
-        case CURLE_COULDNT_CONNECT:
-            return Failure(error: .network(text, cause: .connectionFailed), retryable: true, refusedConnection: true)
-        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE:
-            return Failure(error: .network(code == CURLE_PARTIAL_FILE ? "transfer cut short: \(text)" : text, cause: .cutShort),
-                           retryable: true)
-        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_WEIRD_SERVER_REPLY:
-            // Not a redirect: the reply did not start with an HTTP status line (libcurl calls that HTTP/0.9, which it
-            // refuses), e.g. bytes an earlier response left on a kept-alive connection. Retried on a new connection.
-            return Failure(error: .network("malformed HTTP response (no valid status line)", cause: .malformedReply), retryable: true)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR:
-            return Failure(error: .network("TLS: \(text)", cause: .tls), retryable: false)
-        default:
-            return Failure(error: .network(text, cause: .curl(code: Int(code.rawValue))), retryable: false)
-        }
-    }
-
-    /// Seconds from a `Retry-After` of delta-seconds or an HTTP date.
-    private func parseRetryAfter(_ value: String) -> Double? {
-        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
-    }
-
     /// Sleeps in short steps so that a cancellation ends the wait early.
     private func sleepInterruptibly(_ seconds: Double) {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, options.cancellation?.isCancelled != true {
             usleep(useconds_t(min(50_000, max(1_000, deadline.timeIntervalSinceNow * 1_000_000))))
         }
-    }
-
-    private func reason(_ status: Int) -> String {
-        HTTPURLResponseReason.phrase(for: status)
-    }
-}
-
-/// Reason phrases for the statuses users meet most.
-enum HTTPURLResponseReason {
-    static func phrase(for status: Int) -> String {
-        [400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 408: "Request Timeout",
-         410: "Gone", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
-         503: "Service Unavailable", 504: "Gateway Timeout"][status] ?? ""
     }
 }
