@@ -38,6 +38,8 @@ enum BatchCommand {
             }
             settings.configuration.politeness = politeness
             try BatchListReader.checkReadable(inputs)
+            options.listLayout = try ListSettings.layout(arguments, inputs: inputs)
+            try options.listLayout.prepare(inputs)
             options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
                 try OutputWriter.prepareDirectory(directory)
             }
@@ -252,6 +254,7 @@ final class BatchPrinter: Sendable {
                                                 milliseconds: output.milliseconds, url: input, variant: output.variant)
                 record.duplicateOf = duplicateOf
                 if output.skippedAsDuplicate { record.skipped = "duplicate" }
+                record.columns = item.columns
                 emit(record)
             }
         case .failure(let error):
@@ -260,8 +263,10 @@ final class BatchPrinter: Sendable {
                 if error.isHostGivenUp { Reporter.error(error.message) } else { reporter.failure(input: label, error: error) }
             }
             if reporter.json {
-                emit(Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
-                                            url: item.malformedLine == nil ? input : nil, variant: output.variant))
+                var record = Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
+                                                    url: item.malformedLine == nil ? input : nil, variant: output.variant)
+                record.columns = item.columns
+                emit(record)
             }
         }
     }

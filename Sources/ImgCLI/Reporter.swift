@@ -36,6 +36,8 @@ struct Reporter: Sendable {
         /// query served it (the key drops the query).
         var queryDiffers: Bool?
         var recordedURL: String?
+        /// `batch --keep-columns`: the row's kept columns.
+        var columns: [String: ColumnValue]?
 
         /// The record of a success; `url` and `variant` are a batch's.
         static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,

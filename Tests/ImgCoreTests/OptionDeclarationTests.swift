@@ -61,7 +61,7 @@ struct OptionDeclarationTests: EndToEndSuite {
         }
         let batch = try #require(texts["help batch"]), prefetch = try #require(texts["help prefetch"])
         #expect(batch != prefetch)
-        #expect(batch.contains("\n      --name TEMPLATE") && !prefetch.contains("\n      --name"))
+        #expect(batch.contains("\n      --name TEMPLATE") && !prefetch.contains("\n      --name "))
         #expect(prefetch.contains("\n      --from FILE") && !batch.contains("\n      --from"))
         #expect(texts["batch --help"] == batch)
         #expect(try #require(texts["help cache"]).contains("--dry-run"))

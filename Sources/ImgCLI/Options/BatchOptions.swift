@@ -133,6 +133,9 @@ extension OptionCatalog {
             .BR height ,
             when known: not for a variant read from the disk cache),
             .BR ms ,
+            .B columns
+            (the row's columns named by
+            .BR \-\-keep\-columns ),
             and
             .B reason
             for a line skipped or done earlier.

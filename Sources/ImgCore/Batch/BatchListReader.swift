@@ -26,6 +26,9 @@ public struct BatchItem: Sendable {
     var format: ImageFormat?
     /// The record an earlier run's manifest settles this line with: it is not run.
     var carried: ManifestRecord?
+    /// The columns `--keep-columns` names, by name, as the row gave them (strings for CSV and TSV, JSON values for
+    /// JSON Lines): what the manifest, `--json` and a sample's metadata carry. Nil when none are kept.
+    public var columns: [String: ColumnValue]?
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.
@@ -49,6 +52,8 @@ public final class BatchListReader {
     private var atEnd = true
     private var words: ArraySlice<String> = []
     private var lineNumber = 0
+    /// The current input is words given on the command line.
+    private var readingWords = false
     /// True until the first line of the current file or standard input is taken: where a byte order mark may be.
     private var atStartOfInput = false
 
@@ -95,6 +100,23 @@ public final class BatchListReader {
             return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2, false, trimmed)
         }
     }
+
+    /// The next physical line, blank and comment lines included, as (line number, text without its newline, whether
+    /// it was over `maxLineBytes`: then `text` is its first 100 characters, whether it is a word given on the command
+    /// line), or nil at the end: what a list with columns (`ListRowReader`) is assembled from.
+    func nextPhysicalLine() -> (line: Int, text: String, tooLong: Bool, isWord: Bool)? {
+        guard let raw = nextRawLine() else { return nil }
+        let isWord = readingWords
+        if let start = tooLongStart {
+            tooLongStart = nil
+            return (lineNumber, start, true, isWord)
+        }
+        return (lineNumber, raw, false, isWord)
+    }
+
+    /// Lines of standard input read before this reader took it (a list's header, read by `ListLayout.prepare`):
+    /// its line numbers count on from them. Default 0.
+    var standardInputLinesTaken = 0
 
     /// The start of the line just returned by `nextRawLine` when it was over `maxLineBytes` (its rest was skipped).
     private var tooLongStart: String?
@@ -198,14 +220,17 @@ public final class BatchListReader {
             let input = inputs[inputIndex]
             inputIndex += 1
             lineNumber = 0
+            readingWords = false
             switch input {
             case .words(let list):
                 guard !list.isEmpty else { continue }
                 words = list[...]
+                readingWords = true
                 return true
             case .standardInput:
                 descriptor = STDIN_FILENO
                 ownsDescriptor = false
+                lineNumber = standardInputLinesTaken
             case .file(let path):
                 descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 ownsDescriptor = true

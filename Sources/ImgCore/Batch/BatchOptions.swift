@@ -64,6 +64,9 @@ public struct BatchOptions: Sendable {
     public var duplicateDistance: Int?
     /// Write no file for an output marked as a duplicate; default false.
     public var skipDuplicates = false
+    /// How the list is read: its format and the columns of a CSV, TSV or JSON Lines list; default plain lines
+    /// (`auto` by extension), URLs in column `url`.
+    public var listLayout = ListLayout()
 
     public init() {}
 

@@ -118,14 +118,15 @@ public final class BatchRunner: Sendable {
     // MARK: reading
 
     private func readList(_ inputs: [BatchInput]) {
-        let reader = BatchListReader(inputs)
+        let reader = ListRowReader(inputs, layout: options.listLayout)
         var namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
         var sequence = 0
-        while !stopping.load(ordering: .relaxed), let line = reader.nextLine() {
+        while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {
             // The first column, parsed once: the line's source when the line is usable, and what its names come from.
             let parsed = Result { () throws(ImgError) -> ImageSource in try ImageSource(parsing: line.first) }
             let source = Result { () throws(ImgError) -> ImageSource in
                 if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
+                if let failure = line.failure { throw failure }  // named by its line
                 if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }  // named by its line
                 let source = try parsed.get()
                 if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
@@ -140,7 +141,8 @@ public final class BatchRunner: Sendable {
             }
             var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
             item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
-            if line.extra { item.malformedLine = line.raw }
+            if line.extra || line.failure != nil { item.malformedLine = line.raw }
+            item.columns = line.columns
             // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
             // its fetch all take this one (a line that fails has one only for its names).
             let usable = (try? source.get()) != nil

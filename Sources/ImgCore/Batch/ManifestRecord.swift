@@ -24,9 +24,12 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var exitClass: String?
     /// Milliseconds spent on the line in this run.
     public var ms: Int?
+    /// The row's columns that `--keep-columns` names (strings for CSV and TSV, JSON values for JSON Lines); absent
+    /// when none are kept.
+    public var columns: [String: ColumnValue]?
 
     enum CodingKeys: String, CodingKey {
-        case line, url, raw, status, reason, outputs, original, error, exitClass = "exit_class", ms
+        case line, url, raw, status, reason, outputs, original, error, exitClass = "exit_class", ms, columns
     }
 
     public init(line: Int, url: String?, status: String) {
@@ -135,6 +138,7 @@ extension ManifestRecord {
         self.init(line: report.item.line, url: malformed == nil ? URLCredentials.maskingPassword(in: report.item.input) : nil,
                   status: report.skipped ? "skipped" : report.failed ? "failed" : "ok")
         raw = malformed.map(Self.maskingPasswords(inLine:))
+        columns = report.item.columns
         if report.skipped {
             reason = "not done: the run was stopping"
             return

@@ -1,0 +1,35 @@
+import ImgCore
+
+/// `--input-format`, `--url-column`, `--name-column` and `--keep-columns`: how a batch's list is read.
+enum ListSettings {
+    /// The layout the options give; the column options with a plain list are a usage error.
+    static func layout(_ arguments: ScannedArguments, inputs: [BatchInput]) throws(ImgError) -> ListLayout {
+        var layout = ListLayout()
+        if let text = arguments.value("input-format") {
+            guard let format = ListFormat(rawValue: text) else {
+                throw .usage("bad --input-format '\(text)': expected auto, lines, csv, tsv or jsonl")
+            }
+            layout.format = format
+        }
+        for option in ["url-column", "name-column"] {
+            if let name = arguments.value(option), name.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw .usage("bad --\(option) '\(name)': expected a column's name")
+            }
+        }
+        if let name = arguments.value("url-column") { layout.urlColumn = name }
+        layout.nameColumn = arguments.value("name-column")
+        for text in arguments.values("keep-columns") {
+            let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard !names.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+                throw .usage("bad --keep-columns '\(text)': expected column names separated by commas")
+            }
+            for name in names where !layout.keptColumns.contains(name) { layout.keptColumns.append(name) }
+        }
+        let hasColumns = inputs.contains { layout.format.resolved(for: $0).hasColumns }
+        if !hasColumns, let given = ["url-column", "name-column", "keep-columns"].first(where: arguments.has) {
+            throw .usage("--\(given) needs a list with columns (--input-format csv, tsv or jsonl, or a .csv, .tsv or "
+                         + ".jsonl list); this one is read as plain lines")
+        }
+        return layout
+    }
+}

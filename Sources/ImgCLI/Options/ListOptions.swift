@@ -1,0 +1,81 @@
+extension OptionCatalog {
+    static let list = OptionGroup(title: "Lists with columns", options: [
+        OptionDefinition("input-format", value: "auto|lines|csv|tsv|jsonl", default: "auto", for: .batchLike,
+                         help: "how the list is written",
+                         man: #"""
+            How the list
+            .RB ( batch 's
+            .IR LIST ,
+            .BR "prefetch \-\-from" )
+            is written:
+            .B lines
+            .RI ( URL " [" NAME ]
+            a line, as above),
+            .B csv
+            (RFC 4180, with a header row: quoted fields may hold commas, doubled quotes and line breaks),
+            .B tsv
+            (the same with tabs; a field holding a tab or a line break is quoted),
+            or
+            .B jsonl
+            (JSON Lines: one object a line).
+            .B auto
+            decides from the extension:
+            .BR .csv ,
+            .BR .tsv ,
+            .BR .jsonl " or " .ndjson
+            (in any case), else
+            .BR lines ;
+            standard input
+            .RB ( \- )
+            is
+            .B lines
+            unless given.
+            In a list with columns, blank lines are skipped and
+            .B #
+            starts no comment; a record's line number is that of its first line, the header being line 1.
+            A row without a URL, without a column an option names, with more fields than the header,
+            or that is not CSV (text after a closing quote, a quoted field that does not close within
+            64 KiB: the lines after its first are then read as rows again) or not a JSON object, fails as
+            .RI "line " N ": " reason ,
+            recorded with its
+            .BR raw " text;"
+            the batch goes on.
+            A column an option names that no row has (a CSV or TSV header without it; no object of a JSON
+            Lines file with it) is a usage error (exit 2) before anything is fetched; JSON Lines on standard
+            input is checked row by row only.
+            Words given to
+            .B prefetch
+            on the command line are always URLs.
+            """#),
+        OptionDefinition("url-column", value: "NAME", default: "url", for: .batchLike,
+                         help: "the column holding each row's URL",
+                         man: #"""
+            The column of a list with columns that holds each row's URL (surrounding blanks ignored;
+            in JSON Lines it must be a string).
+            Default:
+            .BR url .
+            """#),
+        OptionDefinition("name-column", value: "NAME", for: .batchLike,
+                         help: "the column naming each row's outputs",
+                         man: #"""
+            The column of a list with columns that names each row's outputs, as a plain list's second
+            column does (see
+            .BR "OUTPUT NAMES" );
+            an empty value names the output from its URL.
+            Default: none (names from the URLs).
+            """#),
+        OptionDefinition("keep-columns", value: "A,B,...", for: .batchLike,
+                         help: "copy these columns into each record",
+                         man: #"""
+            Copy these columns of each row into its records: the
+            .B \-\-json
+            objects and the
+            .B \-\-manifest
+            lines get a
+            .B columns
+            object, by name, with strings for CSV and TSV and the JSON values as given for JSON Lines.
+            Repeatable; names are separated by commas.
+            Default: none.
+            """#),
+    ])
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The value of one kept column (`--keep-columns`) of a list row: a string for CSV and TSV, the JSON value as given
+/// for JSON Lines (a number keeps its integer or floating-point form, an object its keys). Encodes as that JSON value.
+public indirect enum ColumnValue: Codable, Sendable, Equatable {
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case array([ColumnValue])
+    case object([String: ColumnValue])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([ColumnValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: ColumnValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The text of a string value, or a number's or boolean's as JSON writes it (what a URL or name column may
+    /// hold); nil for null, arrays and objects.
+    public var text: String? {
+        switch self {
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .number(let value): value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .bool(let value): value ? "true" : "false"
+        case .null, .array, .object: nil
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// Splits CSV (RFC 4180) or TSV records into fields, one physical line at a time: a field may be quoted (`"a, b"`),
+/// a quote inside a quoted field is doubled (`""`), and a quoted field may hold delimiters and line breaks, so one
+/// record may take several lines. A quote inside an unquoted field is kept as it is; text after a closing quote
+/// (`"a"b`) is malformed. TSV is read alike with a tab for the comma (fields are seldom quoted there, and a caption
+/// holding a tab must be). A line's trailing carriage return (CRLF line ends) is not part of it.
+struct DelimitedRecordParser {
+    enum Outcome: Equatable {
+        /// The record's fields, in order.
+        case complete([String])
+        /// A quoted field goes on on the next line.
+        case incomplete
+        /// Why the record is not CSV (its remaining lines are not fed).
+        case malformed(String)
+    }
+
+    /// The delimiter byte: a comma (0x2C) or a tab (0x09).
+    let delimiter: UInt8
+    private var fields: [String] = []
+    private var field: [UInt8] = []
+    private var inQuotes = false
+    /// A quote closed the field just now: a second quote is a quote in it, the delimiter ends it.
+    private var afterClosingQuote = false
+    /// The current field has a byte (or an opening quote) already: a quote is no longer an opening one.
+    private var fieldStarted = false
+    /// Bytes in the record so far.
+    private(set) var bytes = 0
+
+    init(delimiter: UInt8) { self.delimiter = delimiter }
+
+    /// Whether a record has begun and is waiting for its next line.
+    var isInsideRecord: Bool { inQuotes }
+
+    /// Reads one physical line (without its newline) into the record.
+    mutating func feed(_ line: String) -> Outcome {
+        var text = Substring(line)
+        if text.hasSuffix("\r") { text = text.dropLast() }
+        bytes += text.utf8.count + 1
+        for byte in text.utf8 {
+            if inQuotes {
+                if byte == 0x22 { (inQuotes, afterClosingQuote) = (false, true) } else { field.append(byte) }
+            } else if afterClosingQuote {
+                if byte == 0x22 {
+                    field.append(byte)
+                    (inQuotes, afterClosingQuote) = (true, false)
+                } else if byte == delimiter {
+                    endField()
+                } else {
+                    reset()
+                    return .malformed("text after the closing quote of field \(fields.count + 1)")
+                }
+            } else if byte == delimiter {
+                endField()
+            } else if byte == 0x22, !fieldStarted {
+                (inQuotes, fieldStarted) = (true, true)
+            } else {
+                field.append(byte)
+                fieldStarted = true
+            }
+        }
+        if inQuotes {
+            field.append(0x0A)
+            return .incomplete
+        }
+        endField()
+        let record = fields
+        reset()
+        return .complete(record)
+    }
+
+    /// Forgets the record begun (a quoted field that never closed).
+    mutating func reset() {
+        fields = []
+        field = []
+        (inQuotes, afterClosingQuote, fieldStarted, bytes) = (false, false, false, 0)
+    }
+
+    private mutating func endField() {
+        fields.append(String(decoding: field, as: UTF8.self))
+        field.removeAll(keepingCapacity: true)
+        (afterClosingQuote, fieldStarted) = (false, false)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// How a batch list is written: plain lines (`URL [NAME]`), CSV or TSV with a header row, or JSON Lines.
+public enum ListFormat: String, Sendable, CaseIterable {
+    /// Decided from the list's extension (`.csv`, `.tsv`, `.jsonl`/`.ndjson`, else lines; `-` is lines).
+    case auto
+    case lines, csv, tsv, jsonl
+
+    /// The format of `input` under this setting: `auto` decided from a file's extension (case-insensitive), lines
+    /// for standard input and words given on the command line.
+    public func resolved(for input: BatchInput) -> ListFormat {
+        guard self == .auto else { if case .words = input { return .lines } else { return self } }
+        guard case .file(let path) = input else { return .lines }
+        switch (path as NSString).pathExtension.lowercased() {
+        case "csv": return .csv
+        case "tsv": return .tsv
+        case "jsonl", "ndjson": return .jsonl
+        default: return .lines
+        }
+    }
+
+    /// CSV, TSV or JSON Lines: rows with named columns.
+    public var hasColumns: Bool { self != .lines && self != .auto }
+}
+
+/// The columns a list with columns is read by, and its format once decided: what `ListRowReader` needs.
+public struct ListLayout: Sendable {
+    /// The setting (`--input-format`); default `auto`.
+    public var format: ListFormat = .auto
+    /// The column holding each row's URL (`--url-column`); default `url`.
+    public var urlColumn = "url"
+    /// The column naming each row's outputs, as a plain list's second column does (`--name-column`); default none.
+    public var nameColumn: String?
+    /// The columns copied into each row's record (`--keep-columns`), in the order given; default none.
+    public var keptColumns: [String] = []
+    /// A CSV or TSV header already read from standard input by `prepare`, and the lines it took: the reader goes on
+    /// after it. Nil for a file (its reader reads the header itself).
+    var standardInputHeader: (names: [String], lines: Int)?
+
+    public init() {}
+
+    /// Every column an option names, each once with the option (the first that names it): the URL column, the name
+    /// column, the kept ones.
+    public var namedColumns: [(name: String, option: String)] {
+        var seen = Set<String>()
+        let named = [(urlColumn, "--url-column")] + (nameColumn.map { [($0, "--name-column")] } ?? [])
+            + keptColumns.map { ($0, "--keep-columns") }
+        return named.filter { seen.insert($0.0).inserted }
+    }
+
+    /// Checks, before anything is fetched, that the list with columns among `inputs` has every column an option names
+    /// (a usage error naming the missing one otherwise): a CSV or TSV by its header (read here from standard input,
+    /// which the batch then reads on from), a JSON Lines file by its rows, read until each column has been seen in
+    /// one (JSON Lines on standard input is checked row by row only). Plain lists are not read.
+    public mutating func prepare(_ inputs: [BatchInput]) throws(ImgError) {
+        for input in inputs {
+            let format = format.resolved(for: input)
+            guard format.hasColumns else { continue }
+            switch (format, input) {
+            case (.jsonl, .file(let path)):
+                try ListColumnCheck.checkJSONLines(BatchListReader([input]), path: path, columns: namedColumns)
+            case (.jsonl, _):
+                continue
+            case (_, .standardInput):
+                let header = try ListColumnCheck.readStandardInputHeader(delimiter: format == .tsv ? 0x09 : 0x2C)
+                if !header.names.isEmpty { try ListColumnCheck.check(header: header.names, columns: namedColumns, list: "'-' (standard input)") }
+                standardInputHeader = header
+            case (_, .file(let path)):
+                let reader = ListRowReader(BatchListReader([input]), format: format, layout: self)
+                guard let header = try reader.readHeader() else { continue }  // an empty list: no rows to run
+                try ListColumnCheck.check(header: header, columns: namedColumns, list: "'\(path)'")
+            default:
+                continue
+            }
+        }
+    }
+}

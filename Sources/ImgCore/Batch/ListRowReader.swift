@@ -1,0 +1,183 @@
+import Foundation
+
+/// One row of a batch list: a plain line (`URL [NAME]`) or a CSV, TSV or JSON Lines row read by its columns.
+public struct ListRow: Sendable {
+    /// The line number its row starts on (1-based, counting every line, the header included).
+    public var line: Int
+    /// The URL as written (a plain line's first column); empty when the row has none.
+    public var first: String
+    /// The name column (a plain line's second column), if any.
+    public var second: String?
+    /// A plain line with more columns than `URL [NAME]`.
+    public var extra = false
+    /// A line over `BatchListReader.maxLineBytes`.
+    public var tooLong = false
+    /// The row as written (its lines joined by newlines, without surrounding blanks for a plain line).
+    public var raw: String
+    /// Why the row can't be run (malformed, no URL, a column an option names missing): its record fails, naming
+    /// its line, and the batch goes on. Nil for a usable row.
+    public var failure: ImgError?
+    /// The kept columns (`ListLayout.keptColumns`); nil when none are kept or the row failed.
+    public var columns: [String: ColumnValue]?
+}
+
+/// Reads list rows from a `BatchListReader`'s lines in the list's format. Words given on the command line are
+/// always plain lines; a CSV or TSV list's first row is its header (blank lines before it and between rows are
+/// skipped; `#` starts no comment there), and a JSON Lines list is one object a line.
+final class ListRowReader {
+    private let lines: BatchListReader
+    private let format: ListFormat
+    private let layout: ListLayout
+    private var parser: DelimitedRecordParser
+    /// Header names and their positions (the first position of a name given twice).
+    private var header: [String]?
+    private var positions: [String: Int] = [:]
+    /// Lines to read again: those after the first of a record whose quoted field never closed.
+    private var replay: [(line: Int, text: String, tooLong: Bool, isWord: Bool)] = []
+    private let decoder = JSONDecoder()
+
+    /// `format` is the list's, resolved (`ListFormat.resolved(for:)`).
+    init(_ lines: BatchListReader, format: ListFormat, layout: ListLayout) {
+        (self.lines, self.format, self.layout) = (lines, format, layout)
+        parser = DelimitedRecordParser(delimiter: format == .tsv ? 0x09 : 0x2C)
+        if let given = layout.standardInputHeader {
+            lines.standardInputLinesTaken = given.lines
+            take(header: given.names)
+        }
+    }
+
+    /// A reader of `inputs`, in the format `layout` decides for the list among them (the one that is not words).
+    convenience init(_ inputs: [BatchInput], layout: ListLayout) {
+        let list = inputs.first { if case .words = $0 { false } else { true } }
+        self.init(BatchListReader(inputs), format: list.map { layout.format.resolved(for: $0) } ?? .lines, layout: layout)
+    }
+
+    /// Why the lists could not be read to their end; see `BatchListReader.failure`.
+    var failure: ImgError? { lines.failure }
+
+    /// The header of a CSV or TSV list, read now (nil for an empty list); a header that is not CSV is a usage error.
+    func readHeader() throws(ImgError) -> [String]? {
+        while header == nil {
+            guard let row = nextRow() else { return header }
+            if header == nil, let failure = row.failure { throw .usage("line \(row.line) (the header): \(failure.message)") }
+        }
+        return header
+    }
+
+    /// The next row, or nil at the end of the lists.
+    func nextRow() -> ListRow? {
+        while let physical = nextPhysicalLine() {
+            if physical.isWord || !format.hasColumns {
+                if let row = Self.plainRow(physical) { return row }
+            } else if format == .jsonl {
+                if let row = jsonRow(physical) { return row }
+            } else if let row = delimitedRow(startingWith: physical) {
+                return row
+            }
+        }
+        return nil
+    }
+
+    private func nextPhysicalLine() -> (line: Int, text: String, tooLong: Bool, isWord: Bool)? {
+        replay.isEmpty ? lines.nextPhysicalLine() : replay.removeFirst()
+    }
+
+    /// A plain line as `URL [NAME]`, columns separated by blanks; nil for a blank or comment line.
+    static func plainRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+        if physical.tooLong { return ListRow(line: physical.line, first: physical.text, tooLong: true, raw: physical.text) }
+        let trimmed = physical.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
+        let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        return ListRow(line: physical.line, first: columns[0], second: columns.count > 1 ? columns[1] : nil,
+                       extra: columns.count > 2, raw: trimmed)
+    }
+
+    private func failed(_ line: Int, _ raw: String, _ reason: String, tooLong: Bool = false) -> ListRow {
+        ListRow(line: line, first: "", tooLong: tooLong, raw: raw, failure: .usage(reason))
+    }
+
+    // MARK: CSV and TSV
+
+    /// The record starting with `first` and the lines it takes; nil when that was the header or a blank line.
+    private func delimitedRow(startingWith first: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+        if first.text.trimmingCharacters(in: .whitespaces).isEmpty || first.text == "\r" { return nil }
+        if first.tooLong { return failed(first.line, first.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
+        parser.reset()
+        var taken = [first]
+        var next: (line: Int, text: String, tooLong: Bool, isWord: Bool)? = first
+        while let physical = next {
+            switch parser.feed(physical.text) {
+            case .complete(let fields):
+                return row(fields, line: first.line, raw: taken.map(\.text).joined(separator: "\n"))
+            case .malformed(let reason):
+                return failed(first.line, taken.map(\.text).joined(separator: "\n"), reason)
+            case .incomplete:
+                next = parser.bytes > BatchListReader.maxLineBytes ? nil : nextPhysicalLine()
+                if let line = next {
+                    if line.tooLong || line.isWord { next = nil; replay.insert(line, at: 0) } else { taken.append(line) }
+                }
+            }
+        }
+        // A quoted field that never closed: the lines after the record's first are read again as rows of their own.
+        parser.reset()
+        replay.insert(contentsOf: taken.dropFirst(), at: 0)
+        return failed(first.line, first.text, "a quoted field is not closed (within \(BatchListReader.maxLineBytes) bytes)")
+    }
+
+    private func take(header names: [String]) {
+        let names = names.map { $0.trimmingCharacters(in: .whitespaces) }
+        header = names
+        for (position, name) in names.enumerated() where positions[name] == nil { positions[name] = position }
+    }
+
+    /// A record's row, or nil for the header (the first record).
+    private func row(_ fields: [String], line: Int, raw: String) -> ListRow? {
+        guard let header else {
+            take(header: fields)
+            return nil
+        }
+        guard fields.count <= header.count else {
+            return failed(line, raw, "\(fields.count) fields where the header has \(header.count)")
+        }
+        let value: (String) -> ColumnValue? = { [positions] name in
+            positions[name].flatMap { $0 < fields.count ? .string(fields[$0]) : nil }
+        }
+        return assemble(value, line: line, raw: raw)
+    }
+
+    // MARK: JSON Lines
+
+    private func jsonRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+        if physical.tooLong { return failed(physical.line, physical.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
+        let trimmed = physical.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return nil }
+        guard let object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
+            return failed(physical.line, trimmed, "not a JSON object")
+        }
+        return assemble({ object[$0] }, line: physical.line, raw: trimmed)
+    }
+
+    // MARK: columns
+
+    /// The row from its columns' values (`value` gives nil for a column the row lacks).
+    private func assemble(_ value: (String) -> ColumnValue?, line: Int, raw: String) -> ListRow {
+        let urlColumn = layout.urlColumn
+        guard let urlValue = value(urlColumn) else { return failed(line, raw, "no column '\(urlColumn)' (--url-column)") }
+        guard case .string(let text) = urlValue else { return failed(line, raw, "column '\(urlColumn)' is not a string") }
+        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !url.isEmpty else { return failed(line, raw, "no URL in column '\(urlColumn)'") }
+        var row = ListRow(line: line, first: url, raw: raw)
+        if let nameColumn = layout.nameColumn {
+            guard let name = value(nameColumn) else { return failed(line, raw, "no column '\(nameColumn)' (--name-column)") }
+            row.second = name.text.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard !layout.keptColumns.isEmpty else { return row }
+        var columns: [String: ColumnValue] = [:]
+        for name in layout.keptColumns {
+            guard let kept = value(name) else { return failed(line, raw, "no column '\(name)' (--keep-columns)") }
+            columns[name] = kept
+        }
+        row.columns = columns
+        return row
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Lists with columns: CSV (RFC 4180), TSV and JSON Lines, read by `--url-column`, `--name-column` and
+/// `--keep-columns`; bad rows fail naming their line, a column no row has is exit 2 before any request.
+@Suite("Batch: lists with columns")
+struct BatchColumnListTests {
+    private func write(_ text: String, _ name: String, in fixture: BatchFixture) throws -> String {
+        let path = fixture.root.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func run(_ fixture: BatchFixture, _ list: String, _ extra: [String], stdin: Data? = nil) throws -> CommandResult {
+        try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress"] + extra,
+                         stdin: stdin)
+    }
+
+    @Test func csvFieldsAreReadAsRFC4180SaysAndKeptColumnsReachTheRecords() throws {
+        let fixture = try BatchFixture(count: 3)
+        let (one, two) = (fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg"))
+        let csv = "url,caption,key\r\n\"\(one)\",\"a, \"\"quoted\"\"\r\nsecond line\",first\r\n\r\n\(two),plain,second\r\n"
+        let list = try write(csv, "list.csv", in: fixture)
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try run(fixture, list, ["--name-column", "key", "--keep-columns", "caption", "--manifest", manifest, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.outputs() == ["first.jpg", "second.jpg"])
+        let records = try BatchManifestTests.lines(manifest).filter { $0["summary"] == nil }
+        #expect(records.map { $0["line"] as? Int } == [2, 5])
+        #expect((records[0]["columns"] as? [String: String]) == ["caption": "a, \"quoted\"\nsecond line"])
+        #expect((records[1]["columns"] as? [String: String]) == ["caption": "plain"])
+        #expect(records[0]["url"] as? String == one)
+        let json = try BatchFixture.records(result).filter { $0["summary"] == nil }
+        #expect((json[1]["columns"] as? [String: String]) == ["caption": "plain"])
+    }
+
+    @Test func badRowsFailNamingTheirLineAndTheBatchGoesOn() throws {
+        let fixture = try BatchFixture(count: 2)
+        let one = fixture.server.url("/img/img1.jpg")
+        let csv = "url,caption\n,no url\n\"\(one)\"x,after quote\n\(one),a,b\n\"unclosed,z\n\(fixture.server.url("/img/img2.jpg")),last\n"
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try run(fixture, try write(csv, "bad.csv", in: fixture), ["--keep-columns", "caption", "--manifest", manifest])
+        #expect(result.status == 1, "\(result.stderr)")
+        for expected in ["line 2: no URL in column 'url'", "line 3: text after the closing quote of field 1",
+                         "line 4: 3 fields where the header has 2", "line 5: a quoted field is not closed"] {
+            #expect(result.stderr.contains(expected), "\(expected): \(result.stderr)")
+        }
+        let records = try BatchManifestTests.lines(manifest).filter { $0["summary"] == nil }
+        #expect(records.map { $0["status"] as? String } == ["failed", "failed", "failed", "failed", "ok"])
+        #expect(records.map { $0["line"] as? Int } == [2, 3, 4, 5, 6])
+        #expect(records[0]["raw"] as? String == ",no url" && records[0]["url"] == nil)
+        #expect(fixture.outputs() == ["img2.jpg"])
+    }
+
+    @Test func jsonLinesKeepTheirValuesAsGiven() throws {
+        let fixture = try BatchFixture(count: 1)
+        let one = fixture.server.url("/img/img1.jpg")
+        let jsonl = "{\"url\":\"\(one)\",\"meta\":{\"n\":3,\"r\":2.5,\"ok\":true,\"tags\":[\"a\",null]}}\n[1]\n{\"link\":\"x\"}\n"
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try run(fixture, try write(jsonl, "list.ndjson", in: fixture), ["--keep-columns", "meta", "--manifest", manifest])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("line 2: not a JSON object"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 3: no column 'url'"), "\(result.stderr)")
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        #expect(text.contains(#""columns":{"meta":{"n":3,"ok":true,"r":2.5,"tags":["a",null]}}"#), "\(text)")
+    }
+
+    @Test func tsvOnStandardInputReadsOnAfterItsHeader() throws {
+        let fixture = try BatchFixture(count: 1)
+        let tsv = "\nurl\tcaption\n\(fixture.server.url("/img/img1.jpg"))\thello\tworld\n"
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try run(fixture, "-", ["--input-format", "tsv", "--keep-columns", "caption", "--manifest", manifest],
+                             stdin: Data(tsv.utf8))
+        // A row with three fields where the header has two, on line 3 (the blank line and the header count).
+        #expect(result.stderr.contains("line 3: 3 fields where the header has 2"), "\(result.stderr)")
+        let good = "url\tcaption\n\(fixture.server.url("/img/img1.jpg"))\thello world\n"
+        let again = try run(fixture, "-", ["--input-format", "tsv", "--keep-columns", "caption", "--manifest", manifest],
+                            stdin: Data(good.utf8))
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOfFile: manifest, encoding: .utf8).contains(#""columns":{"caption":"hello world"},"line":2"#))
+    }
+
+    @Test func aColumnNoRowHasIsExit2BeforeAnyRequest() throws {
+        let fixture = try BatchFixture(count: 1)
+        let one = fixture.server.url("/img/img1.jpg")
+        let manifest = fixture.root.file("m.jsonl")
+        let csv = try write("url,caption\n\(one),a\n", "list.csv", in: fixture)
+        let jsonl = try write("{\"url\":\"\(one)\"}\n{\"url\":\"\(one)\",\"other\":\"caption\"}\n", "list.jsonl", in: fixture)
+        let cases: [(String, [String], String, Data?)] = [
+            (csv, ["--keep-columns", "caption,text"], "has no column 'text' (--keep-columns)", nil),
+            (csv, ["--url-column", "link"], "has no column 'link' (--url-column)", nil),
+            (jsonl, ["--keep-columns", "caption"], "has no column 'caption' (--keep-columns): no row has it", nil),
+            ("-", ["--input-format", "csv", "--name-column", "key"], "has no column 'key' (--name-column)", Data("url\n\(one)\n".utf8)),
+        ]
+        for (list, extra, message, stdin) in cases {
+            let result = try run(fixture, list, extra + ["--manifest", manifest], stdin: stdin)
+            #expect(result.status == 2, "\(extra): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(extra): \(result.stderr)")
+        }
+        #expect(try fixture.server.requests("/img/img1.jpg") == 0)
+        #expect(!FileManager.default.fileExists(atPath: manifest))
+        // A kept column some row has is fine: the rows without it fail, naming their line.
+        let some = try run(fixture, jsonl, ["--keep-columns", "other"])
+        #expect(some.status == 1 && some.stderr.contains("line 1: no column 'other' (--keep-columns)"), "\(some.stderr)")
+    }
+
+    @Test func columnOptionsNeedAListWithColumns() throws {
+        let fixture = try BatchFixture(count: 1)
+        let result = try fixture.batch([fixture.server.url("/img/img1.jpg")], ["--keep-columns", "caption"])
+        #expect(result.status == 2 && result.stderr.contains("--keep-columns needs a list with columns"), "\(result.stderr)")
+        let bad = try fixture.batch([fixture.server.url("/img/img1.jpg")], ["--input-format", "xml"])
+        #expect(bad.status == 2 && bad.stderr.contains("bad --input-format 'xml'"), "\(bad.stderr)")
+        let info = try Imgfetch.run(["info", fixture.server.url("/img/img1.jpg"), "--url-column", "u"])
+        #expect(info.status == 2 && info.stderr.contains("does not apply to 'info'"), "\(info.stderr)")
+    }
+
+    @Test func delimitedRecordsSpanLines() {
+        var parser = DelimitedRecordParser(delimiter: 0x2C)
+        #expect(parser.feed("a,\"b") == .incomplete)
+        #expect(parser.feed("c\"\"d\",e\r") == .complete(["a", "b\nc\"d", "e"]))
+        #expect(parser.feed("x\"y,,\"\"") == .complete(["x\"y", "", ""]))
+        var tabs = DelimitedRecordParser(delimiter: 0x09)
+        #expect(tabs.feed("a,b\t\"c\td\"") == .complete(["a,b", "c\td"]))
+    }
+}
