@@ -2,4 +2,4 @@ import Foundation
 import ImgCLI
 
 /// The program: the CLI front (ImgCLI) runs the command line and gives the exit status.
-exit(CommandDispatcher.runProcess(CommandLine.arguments.dropFirst(), environment: ProcessInfo.processInfo.environment))
+exit(CommandDispatcher.runProcess(CommandLine.arguments.dropFirst()))
