@@ -40,6 +40,7 @@ enum BatchCommand {
             try BatchListReader.checkReadable(inputs)
             options.listLayout = try ListSettings.layout(arguments, inputs: inputs)
             try options.listLayout.prepare(inputs)
+            options.sizeFilter = try FilterSettings.sizeFilter(arguments)
             options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
                 try OutputWriter.prepareDirectory(directory)
             }
@@ -198,6 +199,7 @@ final class BatchPrinter: Sendable {
         var ok: Int
         var failed: Int
         var skipped: Int
+        var filtered: Int?
         var written: Int
         var ms: Int
         var signal: Int32?
@@ -230,10 +232,26 @@ final class BatchPrinter: Sendable {
                 reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): \(carried.status == "ok" ? "done earlier" : "skipped"), not fetched (\(carried.reason ?? ""))")
                 return
             }
+            if let filtered = report.filtered {
+                printFiltered(filtered, of: report.item)
+                return
+            }
             for output in report.outputs { print(output, of: report.item) }
         case .progress(let progress):
             line?.draw { ProgressLine.batch(progress, columns: $0) }
         }
+    }
+
+    /// A line filtered by its original's size: `-v` says why, `--json` has status `filtered` and the reason.
+    private func printFiltered(_ filtered: FilteredOriginal, of item: BatchItem) {
+        let input = URLCredentials.maskingPassword(in: item.input)
+        reporter.info("\(input): filtered, not written: \(filtered.reason)")
+        guard reporter.json else { return }
+        var record = Reporter.Record(input: input, status: "filtered", width: filtered.width, height: filtered.height,
+                                     ms: 0, url: input)
+        record.reason = filtered.reason
+        record.columns = item.columns
+        emit(record)
     }
 
     private func print(_ output: BatchOutput, of item: BatchItem) {
@@ -278,13 +296,15 @@ final class BatchPrinter: Sendable {
         let status = summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok")
         if reporter.json {
             emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
-                                        failed: progress.failed, skipped: progress.skipped, written: summary.written,
+                                        failed: progress.failed, skipped: progress.skipped,
+                               filtered: progress.filtered > 0 ? progress.filtered : nil, written: summary.written,
                                         ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal))
             return
         }
         if reporter.quiet && summary.signal == 0 { return }
         var line = "\(summary.succeeded) ok, \(progress.failed) failed"
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
+        if progress.filtered > 0 { line += ", \(progress.filtered) filtered" }
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)

@@ -48,11 +48,13 @@ struct BatchRecords: Sendable {
         guard let writer else { return }
         let progress = summary.progress
         let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil || summary.outputFolderFull != nil
-        writer.write(ManifestSummary(status: summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok"),
+        var record = ManifestSummary(status: summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok"),
                                      ok: summary.succeeded, failed: progress.failed,
                                      failedTransient: progress.failed - progress.failedPermanently, skipped: progress.skipped,
                                      doneEarlier: progress.doneEarlier, written: summary.written, exit: exit,
                                      signal: summary.signal == 0 ? nil : summary.signal,
-                                     shard: shard.map { "\($0.index)/\($0.count)" }, ms: Int(progress.elapsed * 1000)))
+                                     shard: shard.map { "\($0.index)/\($0.count)" }, ms: Int(progress.elapsed * 1000))
+        if progress.filtered > 0 { record.filtered = progress.filtered }
+        writer.write(record)
     }
 }

@@ -36,6 +36,8 @@ struct Reporter: Sendable {
         /// query served it (the key drops the query).
         var queryDiffers: Bool?
         var recordedURL: String?
+        /// `batch`: why a line was `filtered`.
+        var reason: String?
         /// `batch --keep-columns`: the row's kept columns.
         var columns: [String: ColumnValue]?
 

@@ -124,3 +124,39 @@ struct BatchColumnListTests {
         #expect(tabs.feed("a,b\t\"c\td\"") == .complete(["a,b", "c\td"]))
     }
 }
+
+/// `--min-size` and `--max-aspect-ratio`: an original outside them is `filtered`, nothing of it written.
+@Suite("Batch: size filters")
+struct BatchSizeFilterTests {
+    @Test func originalsOutsideTheFiltersAreFilteredAndNotWritten() throws {
+        let fixture = try BatchFixture(count: 2)
+        // sample.jpg is 290x442.
+        let lines = [fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg")]
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try fixture.batch(lines, ["--min-size", "300x100", "--manifest", manifest, "--json", "--resize", "50x"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.outputs().isEmpty)
+        let records = try BatchManifestTests.lines(manifest)
+        #expect(records.filter { $0["summary"] == nil }.map { $0["status"] as? String } == ["filtered", "filtered"])
+        #expect(records[0]["reason"] as? String == "original 290x442 is smaller than 300x100")
+        #expect((records[0]["original"] as? [String: Int]) == ["width": 290, "height": 442])
+        #expect(records.last?["filtered"] as? Int == 2 && records.last?["ok"] as? Int == 0)
+        let json = try BatchFixture.records(result)
+        #expect(json[0]["status"] as? String == "filtered" && json.last?["filtered"] as? Int == 2)
+        // From the cache now (the variant's entry): the size still decides.
+        let ratio = try fixture.batch(lines, ["--max-aspect-ratio", "1.6", "--resize", "50x", "--json"])
+        #expect(try BatchFixture.records(ratio).first?["status"] as? String == "ok", "\(ratio.stdoutText)")
+        let tight = try fixture.batch(lines, ["--max-aspect-ratio", "1.2", "--resize", "50x", "--json"])
+        let first = try #require(try BatchFixture.records(tight).first)
+        #expect(first["status"] as? String == "filtered" && (first["reason"] as? String)?.contains("aspect ratio of 1.52, over 1.2") == true,
+                "\(tight.stdoutText)")
+        let text = try fixture.batch(lines, ["--min-size", "291x1"])
+        #expect(text.status == 0 && text.stderr.contains("0 ok, 0 failed, 2 filtered"), "\(text.stderr)")
+        let passing = try fixture.batch(lines, ["--min-size", "290x442"])
+        #expect(passing.status == 0 && fixture.outputs().count == 2, "\(passing.stderr)")
+        let bad = try fixture.batch(lines, ["--min-size", "64"])
+        #expect(bad.status == 2 && bad.stderr.contains("bad --min-size '64'"), "\(bad.stderr)")
+        let prefetch = try Imgfetch.run(["prefetch", lines[0], "--min-size", "1x1"])
+        #expect(prefetch.status == 2 && prefetch.stderr.contains("does not apply to 'prefetch'"), "\(prefetch.stderr)")
+    }
+}

@@ -89,7 +89,11 @@ extension OptionCatalog {
             instead, the whole line so masked: it fails as
             .RI "line " N ": expected 'URL [NAME]', found more columns" ),
             .B status
-            .RB ( ok ", " failed " or " skipped ),
+            .RB ( ok ", " failed ", " skipped
+            or
+            .BR filtered :
+            see
+            .BR \-\-min\-size ),
             for a failure
             .B error
             .RB ( class ,
@@ -138,7 +142,7 @@ extension OptionCatalog {
             .BR \-\-keep\-columns ),
             and
             .B reason
-            for a line skipped or done earlier.
+            for a line skipped, filtered or done earlier.
             The last line is a summary:
             .BR summary ,
             .B status
@@ -147,6 +151,8 @@ extension OptionCatalog {
             .BR failed ,
             .BR failed_transient ,
             .BR skipped ,
+            .B filtered
+            (when some line was),
             .BR done_earlier ,
             .BR written ,
             .B exit

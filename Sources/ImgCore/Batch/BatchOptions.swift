@@ -67,6 +67,8 @@ public struct BatchOptions: Sendable {
     /// How the list is read: its format and the columns of a CSV, TSV or JSON Lines list; default plain lines
     /// (`auto` by extension), URLs in column `url`.
     public var listLayout = ListLayout()
+    /// Originals whose size is outside it are `filtered` (`--min-size`, `--max-aspect-ratio`); default none.
+    public var sizeFilter = SizeFilter()
 
     public init() {}
 

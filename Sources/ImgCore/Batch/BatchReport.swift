@@ -26,6 +26,8 @@ public struct BatchItemReport: Sendable {
     public var skipped = false
     /// The earlier run's record that settles this line (`--resume`, `--retry-failed`): nothing was done now.
     public var carried: ManifestRecord?
+    /// Its original's size is outside `BatchOptions.sizeFilter`: fetched, nothing written, neither ok nor failed.
+    public var filtered: FilteredOriginal?
 
     /// True when some output failed (and the item wasn't skipped).
     public var failed: Bool {
@@ -45,8 +47,10 @@ public struct BatchItemReport: Sendable {
 
 /// Counts so far, for a live progress line.
 public struct BatchProgress: Sendable {
-    /// Items finished (ok or failed).
+    /// Items finished (ok, failed or filtered).
     public var done = 0
+    /// Items filtered by their original's size (`BatchOptions.sizeFilter`).
+    public var filtered = 0
     public var failed = 0
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
@@ -67,8 +71,8 @@ public struct BatchSummary: Sendable {
     public var progress: BatchProgress
     /// Output files written.
     public var written = 0
-    /// Items whose outputs all succeeded.
-    public var succeeded: Int { progress.done - progress.failed }
+    /// Items whose outputs all succeeded (filtered ones not counted).
+    public var succeeded: Int { progress.done - progress.failed - progress.filtered }
     /// The signal that interrupted the batch, or 0.
     public var signal: Int32 = 0
     /// Whether `--fail-fast` stopped it.

@@ -252,6 +252,12 @@ public final class BatchRunner: Sendable {
         if folderOutOfSpace != nil, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
             return notDoneForLackOfSpace(item, outputs)
         }
+        if options.sizeFilter.isActive, let filtered = filter(outputs, source: source, originalKey: item.originalKey) {
+            for case let staged? in outputs.map(\.staged) { staged.discard() }
+            var report = BatchItemReport(item: item, outputs: [])
+            report.filtered = filtered
+            return report
+        }
         // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
         if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
             for case let staged? in outputs.map(\.staged) { staged.discard() }
@@ -291,6 +297,22 @@ public final class BatchRunner: Sendable {
         }
         output.milliseconds = Int(Date().timeIntervalSince(start) * 1000)
         return output
+    }
+
+    /// The filtering of a line whose outputs all succeeded, by its original's size: from a rendering, else from the
+    /// original (cached by now: no request). An original of unknown size passes.
+    private func filter(_ outputs: [BatchOutput], source: ImageSource, originalKey: String?) -> FilteredOriginal? {
+        var size: (width: Int, height: Int)?
+        for case .success(let response) in outputs.map(\.result) {
+            size = size ?? response.data.sourceSize
+        }
+        guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
+        if size == nil, let original = try? pipeline.prefetchOriginal(for: request(for: source, variant: nil), originalKey: originalKey),
+           let width = original.data.width, let height = original.data.height {
+            size = (width, height)
+        }
+        guard let size, let reason = options.sizeFilter.refusal(width: size.width, height: size.height) else { return nil }
+        return FilteredOriginal(reason: reason, width: size.width, height: size.height)
     }
 
     // MARK: retiring in input order
@@ -351,6 +373,7 @@ public final class BatchRunner: Sendable {
             order.progress.skipped += 1
         } else {
             order.progress.done += 1
+            if report.filtered != nil { order.progress.filtered += 1 }
             if report.failed { order.progress.failed += 1 }
             if report.failed, !report.failedTransiently { order.progress.failedPermanently += 1 }
         }

@@ -10,9 +10,10 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The whole line as written (without its surrounding blanks, passwords shown as `***`), for a line not of the
     /// form `URL [NAME]` (more columns): its first word is not taken for a URL.
     public var raw: String?
-    /// `ok`, `failed` or `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry).
+    /// `ok`, `failed`, `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry) or
+    /// `filtered` (the original's size is outside `--min-size` or `--max-aspect-ratio`: nothing written).
     public var status: String
-    /// Why a line was skipped, or that an `ok` line was done by an earlier run (`done earlier`).
+    /// Why a line was skipped or filtered, or that an `ok` line was done by an earlier run (`done earlier`).
     public var reason: String?
     /// One per output (per variant) that was written or cached.
     public var outputs: [ManifestOutput]?
@@ -103,6 +104,8 @@ public struct ManifestSummary: Codable, Sendable {
     /// Failed lines whose every failure is transient.
     public var failedTransient: Int
     public var skipped: Int
+    /// Lines filtered by their original's size.
+    public var filtered: Int?
     /// Lines an earlier run's manifest recorded as done, not fetched again.
     public var doneEarlier: Int
     public var written: Int
@@ -114,7 +117,7 @@ public struct ManifestSummary: Codable, Sendable {
     public var ms: Int
 
     enum CodingKeys: String, CodingKey {
-        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, doneEarlier = "done_earlier",
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, doneEarlier = "done_earlier",
              written, exit, signal, shard, ms
     }
 
@@ -141,6 +144,12 @@ extension ManifestRecord {
         columns = report.item.columns
         if report.skipped {
             reason = "not done: the run was stopping"
+            return
+        }
+        if let filtered = report.filtered {
+            status = "filtered"
+            reason = filtered.reason
+            original = ManifestSize(width: filtered.width, height: filtered.height)
             return
         }
         var outputs: [ManifestOutput] = []
