@@ -27,9 +27,9 @@ enum CacheCommand {
         }
         let rest = Array(words.dropFirst())
         let directory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
-        // An unsafe directory is refused before anything else (exit 7); a missing one is an empty cache.
-        let exists = access(directory, F_OK) == 0
-        if exists { try CacheDirectory.checkSafety(directory) }
+        // Opened once, before anything else, and used through its descriptor: a directory that another user could
+        // swap (or a folder on the way) is refused (exit 7); a missing one is an empty cache.
+        var root = try CacheRoot.open(directory, create: false)
         let output = CacheCommandOutput(quiet: arguments.has("quiet"), verbose: arguments.has("verbose") && !arguments.has("quiet"),
                                         json: arguments.has("json"), command: "cache \(subcommand)")
         let dryRun = arguments.has("dry-run")
@@ -40,12 +40,13 @@ enum CacheCommand {
             var limit: Int? = CacheInspector.defaultLimit
             if let value = arguments.value("limit") { limit = try FetchSettings.integer(value, option: "limit", range: 0...Int.max) }
             if arguments.has("all") { limit = nil }
-            let settings = try settings(arguments, directory: directory, environment: environment)
+            let settings = try settings(arguments, root: root, environment: environment)
             let key = try rest.first.map { input throws(ImgError) in
                 try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: arguments.value("cache-key"))
             }
-            let inspection = CacheInspector.inspect(directory: directory, originalKey: key, limit: key == nil ? limit : nil,
-                                                    sizeLimit: settings.sizeLimit)
+            let inspection = root.map {
+                CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
+            } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
             let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
             if arguments.has("json") {
                 try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key)
@@ -63,39 +64,39 @@ enum CacheCommand {
                 }
                 tempAge = Double(seconds)
             }
-            guard exists else { return try output.nothing(dryRun) }
-            let report = CacheMaintenance.cleanExpired(directory: directory, tempAge: tempAge, dryRun: dryRun,
+            guard let root else { return try output.nothing(dryRun) }
+            let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
                                                       listingPaths: output.listsPaths)
             return try output.report(report, dryRun: dryRun)
 
         case "prune":
             try noArguments(rest, subcommand)
-            let settings = try settings(arguments, directory: directory, environment: environment)
+            let settings = try settings(arguments, root: root, environment: environment)
             guard let limit = settings.sizeLimit else {
                 throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
                              + "or store one with 'imgfetch cache config size-limit=500M'")
             }
-            guard exists else { return try output.nothing(dryRun, limit: limit) }
-            let report = CacheMaintenance.prune(directory: directory, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
+            guard let root else { return try output.nothing(dryRun, limit: limit) }
+            let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
             return try output.report(report, dryRun: dryRun, limit: limit)
 
         case "clear":
             try noArguments(rest, subcommand)
-            guard exists else { return try output.nothing(dryRun) }
-            return try output.report(CacheMaintenance.clear(directory: directory, dryRun: dryRun), dryRun: dryRun)
+            guard let root else { return try output.nothing(dryRun) }
+            return try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun), dryRun: dryRun)
 
         case "remove":
             guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
-            let query = try settings(arguments, directory: directory, environment: environment).query
+            let query = try settings(arguments, root: root, environment: environment).query
             let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: arguments.value("cache-key"))
-            guard exists else { return try output.nothing(dryRun) }
-            return try output.report(try CacheMaintenance.remove(directory: directory, originalKey: key, dryRun: dryRun),
+            guard let root else { return try output.nothing(dryRun) }
+            return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun),
                                      dryRun: dryRun)
 
         case "verify":
             try noArguments(rest, subcommand)
             let repair = arguments.has("repair")
-            let result = exists ? CacheVerifier.verify(directory: directory, repair: repair) : CacheVerifier.Result()
+            let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
             for failure in result.failures {
                 Reporter.error("warning: could not remove \(failure.path): \(failure.reason)")
             }
@@ -109,17 +110,20 @@ enum CacheCommand {
 
         default: // config
             if !rest.isEmpty {
-                try CacheSettings.writeConfig(directory: directory, assignments: rest)
+                let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
+                guard let opened = made else { throw .io("cannot open \(directory)") }
+                try CacheSettings.writeConfig(root: opened, assignments: rest)
+                root = opened
             }
-            let settings = try settings(arguments, directory: directory, environment: environment)
+            let settings = try settings(arguments, root: root, environment: environment)
             try output.configuration(directory: directory, settings: settings)
             return 0
         }
     }
 
-    private static func settings(_ arguments: ScannedArguments, directory: String,
+    private static func settings(_ arguments: ScannedArguments, root: CacheRoot?,
                                  environment: [String: String]) throws(ImgError) -> CacheSettings {
-        try CacheSettings.resolve(directory: directory, sizeLimitOption: arguments.value("size-limit"),
+        try CacheSettings.resolve(root: root, sizeLimitOption: arguments.value("size-limit"),
                                   ttlOption: arguments.value("ttl"), failOnOption: arguments.value("fail-on"),
                                   queryOption: try FetchSettings.queryOption(arguments),
                                   environment: environment)

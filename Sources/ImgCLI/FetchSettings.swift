@@ -120,8 +120,14 @@ struct FetchSettings {
         if let value = arguments.value("memory-limit") { configuration.memoryLimit = Int(try Self.size(value, option: "memory-limit")) }
         let cacheDirectory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
         configuration.cacheDirectory = cacheDirectory
+        // Opened once, here (refused, exit 7, when another user could swap it or a folder on the way), and used
+        // through its descriptor from then on; a cache that isn't used (--no-cache, --memory-only) is only read
+        // for its settings when it is safe. Nil while it does not exist: the pipeline makes it.
+        let cacheRoot = policy.usesDisk ? try CacheRoot.open(cacheDirectory, create: false)
+                                        : try? CacheRoot.open(cacheDirectory, create: false)
+        if policy.usesDisk { configuration.cacheRoot = cacheRoot }
         // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
-        cacheSettings = try CacheSettings.resolve(directory: cacheDirectory, sizeLimitOption: arguments.value("size-limit"),
+        cacheSettings = try CacheSettings.resolve(root: cacheRoot, sizeLimitOption: arguments.value("size-limit"),
                                                   ttlOption: arguments.value("ttl"), failOnOption: arguments.value("fail-on"),
                                                   queryOption: try Self.queryOption(arguments), environment: environment)
         configuration.ttl = cacheSettings.ttl
@@ -143,10 +149,11 @@ struct FetchSettings {
         renderer = try RendererSettings(arguments, environment: environment)
     }
 
-    /// Cleans the disk cache when it is due (at most once an hour per directory), unless --no-auto-clean.
+    /// Cleans the disk cache when it is due (at most once an hour per directory), unless --no-auto-clean: the
+    /// directory opened when the settings were read (a run that made it has nothing to clean yet).
     func cleanCacheIfDue() {
-        guard autoClean, let directory = configuration.cacheDirectory else { return }
-        CacheMaintenance.autoCleanIfDue(directory: directory, settings: cacheSettings)
+        guard autoClean, let root = configuration.cacheRoot else { return }
+        CacheMaintenance.autoCleanIfDue(root: root, settings: cacheSettings)
     }
 
     /// Opens the pipeline and prints its warnings (not with `-q`), or prints why it can't be opened.

@@ -24,6 +24,7 @@ enum InfoCommand {
         let cacheDirectory = settings.configuration.policy.noCache ? nil : settings.configuration.cacheDirectory
         var inspector = ImageInspector(network: network, decoding: settings.template.decoding,
                                        cacheDirectory: cacheDirectory, facts: settings.template.facts)
+        if cacheDirectory != nil { inspector.cacheRoot = settings.configuration.cacheRoot }
         inspector.onlyFromCache = settings.configuration.policy.onlyFromCache
         inspector.ttl = settings.configuration.ttl
         inspector.query = settings.template.query

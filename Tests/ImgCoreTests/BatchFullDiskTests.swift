@@ -63,7 +63,7 @@ struct BatchFullDiskTests {
                                       program: "/usr/bin/unshare", prefix: prefix(mounting: 4, at: fixture.cache))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "caching failed").count - 1 == 1, "\(result.stderr)")
-        #expect(DirectoryListing.names(in: fixture.home.file("out")).count == names.count)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: fixture.home.file("out"))) ?? []).count == names.count)
         withExtendedLifetime(root) {}
     }
 }

@@ -76,7 +76,7 @@ struct CacheBoundTests {
         _ = try DiskCache(directory: home.path)
         let limit: Int64 = 1_000_000
         let gate = DispatchSemaphore(value: 0)
-        let bound = CacheBound(directory: home.path, limit: limit) {
+        let bound = CacheBound(root: try CacheRoot.at(home.path), limit: limit) {
             gate.wait()
             gate.signal()
             return []
@@ -168,6 +168,6 @@ struct CacheBoundTests {
         #expect(report.entries == 5)
         let left = Set(CacheScan(directory: home.path).entries.map(\.folder))
         #expect(left == Set(folders.prefix(2) + folders.suffix(3)))
-        #expect(CacheMaintenance.lastPrune(directory: home.path) != nil)
+        #expect(CacheMaintenance.lastPrune(root: try CacheRoot.at(home.path)) != nil)
     }
 }

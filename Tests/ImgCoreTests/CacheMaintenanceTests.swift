@@ -106,7 +106,7 @@ struct CacheMaintenanceTests {
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
 
         var visited: [String: [CacheEntryStat]] = [:]
-        CacheScan.visitFolders(directory: home.path) { folder, contents in
+        CacheScan.visitFolders(root: try CacheRoot.at(home.path)) { folder, contents in
             #expect(visited[folder] == nil, "\(folder) visited twice")
             #expect(contents.entries.allSatisfy { $0.folder == folder })
             #expect(contents.anything == !contents.entries.isEmpty)
@@ -145,9 +145,9 @@ struct CacheMaintenanceTests {
         }
         let one = try filled(), four = try filled()
         var order: [String] = []
-        CacheScan.visitFolders(directory: one.path) { folder, _ in order.append(folder) }
+        CacheScan.visitFolders(root: try CacheRoot.at(one.path)) { folder, _ in order.append(folder) }
         for threads in [1, 3, 8] {
-            let parts = CacheScan.visitFoldersConcurrently(directory: one.path, threads: threads, start: { [String]() }) { part, folder, contents in
+            let parts = CacheScan.visitFoldersConcurrently(root: try CacheRoot.at(one.path), threads: threads, start: { [String]() }) { part, folder, contents in
                 #expect(contents.entries.allSatisfy { $0.folder == folder })
                 part.append(folder)
             }
@@ -188,8 +188,8 @@ struct CacheMaintenanceTests {
         let held = open(paths[0], O_RDWR)
         defer { close(held) }
         #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
-        #expect(KeyLock.removeStale(directory: home.path, olderThan: 3600, dryRun: true) == 298)
-        #expect(KeyLock.removeStale(directory: home.path, olderThan: 3600, dryRun: false) == 298)
+        #expect(KeyLock.removeStale(root: try CacheRoot.at(home.path), olderThan: 3600, dryRun: true) == 298)
+        #expect(KeyLock.removeStale(root: try CacheRoot.at(home.path), olderThan: 3600, dryRun: false) == 298)
         #expect(paths.enumerated().allSatisfy { index, path in (access(path, F_OK) == 0) == (index < 2) })
     }
 
@@ -199,18 +199,18 @@ struct CacheMaintenanceTests {
     @Test func aDownloadLockIsAByteOfOneFileAndLeavesNoFilePerKey() throws {
         let home = try TemporaryDirectory()
         _ = try DiskCache(directory: home.path)
-        var lock = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 1)
+        var lock = KeyLock.acquire(root: try CacheRoot.at(home.path), key: "http://h/a.png", timeout: 1)
         #expect(lock != nil)
-        #expect(KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 0.05) == nil, "held")
-        var other = KeyLock.acquire(directory: home.path, key: "http://h/b.png", timeout: 0.05)
+        #expect(KeyLock.acquire(root: try CacheRoot.at(home.path), key: "http://h/a.png", timeout: 0.05) == nil, "held")
+        var other = KeyLock.acquire(root: try CacheRoot.at(home.path), key: "http://h/b.png", timeout: 0.05)
         #expect(other != nil, "another key is not held")
         lock = nil
-        var next = KeyLock.acquire(directory: home.path, key: "http://h/a.png", timeout: 0.05)
+        var next = KeyLock.acquire(root: try CacheRoot.at(home.path), key: "http://h/a.png", timeout: 0.05)
         #expect(next != nil, "let go")
         (next, other) = (nil, nil)
         let offsets = Set((0..<200).map { KeyLock.offset(of: "http://h/\($0).png") })
         #expect(offsets.count == 200 && offsets.allSatisfy { $0 >= 0 && $0 < 1 << 62 })
-        for index in 0..<50 { #expect(KeyLock.acquire(directory: home.path, key: "http://h/\(index).png", timeout: 1) != nil) }
+        for index in 0..<50 { #expect(KeyLock.acquire(root: try CacheRoot.at(home.path), key: "http://h/\(index).png", timeout: 1) != nil) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: home.path + "/locks") == [KeyLock.fileName])
     }
 
@@ -222,14 +222,14 @@ struct CacheMaintenanceTests {
         #expect(scanned.isExpired(at: Date().timeIntervalSince1970))
         // A fetcher publishes a fresh entry at the same path (a new inode): the stale decision must not delete it.
         _ = try store(cache, url: "http://h/a.png")
-        #expect(CacheMaintenance.removeEntry(scanned, directory: home.path) { _, current in current.isExpired(at: Date().timeIntervalSince1970) } == .kept)
+        #expect(CacheMaintenance.removeEntry(scanned, root: try CacheRoot.at(home.path)) { _, current in current.isExpired(at: Date().timeIntervalSince1970) } == .kept)
         #expect(access(path, F_OK) == 0)
         // A reader touches it after a prune's scan: no longer the least recently used, so kept.
         let rescanned = try #require(CacheScan(directory: home.path).entries.first)
         cache.touch(path, ttl: 3600, now: Date(timeIntervalSinceNow: 5))
-        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { scanned, current in current.lastAccess == scanned.lastAccess } == .kept)
+        #expect(CacheMaintenance.removeEntry(rescanned, root: try CacheRoot.at(home.path)) { scanned, current in current.lastAccess == scanned.lastAccess } == .kept)
         #expect(access(path, F_OK) == 0)
-        #expect(CacheMaintenance.removeEntry(rescanned, directory: home.path) { _, _ in true } == .removed)
+        #expect(CacheMaintenance.removeEntry(rescanned, root: try CacheRoot.at(home.path)) { _, _ in true } == .removed)
         #expect(access(path, F_OK) != 0)
         #expect(access((path as NSString).deletingLastPathComponent, F_OK) != 0, "the emptied folder goes too")
     }
@@ -268,8 +268,8 @@ struct CacheMaintenanceTests {
         _ = try DiskCache(directory: home.path)
         // A temporary written just now carries its future expiry as mtime; its ctime says it is young.
         let now = Date().timeIntervalSince1970
-        let temporary = try EntryIO.writeTemporary(Data("x".utf8), in: home.file("tmp"), accessed: now - 86_400 * 30,
-                                                   expires: now - 86_400 * 30)
+        let temporary = home.path + "/" + (try EntryIO.writeTemporary(Data("x".utf8), in: try CacheRoot.at(home.path), accessed: now - 86_400 * 30,
+                                                   expires: now - 86_400 * 30))
         #expect(CacheMaintenance.cleanExpired(directory: home.path).temporaries == 0)
         #expect(access(temporary, F_OK) == 0)
         #expect(CacheMaintenance.cleanExpired(directory: home.path, now: now + 3601).temporaries == 1)

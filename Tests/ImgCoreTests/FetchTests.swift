@@ -77,7 +77,7 @@ struct FetchTests: EndToEndSuite {
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/locks") == [KeyLock.fileName], "no lock file per download")
         let sampleURL = try #require(URL(string: server.url("/img/sample.jpg")))
         let key = try #require(CacheKey.original(for: sampleURL))
-        #expect(KeyLock.acquire(directory: cache, key: key, timeout: 0) != nil, "no download lock is left held")
+        #expect(KeyLock.acquire(root: try CacheRoot.at(cache), key: key, timeout: 0) != nil, "no download lock is left held")
         let again = try fetch([server.url("/img/sample.jpg?sig=abc"), "-p", "resize(200x200,fill)|>round(12)", "-o", work.file("b.webp"), "-v"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains(": disk,"))

@@ -15,7 +15,7 @@ import Foundation
 /// directory's entries stay within 110% of the limit whatever the entries' sizes and however many writers publish at
 /// once, as far as this process's writes go; an entry larger than that is not stored (`admit` throws).
 final class CacheBound: Sendable {
-    let directory: String
+    let root: CacheRoot
     let limit: Int64
     /// What a prune during the run brings the total down to: 80% of the limit.
     var runTarget: Int64 { limit / 10 * 8 }
@@ -42,8 +42,8 @@ final class CacheBound: Sendable {
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "imgfetch.cache-bound")
 
-    init(directory: String, limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
-        self.directory = directory
+    init(root: CacheRoot, limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
+        self.root = root
         self.limit = limit
         self.needed = needed
         state.withLock { $0.pruning = true }
@@ -142,7 +142,7 @@ final class CacheBound: Sendable {
         }
         let keeping = sparing ? needed() : []
         let target = max(0, min(runTarget, limit + slack - room - inFlight))
-        let report = CacheMaintenance.prune(directory: directory, sizeLimit: room == 0 ? limit : target, target: target,
+        let report = CacheMaintenance.prune(root: root, sizeLimit: room == 0 ? limit : target, target: target,
                                             keeping: keeping, listingPaths: false)
         let again = state.withLock { state -> Bool in
             state.scanned = report.remainingBytes ?? 0

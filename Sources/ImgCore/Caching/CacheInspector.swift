@@ -47,12 +47,17 @@ public enum CacheInspector {
         public var items: [CacheItem]
     }
 
+    /// An inspection of a directory that does not exist (yet): no entries.
+    public static func empty(directory: String, sizeLimit: Int64?) -> Inspection {
+        Inspection(directory: directory, summary: CacheScan.Summary(), sizeLimit: sizeLimit, lastPruned: nil, items: [])
+    }
+
     /// Inspects the whole cache (`originalKey` nil) or one original key's original and variants.
     /// `limit` nil lists every entry.
-    public static func inspect(directory: String, originalKey: String? = nil, limit: Int? = defaultLimit,
+    public static func inspect(root: CacheRoot, originalKey: String? = nil, limit: Int? = defaultLimit,
                                sizeLimit: Int64? = nil, now: Double = Date().timeIntervalSince1970) -> Inspection {
-        let scan = originalKey.map { CacheScan(directory: directory, folder: DiskCache.entryFolder(originalKey: $0)) }
-            ?? CacheScan(directory: directory)
+        let scan = originalKey.map { CacheScan(root: root, folder: DiskCache.entryFolder(originalKey: $0)) }
+            ?? CacheScan(root: root)
         var entries = scan.entries
         let count = limit.map { min($0, entries.count) } ?? entries.count
         if count < entries.count {
@@ -61,15 +66,22 @@ public enum CacheInspector {
         } else {
             entries.sort { $0.lastAccess > $1.lastAccess }
         }
-        let items = entries.map { item(for: $0, directory: directory, now: now) }
-        return Inspection(directory: directory, summary: scan.summary(now: now), sizeLimit: sizeLimit,
-                          lastPruned: CacheMaintenance.lastPrune(directory: directory), items: items)
+        let items = entries.map { item(for: $0, root: root, now: now) }
+        return Inspection(directory: root.path, summary: scan.summary(now: now), sizeLimit: sizeLimit,
+                          lastPruned: CacheMaintenance.lastPrune(root: root), items: items)
+    }
+
+    /// `inspect(root:…)` of the directory at `directory` (a missing or refused one: empty).
+    public static func inspect(directory: String, originalKey: String? = nil, limit: Int? = defaultLimit,
+                               sizeLimit: Int64? = nil, now: Double = Date().timeIntervalSince1970) -> Inspection {
+        guard let root = try? CacheRoot.open(directory, create: false) else { return empty(directory: directory, sizeLimit: sizeLimit) }
+        return inspect(root: root, originalKey: originalKey, limit: limit, sizeLimit: sizeLimit, now: now)
     }
 
     /// Reads one entry's header and metadata line (the first 64 KiB at most, never the body).
-    public static func item(for entry: CacheEntryStat, directory: String, now: Double) -> CacheItem {
-        let path = entry.path(in: directory)
-        let prefix = EntryIO.readUntouched(path, limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
+    public static func item(for entry: CacheEntryStat, root: CacheRoot, now: Double) -> CacheItem {
+        let path = root.shown(entry.relativeName)
+        let prefix = EntryIO.readUntouched(entry.relativeName, in: root, limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
         let metadata = prefix.flatMap { CacheEntryFile.parseHeader($0.data)?.0 }
         return CacheItem(kind: entry.isOriginal ? "original" : "variant", url: metadata?.url, key: metadata?.key,
                          variant: metadata?.variant, path: path, size: entry.size, imageBytes: metadata?.size,

@@ -12,11 +12,6 @@ enum CacheNames {
     /// `PID-NONCE.removing`: an entry folder, or the whole of `entries/`, renamed away to be deleted.
     static func isRemoval(_ name: String) -> Bool { isPidNonce(name, suffix: ".removing") }
 
-    /// A new name for a folder about to be deleted, in the cache's `tmp/`.
-    static func removal(in directory: String) -> String {
-        "\(directory)/tmp/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).removing"
-    }
-
     /// The first level below `entries/`: two lower-case hex digits.
     static func isPrefixFolder(_ name: String) -> Bool { name.utf8.count == 2 && isLowerHex(name) }
 
@@ -43,19 +38,28 @@ enum CacheNames {
 
     // MARK: removing what is ours
 
-    /// Deletes, below the folder `path` (a renamed-away `entries/` or entry folder), the entry files and the
-    /// entry folders that held only those (symlinks and other names are left, never followed), then the folder
-    /// itself if that left it empty. Reports the entry files removed and their bytes, and each one whose unlink
-    /// was refused, with paths shown below `shownAs` (where the folder was, and where `restore` puts it back).
+    /// Deletes, below the folder `name` of the cache directory (a renamed-away `entries/` or entry folder), the
+    /// entry files and the entry folders that held only those (symlinks and other names are left, never followed),
+    /// then the folder itself if that left it empty. Reports the entry files removed and their bytes, and each one
+    /// whose unlink was refused, with paths shown below `shownAs` (where the folder was, and where `restore` puts it
+    /// back).
     @discardableResult
-    static func removeOwnTree(_ path: String, shownAs shown: String) -> CacheMaintenance.Report {
-        var report = CacheMaintenance.Report()
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    static func removeOwnTree(_ name: String, in root: CacheRoot, shownAs shown: String) -> CacheMaintenance.Report {
+        let descriptor = root.openFolder(name)
         guard descriptor >= 0 else {
+            var report = CacheMaintenance.Report()
             if errno != ENOENT { report.failures.append(RemovalFailure(path: shown, code: errno)) }
             return report
         }
-        defer { close(descriptor) }
+        let report = removeOwnTree(opened: descriptor, shownAs: shown)
+        close(descriptor)
+        root.removeFolder(name)
+        return report
+    }
+
+    /// `removeOwnTree` of an open folder (left open, and in place).
+    private static func removeOwnTree(opened descriptor: Int32, shownAs shown: String) -> CacheMaintenance.Report {
+        var report = CacheMaintenance.Report()
         for (name, _) in DirectoryListing.children(of: descriptor) {
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
@@ -69,27 +73,32 @@ enum CacheNames {
                     report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: errno))
                 }
             case S_IFDIR where isPrefixFolder(name) || isKeyFolder(name):
-                report.absorb(removeOwnTree("\(path)/\(name)", shownAs: "\(shown)/\(name)"))
+                let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0 else {
+                    if errno != ENOENT { report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: errno)) }
+                    continue
+                }
+                report.absorb(removeOwnTree(opened: child, shownAs: "\(shown)/\(name)"))
+                close(child)
+                unlinkat(descriptor, name, AT_REMOVEDIR)
             default:
                 continue
             }
         }
-        rmdir(path)
         return report
     }
 
-    /// Puts back into `destination` what `removeOwnTree` left in `leftover` (files of other names), merging
-    /// folders that exist again, then removes `leftover` if that emptied it.
-    static func restore(_ leftover: String, into destination: String) {
-        for name in DirectoryListing.names(in: leftover) {
+    /// Puts back into the folder `destination` what `removeOwnTree` left in `leftover` (files of other names; both
+    /// names in the cache directory), merging folders that exist again, then removes `leftover` if that emptied it.
+    static func restore(_ leftover: String, into destination: String, in root: CacheRoot) {
+        for name in root.names(in: leftover) {
             let from = "\(leftover)/\(name)", to = "\(destination)/\(name)"
-            if rename(from, to) == 0 { continue }
-            var source = stat(), target = stat()
-            if lstat(from, &source) == 0, lstat(to, &target) == 0, source.st_mode & S_IFMT == S_IFDIR,
+            if root.rename(from, to) == 0 { continue }
+            if let source = root.status(from), let target = root.status(to), source.st_mode & S_IFMT == S_IFDIR,
                target.st_mode & S_IFMT == S_IFDIR {
-                restore(from, into: to)
+                restore(from, into: to, in: root)
             }
         }
-        rmdir(leftover)
+        root.removeFolder(leftover)
     }
 }

@@ -19,8 +19,11 @@ public struct CacheEntryStat: Sendable {
 
     public var isOriginal: Bool { name == "original" }
 
-    /// The entry's full path in `directory`.
+    /// The entry's full path in `directory`, as shown.
     public func path(in directory: String) -> String { "\(directory)/entries/\(folder)/\(name)" }
+
+    /// The entry's name in the cache directory: `entries/XX/<hash>/NAME`.
+    var relativeName: String { "entries/\(folder)/\(name)" }
 
     public func isExpired(at now: Double) -> Bool { expires < now }
 }
@@ -33,10 +36,23 @@ public struct CacheScan: Sendable {
     /// Entry folders (`XX/<hash>`) that held no file at all.
     public var emptyFolders: [String] = []
 
-    /// Scans the directory; a missing or unreadable `entries/` gives an empty scan.
+    /// Scans the directory at `directory` (opened as `CacheRoot.open` does; a missing or refused one is empty).
     public init(directory: String) {
+        guard let root = try? CacheRoot.open(directory, create: false) else {
+            self.init(entries: [], emptyFolders: [])
+            return
+        }
+        self.init(root: root)
+    }
+
+    private init(entries: [CacheEntryStat], emptyFolders: [String]) {
+        (self.entries, self.emptyFolders) = (entries, emptyFolders)
+    }
+
+    /// Scans the open directory; a missing or unreadable `entries/` gives an empty scan.
+    public init(root: CacheRoot) {
         entries.reserveCapacity(1024)
-        Self.visitFolders(directory: directory) { folder, found in
+        Self.visitFolders(root: root) { folder, found in
             if !found.anything { emptyFolders.append(folder) }
             entries.append(contentsOf: found.entries)
         }
@@ -51,8 +67,8 @@ public struct CacheScan: Sendable {
     /// Walks `entries/` one entry folder at a time, in the order `init(directory:)` lists them, holding only that
     /// folder's entries: what clean and the size check of prune take, so that their memory does not grow with the
     /// number of entries in the cache (a whole scan holds ~250 bytes an entry: 10 MB for 40,000).
-    public static func visitFolders(directory: String, _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
-        let top = open("\(directory)/entries", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    public static func visitFolders(root: CacheRoot, _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
+        let top = root.openFolder("entries")
         guard top >= 0 else { return }
         defer { close(top) }
         for prefix in prefixFolders(of: top) { visitPrefix(prefix, in: top, body) }
@@ -66,10 +82,10 @@ public struct CacheScan: Sendable {
     /// own, made by `start`. Returns the partial results in folder order (at least one), so that taking them in turn
     /// follows `visitFolders`' order. What one folder holds reaches one thread, once.
     static func visitFoldersConcurrently<Partial: Sendable>(
-        directory: String, threads: Int = defaultWalkThreads, start: @Sendable () -> Partial,
+        root: CacheRoot, threads: Int = defaultWalkThreads, start: @Sendable () -> Partial,
         _ body: @Sendable (_ partial: inout Partial, _ folder: String, _ contents: FolderContents) -> Void
     ) -> [Partial] {
-        let top = open("\(directory)/entries", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let top = root.openFolder("entries")
         guard top >= 0 else { return [start()] }
         defer { close(top) }
         let prefixes = prefixFolders(of: top)
@@ -105,10 +121,9 @@ public struct CacheScan: Sendable {
         }
     }
 
-    /// Scans one original key's folder only.
-    public init(directory: String, folder: String) {
-        let path = "\(directory)/entries/\(folder)"
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    /// Scans one original key's folder only (`folder` below `entries/`).
+    public init(root: CacheRoot, folder: String) {
+        let descriptor = root.openFolder("entries/\(folder)")
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         entries = Self.scanFolder(descriptor, named: folder).entries

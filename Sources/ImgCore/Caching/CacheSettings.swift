@@ -44,16 +44,20 @@ public struct CacheSettings: Sendable, Equatable {
     public static let keys = ["size-limit", "ttl", "keep-query", "fail-on"]
 
     /// Resolves the settings. The directory's `config` is read only when the directory exists and is safe
-    /// (owned by us, not group or world writable); a malformed value anywhere is `ImgError.usage` naming its place.
+    /// (`CacheRoot.open`: no other user could swap it or a folder on the way); a malformed value anywhere is `ImgError.usage` naming its place.
     /// `queryOption` is what `--keep-query` said (no option: nil); it wins over the directory's `keep-query`.
     public static func resolve(directory: String, sizeLimitOption: String?, ttlOption: String?, failOnOption: String? = nil,
                                queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
+        try resolve(root: try? CacheRoot.open(directory, create: false), sizeLimitOption: sizeLimitOption, ttlOption: ttlOption,
+                    failOnOption: failOnOption, queryOption: queryOption, environment: environment)
+    }
+
+    /// `resolve(directory:…)` with the directory open already (nil: there is none, so no `config` either).
+    public static func resolve(root: CacheRoot?, sizeLimitOption: String?, ttlOption: String?, failOnOption: String? = nil,
+                               queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
         var settings = CacheSettings()
-        var stored: [String: String] = [:]
-        if access(directory, F_OK) == 0, (try? CacheDirectory.checkSafety(directory)) != nil {
-            stored = try readConfig(directory: directory)
-        }
-        let configName = "\(directory)/config"
+        let stored = try root.map { root throws(ImgError) in try readConfig(root: root) } ?? [:]
+        let configName = root?.shown("config") ?? "config"
         if let (value, origin, place) = pick(sizeLimitOption, "--size-limit", environment["IMGFETCH_SIZE_LIMIT"],
                                              "IMGFETCH_SIZE_LIMIT", stored["size-limit"], configName) {
             guard let limit = parseSizeLimit(value) else {
@@ -108,10 +112,10 @@ public struct CacheSettings: Sendable, Equatable {
     // MARK: the config file
 
     /// Reads `DIR/config` (`key=value` lines, `#` comments); a missing file is empty.
-    public static func readConfig(directory: String) throws(ImgError) -> [String: String] {
-        let path = "\(directory)/config"
+    public static func readConfig(root: CacheRoot) throws(ImgError) -> [String: String] {
+        let path = root.shown("config")
         // Non-blocking, so that a FIFO put there can't make every command wait.
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = root.openFile("config", O_RDONLY | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { return [:] }
             throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
@@ -141,8 +145,15 @@ public struct CacheSettings: Sendable, Equatable {
     /// An empty value removes the key. Returns the stored values.
     @discardableResult
     public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
-        try CacheDirectory.prepare(directory)
-        var values = try readConfig(directory: directory)
+        guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
+        return try writeConfig(root: root, assignments: assignments)
+    }
+
+    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing).
+    @discardableResult
+    public static func writeConfig(root: CacheRoot, assignments: [String]) throws(ImgError) -> [String: String] {
+        try root.prepareFolders()
+        var values = try readConfig(root: root)
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "=") else {
                 throw .usage("bad setting '\(assignment)': expected key=value (keys: \(keys.joined(separator: ", ")))")
@@ -175,11 +186,11 @@ public struct CacheSettings: Sendable, Equatable {
         var text = "# imgfetch cache settings (imgfetch cache config key=value)\n"
         for key in keys { if let value = values[key] { text += "\(key)=\(value)\n" } }
         let now = Date().timeIntervalSince1970
-        let temporary = try EntryIO.writeTemporary(Data(text.utf8), in: "\(directory)/tmp", accessed: now, expires: now)
-        guard rename(temporary, "\(directory)/config") == 0 else {
+        let temporary = try EntryIO.writeTemporary(Data(text.utf8), in: root, accessed: now, expires: now)
+        guard root.rename(temporary, "config") == 0 else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .io("cannot write \(directory)/config: \(reason)")
+            root.unlink(temporary)
+            throw .io("cannot write \(root.shown("config")): \(reason)")
         }
         return values
     }

@@ -25,16 +25,22 @@ public enum CacheVerifier {
         public init() {}
     }
 
-    /// Checks every entry; with `repair`, removes each damaged one (if the file at its path is still the one read).
+    /// `verify(root:)` of the directory at `directory` (a missing or refused one: nothing checked).
     public static func verify(directory: String, repair: Bool = false) -> Result {
+        guard let root = try? CacheRoot.open(directory, create: false) else { return Result() }
+        return verify(root: root, repair: repair)
+    }
+
+    /// Checks every entry; with `repair`, removes each damaged one (if the file at its path is still the one read).
+    public static func verify(root: CacheRoot, repair: Bool = false) -> Result {
         var result = Result()
-        for entry in CacheScan(directory: directory).entries {
-            let path = entry.path(in: directory)
+        for entry in CacheScan(root: root).entries {
+            let path = root.shown(entry.relativeName)
             result.checked += 1
-            guard let reason = problem(at: path, inode: entry.inode, expected: entry) else { continue }
+            guard let reason = problem(of: entry, in: root) else { continue }
             var removed = false
             if repair {
-                switch CacheMaintenance.removeEntry(entry, directory: directory, stillDoomed: { _, _ in true }) {
+                switch CacheMaintenance.removeEntry(entry, root: root, stillDoomed: { _, _ in true }) {
                 case .removed: removed = true
                 case .kept: break
                 case .failed(let code): result.failures.append(RemovalFailure(path: path, code: code))
@@ -45,12 +51,12 @@ public enum CacheVerifier {
         return result
     }
 
-    /// Why the entry at `path` is damaged, or nil when it is whole (or was replaced or removed meanwhile).
-    static func problem(at path: String, inode: UInt64, expected entry: CacheEntryStat) -> String? {
-        guard let (data, size, readInode) = EntryIO.readUntouched(path) else {
-            return access(path, F_OK) == 0 ? "unreadable" : nil
+    /// Why the entry scanned as `entry` is damaged, or nil when it is whole (or was replaced or removed meanwhile).
+    static func problem(of entry: CacheEntryStat, in root: CacheRoot) -> String? {
+        guard let (data, size, readInode) = EntryIO.readUntouched(entry.relativeName, in: root) else {
+            return root.exists(entry.relativeName) ? "unreadable" : nil
         }
-        guard readInode == inode else { return nil }
+        guard readInode == entry.inode else { return nil }
         if data.count != size { return "unreadable" }
         guard let (metadata, offset) = CacheEntryFile.parseHeader(data) else {
             return CacheEntryFile.oldMagics.contains(where: { data.starts(with: $0) }) ? "old format" : "bad header"

@@ -3,21 +3,20 @@ import Foundation
 import Glibc
 #endif
 
-/// Fast directory reading with `opendir`/`readdir`, never following symlinks.
+/// Fast directory reading of open folders with `fdopendir`/`readdir`, never following symlinks.
 enum DirectoryListing {
-    /// The names in a folder, without `.` and `..`; empty when it can't be read.
-    static func names(in folder: String) -> [String] {
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        return children(of: descriptor).map(\.name)
-    }
-
     /// Calls `body` with each name in a folder (without `.` and `..`) as `readdir` reads it, holding none of them:
     /// for folders of a file per key (`locks/`), whose listing would grow with the cache. `body` may unlink the name.
-    static func forEachName(in folder: String, _ body: (String) -> Void) {
-        guard let handle = opendir(folder) else { return }
+    /// `folder` is an open folder; the descriptor stays open.
+    static func forEachName(in folder: Int32, _ body: (String) -> Void) {
+        let copy = dup(folder)
+        guard copy >= 0, let handle = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return
+        }
         defer { closedir(handle) }
+        // The copy shares the folder's reading position: start from its first name.
+        rewinddir(handle)
         while let entry = readdir(handle) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
@@ -34,6 +33,7 @@ enum DirectoryListing {
             return []
         }
         defer { closedir(handle) }
+        rewinddir(handle)
         var result: [(name: String, type: Int32)] = []
         while let entry = readdir(handle) {
             let type = Int32(entry.pointee.d_type)

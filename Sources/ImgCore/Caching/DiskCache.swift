@@ -10,8 +10,10 @@ import Glibc
 /// Layout: `entries/XX/<sha256(original key)>/original` and `…/<sha256(variant key)>.variant`,
 /// temporaries in `tmp/`, download locks in `locks/`, settings in `config`.
 public final class DiskCache: Sendable {
-    /// The cache directory.
-    public let directory: String
+    /// The cache directory, open (`CacheRoot`): every entry is read and written through its descriptor.
+    public let root: CacheRoot
+    /// The cache directory's path, as given.
+    public var directory: String { root.path }
 
     /// What reading an entry found. The body is in memory unless the lookup asked for large bodies in place.
     public enum Lookup: Sendable {
@@ -33,16 +35,34 @@ public final class DiskCache: Sendable {
     /// The smallest entry whose pages `releasePagesOfLargeEntries` drops: 256 KiB.
     static let pageReleaseSize = 256 << 10
 
-    /// Opens (creating if needed, mode 0700, with `CACHEDIR.TAG`) the directory, refusing one that others may write to.
-    public init(directory: String) throws(ImgError) {
-        self.directory = directory
-        try CacheDirectory.prepare(directory)
+    /// Opens (creating if needed, mode 0700, with `CACHEDIR.TAG`) the directory, refusing one that another user
+    /// could swap, or a folder on the way to it (`CacheRoot.open`).
+    public convenience init(directory: String) throws(ImgError) {
+        guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
+        try self.init(root: root)
     }
 
-    // MARK: paths
+    /// Uses a directory opened already, making the cache's own folders in it where missing.
+    public init(root: CacheRoot) throws(ImgError) {
+        self.root = root
+        try root.prepareFolders()
+    }
 
-    func entryFolder(originalKey: String) -> String {
-        "\(directory)/entries/\(Self.entryFolder(originalKey: originalKey))"
+    // MARK: names (relative to the directory) and paths (as shown)
+
+    /// `entries/XX/<sha256(key)>`: the folder of an original key's entries, in the directory.
+    func entryFolderName(originalKey: String) -> String { "entries/" + Self.entryFolder(originalKey: originalKey) }
+
+    func originalName(originalKey: String) -> String { entryFolderName(originalKey: originalKey) + "/original" }
+
+    func variantName(originalKey: String, variantKey: String) -> String {
+        entryFolderName(originalKey: originalKey) + "/\(Digest.sha256(variantKey)).variant"
+    }
+
+    /// The name in the directory of a path shown below it (`originalPath`, `variantPath`).
+    func name(ofPath path: String) -> String {
+        let prefix = root.shown("")
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
 
     /// The folder of an original key's entries below `entries/`: `XX/<sha256(key)>`.
@@ -51,12 +71,12 @@ public final class DiskCache: Sendable {
         return "\(hash.prefix(2))/\(hash)"
     }
 
-    /// The file of the original with this key.
-    public func originalPath(originalKey: String) -> String { entryFolder(originalKey: originalKey) + "/original" }
+    /// The file of the original with this key, as shown (every operation goes through `root`).
+    public func originalPath(originalKey: String) -> String { root.shown(originalName(originalKey: originalKey)) }
 
-    /// The file of a variant; it lives beside its original so that both go together.
+    /// The file of a variant, as shown; it lives beside its original so that both go together.
     public func variantPath(originalKey: String, variantKey: String) -> String {
-        entryFolder(originalKey: originalKey) + "/\(Digest.sha256(variantKey)).variant"
+        root.shown(variantName(originalKey: originalKey, variantKey: variantKey))
     }
 
     // MARK: reading
@@ -68,7 +88,12 @@ public final class DiskCache: Sendable {
     /// of the entry file (kept open, so a prune that unlinks the entry meanwhile takes nothing away), its digest
     /// checked by streaming it.
     public func lookup(at path: String, key: String, now: Date = Date(), inPlace: Bool = false) -> Lookup {
-        guard let entry = EntryIO.openEntry(path) else { return .missing }
+        lookup(named: name(ofPath: path), key: key, now: now, inPlace: inPlace)
+    }
+
+    /// `lookup(at:)` of an entry by its name in the directory.
+    func lookup(named name: String, key: String, now: Date = Date(), inPlace: Bool = false) -> Lookup {
+        guard let entry = EntryIO.openEntry(name, in: root) else { return .missing }
         var owned: Int32? = entry.descriptor
         defer { if let owned { close(owned) } }
         let found: (CacheEntryMetadata, EncodedBytes)?
@@ -85,9 +110,9 @@ public final class DiskCache: Sendable {
                 .flatMap { $0.count == entry.size ? CacheEntryFile.decode($0) : nil }
                 .map { ($0.0, .memory($0.1)) }
         }
-        let kind: CacheEntryMetadata.Kind = path.hasSuffix("/original") ? .original : .variant
+        let kind: CacheEntryMetadata.Kind = name.hasSuffix("/original") ? .original : .variant
         guard let (metadata, body) = found, metadata.key == key, metadata.kind == kind else {
-            unlink(path)
+            root.unlink(name)
             return .missing
         }
         return entry.times.modified < now.timeIntervalSince1970 ? .expired(metadata, body) : .fresh(metadata, body)
@@ -95,7 +120,11 @@ public final class DiskCache: Sendable {
 
     /// Records an access: last access now, expiry extended by the entry's own TTL.
     public func touch(_ path: String, ttl: Int64?, now: Date = Date()) {
-        EntryIO.setTimes(path, accessed: now.timeIntervalSince1970, expires: EntryIO.expiry(now: now, ttl: ttl))
+        touch(named: name(ofPath: path), ttl: ttl, now: now)
+    }
+
+    func touch(named name: String, ttl: Int64?, now: Date = Date()) {
+        root.setTimes(name, accessed: now.timeIntervalSince1970, expires: EntryIO.expiry(now: now, ttl: ttl))
     }
 
     // MARK: writing
@@ -106,6 +135,11 @@ public final class DiskCache: Sendable {
     /// the spool left, then the file linked in: its body is not written twice); another body in a file region is
     /// copied into the entry from its file, never through memory.
     public func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, at path: String, now: Date = Date()) throws(ImgError) {
+        try store(body, metadata: metadata, named: name(ofPath: path), now: now)
+    }
+
+    /// `store(_:metadata:at:)` of an entry by its name in the directory.
+    func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, named name: String, now: Date = Date()) throws(ImgError) {
         let header = CacheEntryFile.encodeHeader(metadata)
         let (accessed, expires) = (now.timeIntervalSince1970, EntryIO.expiry(now: now, ttl: metadata.ttl))
         var headerBytes = header.count
@@ -113,41 +147,45 @@ public final class DiskCache: Sendable {
         let temporary: String
         switch body {
         case .memory(let data):
-            temporary = try EntryIO.writeTemporary(header, data, in: "\(directory)/tmp", accessed: accessed, expires: expires,
+            temporary = try EntryIO.writeTemporary(header, data, in: root, accessed: accessed, expires: expires,
                                                    releasingPages: release)
         case .file(let region):
-            if let linked = EntryIO.linkSpooled(region, metadata: metadata, in: "\(directory)/tmp", accessed: accessed,
+            if let linked = EntryIO.linkSpooled(region, metadata: metadata, in: root, accessed: accessed,
                                                 expires: expires, releasingPages: release) {
                 (temporary, headerBytes) = (linked, Int(region.offset))
             } else {
-                temporary = try EntryIO.writeTemporary(header, then: region, in: "\(directory)/tmp", accessed: accessed,
+                temporary = try EntryIO.writeTemporary(header, then: region, in: root, accessed: accessed,
                                                        expires: expires, releasingPages: release)
             }
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        // Within a run's size limit (`keepWithin`), an entry is admitted before it takes its name.
-        let bound = self.bound.withLock { $0 }, size = Int64(headerBytes + body.count)
+        try publish(temporary, as: name, size: Int64(headerBytes + body.count))
+    }
+
+    /// Renames a written temporary to its entry's name, within a run's size limit (`keepWithin`: an entry is
+    /// admitted before it takes its name). The folder is made only when the rename finds it missing (a variant goes
+    /// beside its original, whose folder exists): no mkdir per entry. A concurrent prune may remove the empty folder
+    /// between mkdir and rename: make it again.
+    private func publish(_ temporary: String, as name: String, size: Int64) throws(ImgError) {
+        let bound = self.bound.withLock { $0 }
         do throws(ImgError) {
             try bound?.admit(size)
         } catch {
-            unlink(temporary)
+            root.unlink(temporary)
             throw error
         }
-        // The folder is made only when the rename finds it missing (a variant goes beside its original, whose
-        // folder exists): no mkdir per entry. A concurrent prune may remove the empty folder between mkdir and
-        // rename: make it again.
+        let folder = (name as NSString).deletingLastPathComponent
         for attempt in 0..<3 {
-            if rename(temporary, path) == 0 {
+            if root.rename(temporary, name) == 0 {
                 bound?.landed(size)
                 return
             }
             if errno != ENOENT || attempt == 2 { break }
-            _ = try? CacheDirectory.makePath(folder)
+            _ = try? root.makeFolders(folder)
         }
         let reason = String(cString: strerror(errno))
         bound?.withdrawn(size)
-        unlink(temporary)
-        throw .io("cannot write cache entry \(path): \(reason)")
+        root.unlink(temporary)
+        throw .io("cannot write cache entry \(root.shown(name)): \(reason)")
     }
 
     /// From now on (a batch: originals written once, at scale, and not read again soon), an entry of at least
@@ -162,7 +200,7 @@ public final class DiskCache: Sendable {
     /// removing entries in the folders `needed` names. Once per cache; later calls change nothing.
     func keepWithin(limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
         bound.withLock { bound in
-            if bound == nil { bound = CacheBound(directory: directory, limit: limit, needed: needed) }
+            if bound == nil { bound = CacheBound(root: root, limit: limit, needed: needed) }
         }
     }
 
@@ -176,24 +214,24 @@ public final class DiskCache: Sendable {
 
     /// Removes every variant beside an original (after the original changed).
     public func removeVariants(originalKey: String) {
-        let folder = entryFolder(originalKey: originalKey)
-        for name in DirectoryListing.names(in: folder) where name.hasSuffix(".variant") && CacheNames.isEntryFile(name) {
-            unlink("\(folder)/\(name)")
+        let folder = entryFolderName(originalKey: originalKey)
+        for name in root.names(in: folder) where name.hasSuffix(".variant") && CacheNames.isEntryFile(name) {
+            root.unlink("\(folder)/\(name)")
         }
     }
 
     /// Removes an original and all its variants together: the folder is renamed away first, then deleted.
     @discardableResult
     public func removeAll(originalKey: String) -> CacheMaintenance.Report {
-        let folder = entryFolder(originalKey: originalKey)
-        let doomed = CacheNames.removal(in: directory)
-        guard rename(folder, doomed) == 0 else {
+        let folder = entryFolderName(originalKey: originalKey)
+        let doomed = root.removalName()
+        guard root.rename(folder, doomed) == 0 else {
             var report = CacheMaintenance.Report()
-            if errno != ENOENT { report.failures.append(RemovalFailure(path: folder, code: errno)) }
+            if errno != ENOENT { report.failures.append(RemovalFailure(path: root.shown(folder), code: errno)) }
             return report
         }
-        let removed = CacheNames.removeOwnTree(doomed, shownAs: folder)
-        CacheNames.restore(doomed, into: folder)
+        let removed = CacheNames.removeOwnTree(doomed, in: root, shownAs: root.shown(folder))
+        CacheNames.restore(doomed, into: folder, in: root)
         return removed
     }
 }

@@ -32,14 +32,14 @@ enum EntryIO {
         var readsKeepAccessTime: Bool
     }
 
-    /// Opens a regular file for reading without following a symlink or changing its atime (the last access we
+    /// Opens a regular file (`name` in the cache directory) for reading without following a symlink or changing its atime (the last access we
     /// record ourselves: under `relatime` a plain read would overwrite it) where `O_NOATIME` is permitted.
     /// `O_NONBLOCK`: a FIFO (or device) at an entry's path must not make the open wait; it is then refused as not a
     /// regular file (reads of a regular file ignore the flag).
-    static func openEntry(_ path: String) -> OpenEntry? {
-        var descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | noAccessTime)
+    static func openEntry(_ name: String, in root: CacheRoot) -> OpenEntry? {
+        var descriptor = root.openFile(name, O_RDONLY | O_NONBLOCK | noAccessTime)
         let keepsAccessTime = descriptor >= 0
-        if !keepsAccessTime, errno == EPERM { descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
+        if !keepsAccessTime, errno == EPERM { descriptor = root.openFile(name, O_RDONLY | O_NONBLOCK) }
         guard descriptor >= 0 else { return nil }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
@@ -68,11 +68,11 @@ enum EntryIO {
         return read < 0 ? nil : data.prefix(read)
     }
 
-    /// Reads up to `limit` bytes (nil: the whole file) of a regular file without changing its access time:
+    /// Reads up to `limit` bytes (nil: the whole file) of a regular file (`name` in the cache directory) without changing its access time:
     /// opened with `O_NOATIME` where permitted, else read normally and the atime put back to what it was.
     /// Returns the bytes and the file's size and inode; nil when it can't be opened.
-    static func readUntouched(_ path: String, limit: Int? = nil) -> (data: Data, size: Int, inode: UInt64)? {
-        guard let entry = openEntry(path) else { return nil }
+    static func readUntouched(_ name: String, in root: CacheRoot, limit: Int? = nil) -> (data: Data, size: Int, inode: UInt64)? {
+        guard let entry = openEntry(name, in: root) else { return nil }
         defer { close(entry.descriptor) }
         let data = readPrefix(entry.descriptor, count: min(entry.size, limit ?? entry.size)) ?? Data()
         if !entry.readsKeepAccessTime {
@@ -92,19 +92,14 @@ enum EntryIO {
         return timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
     }
 
-    /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink.
-    static func setTimes(_ path: String, accessed: Double, expires: Double) {
-        var times = [timespecOf(accessed), timespecOf(expires)]
-        utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
-    }
-
     /// Makes a download spooled for the cache its own entry: writes the header into the room left before the body,
-    /// sets the times and links the unnamed file in as a temporary `PID-RANDOM.tmp` in `folder`; returns its path.
+    /// sets the times and links the unnamed file in as a temporary `tmp/PID-RANDOM.tmp` of the cache directory;
+    /// returns that name.
     /// Nil when it can't (no room, or already used by another entry; a header too long for it; the file elsewhere
     /// or not unnamed): the caller copies the body instead. No fsync, as for `writeTemporary`. `releasingPages`
     /// (default nil): what releases the file's pages from the page cache once the region is done with (it is still
     /// read by the rendering).
-    static func linkSpooled(_ region: FileRegion, metadata: CacheEntryMetadata, in folder: String, accessed: Double,
+    static func linkSpooled(_ region: FileRegion, metadata: CacheEntryMetadata, in root: CacheRoot, accessed: Double,
                             expires: Double, releasingPages releaser: PageReleaser? = nil) -> String? {
         guard let (descriptor, room) = region.claimHeaderRoom(),
               let header = CacheEntryFile.encodeHeader(metadata, filling: room) else { return nil }
@@ -112,22 +107,37 @@ enum EntryIO {
         guard written == header.count else { return nil }
         var times = [timespecOf(accessed), timespecOf(expires)]
         futimens(descriptor, &times)
-        let name = "\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
-        guard imgf_link_unnamed_at(descriptor, AT_FDCWD, "\(folder)/\(name)") == 0 else { return nil }
+        let name = temporaryName()
+        guard imgf_link_unnamed_at(descriptor, root.descriptor, name) == 0 else { return nil }
         if let releaser { region.releasePagesWhenClosed(by: releaser) }
-        return "\(folder)/\(name)"
+        return name
     }
 
+    /// A new temporary's name in the cache directory: `tmp/PID-RANDOM.tmp`.
+    static func temporaryName() -> String { "tmp/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp" }
+
     /// Writes `parts` in order (a header and a body, each from where it lies), then the bytes of `region` if given
-    /// (copied in the kernel, never through memory), to a new temporary file `PID-RANDOM.tmp` in `folder` and
-    /// returns its path.
+    /// (copied in the kernel, never through memory), to a new temporary file `tmp/PID-RANDOM.tmp` of the cache
+    /// directory (created exclusively, 0600) and returns its name.
     /// No fsync: a torn file after a power loss fails its digest check and is treated as a miss.
     /// `releasingPages` (default nil): what writes the file's pages out and drops them from the page cache, on its
     /// own thread (`PageReleaser`), for a large entry not read again soon.
-    static func writeTemporary(_ parts: Data..., then region: FileRegion? = nil, in folder: String, accessed: Double,
+    static func writeTemporary(_ parts: Data..., then region: FileRegion? = nil, in root: CacheRoot, accessed: Double,
                                expires: Double, releasingPages releaser: PageReleaser? = nil) throws(ImgError) -> String {
-        let path = "\(folder)/\(getpid())-\(UInt64.random(in: 0...UInt64.max)).tmp"
-        try FileWriting.createNew(path, mode: 0o600, parts: parts, then: region, shownAs: path) { descriptor in
+        let name = temporaryName()
+        let descriptor = root.openFile(name, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+        guard descriptor >= 0 else { throw .io("cannot write \(root.shown(name)): \(String(cString: strerror(errno)))") }
+        var failure: String?
+        if !parts.allSatisfy({ part in part.withUnsafeBytes { FileWriting.writeAll(descriptor, $0) } }) {
+            failure = String(cString: strerror(errno))
+        } else if let region {
+            do {
+                try region.copy(to: descriptor)
+            } catch {
+                failure = error.message
+            }
+        }
+        if failure == nil {
             var times = [timespecOf(accessed), timespecOf(expires)]
             futimens(descriptor, &times)
             if let releaser {
@@ -135,6 +145,11 @@ enum EntryIO {
                 if copy >= 0 { releaser.release(copy) }
             }
         }
-        return path
+        if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if let failure {
+            root.unlink(name)
+            throw .io("cannot write \(root.shown(name)): \(failure)")
+        }
+        return name
     }
 }

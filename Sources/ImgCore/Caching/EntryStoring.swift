@@ -50,10 +50,11 @@ public protocol EntryStoring: Sendable {
 }
 
 extension DiskCache: EntryStoring {
-    func path(of entry: EntryName) -> String {
+    /// The entry's name in the cache directory.
+    func name(of entry: EntryName) -> String {
         switch entry {
-        case .original(let key): originalPath(originalKey: key)
-        case .variant(let originalKey, let variantKey): variantPath(originalKey: originalKey, variantKey: variantKey)
+        case .original(let key): originalName(originalKey: key)
+        case .variant(let originalKey, let variantKey): variantName(originalKey: originalKey, variantKey: variantKey)
         }
     }
 
@@ -62,26 +63,26 @@ extension DiskCache: EntryStoring {
         case .original(let key): key
         case .variant(_, let variantKey): variantKey
         }
-        return lookup(at: path(of: entry), key: key, inPlace: inPlace)
+        return lookup(named: name(of: entry), key: key, inPlace: inPlace)
     }
 
     public func recordedMetadata(of entry: EntryName) -> CacheEntryMetadata? {
-        EntryIO.readUntouched(path(of: entry), limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
+        EntryIO.readUntouched(name(of: entry), in: root, limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
             .flatMap { CacheEntryFile.parseHeader($0.data)?.0 }
     }
 
     public func touch(_ entry: EntryName, ttl: Int64?) {
-        touch(path(of: entry), ttl: ttl)
+        touch(named: name(of: entry), ttl: ttl)
     }
 
     public func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, as entry: EntryName) throws(ImgError) {
-        try store(body, metadata: metadata, at: path(of: entry))
+        try store(body, metadata: metadata, named: name(of: entry))
     }
 
     /// Removes the entry's file, and its folder when that is left empty (a writer racing with this makes it again).
     public func remove(_ entry: EntryName) {
-        unlink(path(of: entry))
-        rmdir(entryFolder(originalKey: entry.originalKey))
+        root.unlink(name(of: entry))
+        root.removeFolder(entryFolderName(originalKey: entry.originalKey))
     }
 
     public func removeVariants(ofOriginal key: String) {
@@ -93,11 +94,12 @@ extension DiskCache: EntryStoring {
     }
 
     public func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)? {
-        KeyLock.acquire(directory: directory, key: key, timeout: timeout).map(DiskDownloadLock.init)
+        KeyLock.acquire(root: root, key: key, timeout: timeout).map(DiskDownloadLock.init)
     }
 
-    /// `tmp/` in the cache directory: a spooled body becomes an entry by rename.
-    public var spoolDirectory: String? { directory + "/tmp" }
+    /// `tmp/` in the cache directory, reached through its open descriptor (`CacheRoot.anchoredPath`): a spooled body
+    /// becomes an entry by a link there, and never lands in a folder swapped in at the directory's path.
+    public var spoolDirectory: String? { root.anchoredPath("tmp") }
 }
 
 /// A `KeyLock` released on demand.

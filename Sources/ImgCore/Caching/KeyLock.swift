@@ -25,8 +25,8 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
 
     /// Waits up to `timeout` seconds for the lock on `key`; nil when it could not be had in time, or the file can't
     /// be opened or locked (the caller then goes on without it, as a waiter that takes over).
-    static func acquire(directory: String, key: String, timeout: Double) -> KeyLock? {
-        let descriptor = open("\(directory)/locks/\(fileName)", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    static func acquire(root: CacheRoot, key: String, timeout: Double) -> KeyLock? {
+        let descriptor = root.openFile("locks/\(fileName)", O_RDWR | O_CREAT, mode: 0o600)
         guard descriptor >= 0 else { return nil }
         let offset = Self.offset(of: key)
         let deadline = Date().addingTimeInterval(timeout)
@@ -50,21 +50,22 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
 
     /// Removes lock files of earlier versions (`<hash>.lock`, one per download) that nobody holds, older than `age`
     /// seconds (left by killed processes); returns how many were removed.
-    static func removeStale(directory: String, olderThan age: Double, dryRun: Bool) -> Int {
-        let folder = "\(directory)/locks"
+    static func removeStale(root: CacheRoot, olderThan age: Double, dryRun: Bool) -> Int {
+        let folder = root.openFolder("locks")
+        guard folder >= 0 else { return 0 }
+        defer { close(folder) }
         var removed = 0
         let now = Date().timeIntervalSince1970
         // Read as the folder is walked, never listed whole.
         DirectoryListing.forEachName(in: folder) { name in
             guard CacheNames.isLock(name) else { return }
-            let path = "\(folder)/\(name)"
-            let descriptor = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+            let descriptor = openat(folder, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else { return }
             defer { close(descriptor) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0, now - EntryIO.seconds(info.st_mtim) >= age,
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, now - EntryIO.seconds(info.st_mtim) >= age,
                   flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
-            if !dryRun { unlink(path) }
+            if !dryRun { unlinkat(folder, name, 0) }
             removed += 1
         }
         return removed

@@ -12,6 +12,9 @@ public struct ImageInspector: Sendable {
     public var decoding: DecodeOptions
     /// The disk cache looked in, and where a whole download is kept (created only then); nil for none.
     public var cacheDirectory: String?
+    /// That directory opened already (`CacheRoot.open`), used instead of opening it again; nil (the default): opened
+    /// when needed.
+    public var cacheRoot: CacheRoot?
     /// `--only-from-cache`: no request; an input not in the cache, fresh or expired, is `.notCached`. Default false.
     public var onlyFromCache = false
     /// Time to live of an original kept; default 7 days.
@@ -101,7 +104,7 @@ public struct ImageInspector: Sendable {
     /// key and entry, written whole), once it passes the header check fetch makes (`checked`: already made on these
     /// bytes, by `--facts`); what `-v` says, nil without a cache.
     private func keep(_ download: RangedDownload, key: String, url: URL, checked: ImageDecoder.Header?) -> String? {
-        guard let cacheDirectory, let response = download.last else { return nil }
+        guard cacheDirectory != nil, let response = download.last else { return nil }
         var image = CachedImage(data: download.bytes, format: ImageFormat.sniff(download.bytes.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
@@ -114,7 +117,7 @@ public struct ImageInspector: Sendable {
             }
             let header = if let checked { checked } else { try checkHeader(image.bytes) }
             (image.width, image.height) = (header.width, header.frameHeight)
-            let cache = try DiskCache(directory: cacheDirectory)
+            guard let cache = try openCache(create: true) else { return "not cached: the cache directory can't be used" }
             return cache.publishOriginal(image, key: key, url: URLCredentials.removingUserInfo(from: url), ttl: ttl)
                 .map { "caching failed: \($0.message)" } ?? "cached the original (read whole)"
         } catch {
@@ -177,11 +180,14 @@ public struct ImageInspector: Sendable {
         return info
     }
 
-    /// The disk cache when its directory exists (info creates none); a directory that can't be used is no cache.
-    private func openCache() throws(ImgError) -> DiskCache? {
-        guard let cacheDirectory, FileManager.default.fileExists(atPath: cacheDirectory + "/entries") else { return nil }
-        do {
-            return try DiskCache(directory: cacheDirectory)
+    /// The disk cache when its directory exists (info creates none unless `create`: to keep a whole download); a
+    /// directory that can't be used is no cache, one that another user could swap is refused (exit 7).
+    private func openCache(create: Bool = false) throws(ImgError) -> DiskCache? {
+        guard let cacheDirectory else { return nil }
+        do throws(ImgError) {
+            let opened = if let cacheRoot { cacheRoot } else { try CacheRoot.open(cacheDirectory, create: create) }
+            guard let root = opened, create || root.exists("entries") else { return nil }
+            return try DiskCache(root: root)
         } catch {
             if case .cacheUnavailable = error { return nil }
             throw error

@@ -13,7 +13,7 @@ public struct CachePolicy: Sendable, Equatable {
 
     public init() {}
 
-    var usesDisk: Bool { !memoryOnly && !noCache }
+    public var usesDisk: Bool { !memoryOnly && !noCache }
     var usesMemory: Bool { !noCache }
 }
 
@@ -27,6 +27,10 @@ public struct PipelineConfiguration: Sendable {
     public var memoryLimit = 256 << 20
     /// The disk cache directory; nil when the policy uses no disk.
     public var cacheDirectory: String?
+    /// That directory opened already (`CacheRoot.open`: checked from `/` down, then used through its descriptor),
+    /// so that the process works in the directory it checked; nil (the default): the pipeline opens (and creates)
+    /// `cacheDirectory` itself.
+    public var cacheRoot: CacheRoot?
     /// The disk cache's size limit, kept during a batch or prefetch as it writes; default
     /// `CacheSettings.defaultSizeLimit` (1 GiB), nil for none.
     public var sizeLimit: Int64? = CacheSettings.defaultSizeLimit

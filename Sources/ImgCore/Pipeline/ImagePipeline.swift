@@ -31,7 +31,7 @@ public final class ImagePipeline: Sendable {
             store = given
         } else if let directory = configuration.cacheDirectory {
             do {
-                store = try DiskCache(directory: directory)
+                if let root = configuration.cacheRoot { store = try DiskCache(root: root) } else { store = try DiskCache(directory: directory) }
             } catch {
                 // Refusals (unsafe directory) always fail; an unwritable cache only where it is required.
                 guard case .cacheUnavailable(let message) = error, !configuration.policy.onlyFromCache else { throw error }

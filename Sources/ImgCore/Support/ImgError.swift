@@ -16,6 +16,9 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The cache directory can't be created or written (read-only file system, full disk): exit 7 where the cache
     /// is required (`--only-from-cache`, cache commands); elsewhere the pipeline warns and goes on without it.
     case cacheUnavailable(String)
+    /// The cache directory, or a folder on the way to it, could be swapped by another user (exit 7): refused before
+    /// anything is fetched or written.
+    case unsafeCacheDirectory(UnsafeDirectory)
     /// `cache verify` found damaged entries (exit 8).
     case damaged(String)
     /// An unexpected internal failure (exit 1).
@@ -33,7 +36,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .http: 4
         case .image: 5
         case .notCached: 6
-        case .io, .cacheUnavailable: 7
+        case .io, .cacheUnavailable, .unsafeCacheDirectory: 7
         case .damaged: 8
         case .internalFailure: 1
         case .overLimit(let limit, _): limit.isTransferLimit ? 3 : 5
@@ -48,7 +51,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .http: "http"
         case .image: "image"
         case .notCached: "not-cached"
-        case .io, .cacheUnavailable: "io"
+        case .io, .cacheUnavailable, .unsafeCacheDirectory: "io"
         case .damaged: "damaged"
         case .internalFailure: "internal"
         case .overLimit(let limit, _): limit.isTransferLimit ? "network" : "image"
@@ -65,6 +68,8 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
             text
         case .http(_, let text):
             text
+        case .unsafeCacheDirectory(let refusal):
+            "refusing cache directory \(refusal.directory): \(refusal.problem)"
         case .overLimit(let limit, let contentType):
             contentType.map { "\(limit.message) (Content-Type \($0))" } ?? limit.message
         }

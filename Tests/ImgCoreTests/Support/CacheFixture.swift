@@ -86,3 +86,10 @@ struct FileState: Hashable, CustomStringConvertible {
         return result
     }
 }
+
+extension CacheRoot {
+    /// The cache directory at `path` opened (made, with its own folders, when missing), as the commands open it.
+    static func at(_ path: String) throws -> CacheRoot {
+        try #require(try CacheRoot.open(path, create: true))
+    }
+}
