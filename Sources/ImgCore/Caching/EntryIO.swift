@@ -127,16 +127,7 @@ enum EntryIO {
         let name = temporaryName()
         let descriptor = root.openFile(name, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
         guard descriptor >= 0 else { throw .io("cannot write \(root.shown(name)): \(String(cString: strerror(errno)))") }
-        var failure: String?
-        if !parts.allSatisfy({ part in part.withUnsafeBytes { FileWriting.writeAll(descriptor, $0) } }) {
-            failure = String(cString: strerror(errno))
-        } else if let region {
-            do {
-                try region.copy(to: descriptor)
-            } catch {
-                failure = error.message
-            }
-        }
+        var failure = FileWriting.write(parts, then: region, to: descriptor)
         if failure == nil {
             var times = [timespecOf(accessed), timespecOf(expires)]
             futimens(descriptor, &times)

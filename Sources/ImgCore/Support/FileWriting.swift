@@ -20,6 +20,21 @@ public enum FileWriting {
         return true
     }
 
+    /// Writes `parts` in order (each from where it lies) and then the bytes of `region` (copied in the kernel) to
+    /// `descriptor`; returns why that failed, or nil.
+    static func write(_ parts: [Data], then region: FileRegion?, to descriptor: Int32) -> String? {
+        guard parts.allSatisfy({ part in part.withUnsafeBytes { writeAll(descriptor, $0) } }) else {
+            return String(cString: strerror(errno))
+        }
+        guard let region else { return nil }
+        do {
+            try region.copy(to: descriptor)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// Creates `path` (exclusively, never through a symlink) with `mode`, writes `parts` in order (each from where it
     /// lies: never joined in memory first) and then the bytes of `region` (copied in the kernel), lets `finish` act
     /// on the open descriptor, and closes it. On any failure the file is removed and the error names `shownAs`.
@@ -27,16 +42,7 @@ public enum FileWriting {
                           finish: (Int32) -> Void = { _ in }) throws(ImgError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw .io("cannot write \(shownAs): \(String(cString: strerror(errno)))") }
-        var failure: String?
-        if !parts.allSatisfy({ part in part.withUnsafeBytes { writeAll(descriptor, $0) } }) {
-            failure = String(cString: strerror(errno))
-        } else if let region {
-            do {
-                try region.copy(to: descriptor)
-            } catch {
-                failure = error.message
-            }
-        }
+        var failure = write(parts, then: region, to: descriptor)
         if failure == nil { finish(descriptor) }
         if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         if let failure {
