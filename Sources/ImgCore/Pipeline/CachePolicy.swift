@@ -55,9 +55,8 @@ public struct PipelineConfiguration: Sendable {
     /// The cores shared among `renderingsAtOnce` renderings, at least one thread each; nil when one rendering at
     /// a time (or as many cores as renderings) leaves libvips' default as it is. Renderings that each decode in one
     /// thread (libjpeg, libpng, libwebp) already fill the cores when there are more of them than cores; a second
-    /// libvips thread per rendering then only waits for the decoder's rows. On 400 photos on 2 cores (3 renderings
-    /// at once) one thread each took a batch from 5.93 to 5.33 s, and sharp's workload from 6.60 to 5.89 s
-    /// (docs/BENCHMARKS.md, session 10).
+    /// libvips thread per rendering then only waits for the decoder's rows: `make bench`'s photo workloads measure
+    /// the effect (docs/BENCHMARKS.md, "one libvips thread per rendering in a batch").
     public static func threadsPerRendering(renderingsAtOnce: Int,
                                            cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int? {
         let share = max(1, cores / max(1, renderingsAtOnce))
