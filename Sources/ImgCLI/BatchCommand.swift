@@ -158,6 +158,10 @@ enum BatchCommand {
         }
         if let text = arguments.value("name") { options.nameTemplate = try NameTemplate(text) }
         options.failFast = arguments.has("fail-fast")
+        options.verifyOutputs = arguments.has("verify-outputs")
+        if options.verifyOutputs, arguments.value("resume") == nil {
+            throw .usage("--verify-outputs checks what --resume skips: give --resume FILE")
+        }
         options.denyLocal = settings.denyLocal
         options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
         let distance = arguments.value("duplicate-distance")
@@ -203,6 +207,8 @@ final class BatchPrinter: Sendable {
         var written: Int
         var ms: Int
         var signal: Int32?
+        /// Lines recorded `ok` by the `--resume` manifest that were done again; absent when none was.
+        var redone: Int?
     }
 
     /// What to do when stdout can't be written (EPIPE, a full disk): the batch stops.
@@ -228,6 +234,9 @@ final class BatchPrinter: Sendable {
         switch event {
         case .item(let report):
             if progressLine { Reporter.clearProgress() }
+            if let mismatch = report.item.redone, report.carried == nil {
+                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): recorded ok in the --resume manifest, done again: \(mismatch.rawValue)")
+            }
             if let carried = report.carried {
                 reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): \(carried.status == "ok" ? "done earlier" : "skipped"), not fetched (\(carried.reason ?? ""))")
                 return
@@ -298,7 +307,8 @@ final class BatchPrinter: Sendable {
             emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
                                         failed: progress.failed, skipped: progress.skipped,
                                filtered: progress.filtered > 0 ? progress.filtered : nil, written: summary.written,
-                                        ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal))
+                                        ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal,
+                                        redone: progress.redone.isEmpty ? nil : progress.redoneCount))
             return
         }
         if reporter.quiet && summary.signal == 0 { return }
@@ -306,10 +316,17 @@ final class BatchPrinter: Sendable {
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
         if progress.filtered > 0 { line += ", \(progress.filtered) filtered" }
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
+        if !progress.redone.isEmpty { line += ", \(progress.redoneCount) done again (\(Self.reasons(progress.redone)))" }
         line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(Interruption.signalName(summary.signal))" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
         Reporter.error(line)
+    }
+
+    /// `1 made with other options, 2 output size differs`: the counts of each reason, in the order they are declared.
+    static func reasons(_ counts: [ResumeMismatch: Int]) -> String {
+        ResumeMismatch.allCases.compactMap { reason in counts[reason].map { "\($0) \(reason.rawValue)" } }
+            .joined(separator: ", ")
     }
 }

@@ -29,6 +29,11 @@ public struct BatchItem: Sendable {
     /// The columns `--keep-columns` names, by name, as the row gave them (strings for CSV and TSV, JSON values for
     /// JSON Lines): what the manifest, `--json` and a sample's metadata carry. Nil when none are kept.
     public var columns: [String: ColumnValue]?
+    /// With `carried` and `--verify-outputs`: the files whose SHA-256 a worker checks first (the line runs if one
+    /// differs).
+    var verifying: [RecordedFile] = []
+    /// Why a line the earlier manifest records as `ok` runs again (`--resume`); nil when it has no such record.
+    public var redone: ResumeMismatch?
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.

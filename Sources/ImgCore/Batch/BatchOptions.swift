@@ -54,6 +54,9 @@ public struct BatchOptions: Sendable {
     /// An earlier run's manifest (`--resume`, `--retry-failed`): the lines it settles are carried into this run's
     /// report as they were, with no request and their outputs untouched; default nil (every line runs).
     public var previous: PreviousManifest?
+    /// With `--resume`: skip a line only when its outputs' SHA-256 is still the recorded one (`--verify-outputs`,
+    /// every output read whole); default false (their size is compared).
+    public var verifyOutputs = false
     /// Refuse local paths and `file://` lines (`--deny-local`); default false.
     public var denyLocal = false
     /// Items read ahead of the oldest unfinished one (queued, in work, or finished and waiting for their name):

@@ -7,6 +7,9 @@ public struct BatchOutput: Sendable {
     public var result: Result<ImageResponse, ImgError>
     /// The file written under the output directory; nil for prefetch and failures.
     public var path: String?
+    /// The key it was asked under: its variant key (`CacheKey.variant`, the one the request names, whatever entry
+    /// served it), or the original key for a prefetch; nil for failures.
+    public var key: String?
     /// Time spent on this output, milliseconds.
     public var milliseconds: Int
     /// The finished bytes in a temporary file, waiting for their name.
@@ -57,10 +60,15 @@ public struct BatchProgress: Sendable {
     public var skipped = 0
     /// Lines an earlier run's manifest settled (`--resume`, `--retry-failed`), not run.
     public var doneEarlier = 0
+    /// Lines the earlier manifest recorded as `ok` that `--resume` did again, by why (they count in `done` too).
+    public var redone: [ResumeMismatch: Int] = [:]
     /// Items in the list after sharding, once the whole list has been read.
     public var total: Int?
     /// Seconds since the batch started.
     public var elapsed: Double = 0
+
+    /// Lines done again, whatever the reason.
+    public var redoneCount: Int { redone.values.reduce(0, +) }
 
     /// Items finished per second.
     public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }

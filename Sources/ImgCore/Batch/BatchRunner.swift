@@ -15,13 +15,15 @@ public final class BatchRunner: Sendable {
         var progress = BatchProgress()
         var written = 0
         var listFailure: ImgError?
-        /// Per variant, the perceptual hashes of the outputs retired so far with their lines' inputs (`--facts`
-        /// duplicates).
-        var seenHashes: [Int: [(hash: UInt64, input: String)]] = [:]
+        /// The outputs retired so far that later lines' are compared with (`--facts` duplicates).
+        var duplicates = DuplicateMarker()
     }
 
     private let pipeline: ImagePipeline
-    private let template: ImageRequest
+    /// Each output's request and key.
+    private let requests: BatchRequests
+    /// With `--resume`: whether a line recorded `ok` is skipped.
+    private let judge: ResumeJudge?
     private let options: BatchOptions
     private let cancellation: Cancellation?
     private let events: @Sendable (BatchEvent) -> Void
@@ -30,8 +32,6 @@ public final class BatchRunner: Sendable {
     private let stoppedByFailure = Atomic<Bool>(false)
     private let order = Locked(Order())
     private let started = Date()
-    /// Prefetch of originals only: no processing options and no variants.
-    private let originalsOnly: Bool
     /// `-O DIR`, opened once (names resolved relative to it), or why it could not be.
     private let outputFolder: Result<OutputFolder, ImgError>?
     /// The pipeline's memory policy, when it is a batch's: told of every line's uses of its original.
@@ -42,15 +42,21 @@ public final class BatchRunner: Sendable {
     public init(pipeline: ImagePipeline, template: ImageRequest, options: BatchOptions, cancellation: Cancellation?,
                 events: @escaping @Sendable (BatchEvent) -> Void) {
         self.pipeline = pipeline
-        self.template = template
         self.options = options
         self.cancellation = cancellation
         self.events = events
         queue = BoundedQueue(capacity: options.window)
-        originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
-        outputFolder = options.outputDirectory.map { directory in
+        // Prefetch of originals only: no processing options and no variants.
+        let originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
+        requests = BatchRequests(template: template, variants: options.variants, originalsOnly: originalsOnly)
+        let outputFolder = options.outputDirectory.map { directory in
             options.outputFolder.map { .success($0) } ?? Result { () throws(ImgError) in try OutputFolder(opening: directory) }
         }
+        self.outputFolder = outputFolder
+        judge = options.previous?.mode == .resume ? ResumeJudge(
+            directory: options.outputDirectory, folder: try? outputFolder?.get(),
+            marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates,
+            verifyDigests: options.verifyOutputs) : nil
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
         let announcements = pipeline.configuration.memoryPolicy as? BatchMemoryPolicy
         self.announcements = announcements
@@ -119,48 +125,10 @@ public final class BatchRunner: Sendable {
 
     private func readList(_ inputs: [BatchInput]) {
         let reader = ListRowReader(inputs, layout: options.listLayout)
-        var namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
+        var maker = BatchItemMaker(options: options, requests: requests, pipeline: pipeline, judge: judge)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {
-            // The first column, parsed once: the line's source when the line is usable, and what its names come from.
-            let parsed = Result { () throws(ImgError) -> ImageSource in try ImageSource(parsing: line.first) }
-            let source = Result { () throws(ImgError) -> ImageSource in
-                if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
-                if let failure = line.failure { throw failure }  // named by its line
-                if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }  // named by its line
-                let source = try parsed.get()
-                if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
-                if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
-                // A bad second column fails the line (its name is claimed from the URL meanwhile).
-                if let column = line.second { _ = try NameTemplate.stem(fromColumn: column) }
-                if let column = line.second, let format = NameTemplate.format(ofColumn: column),
-                   let asked = template.encoding.format, asked != format {
-                    throw .usage("the name '\(column)' says \(format.rawValue) but --format says \(asked.rawValue)")
-                }
-                return source
-            }
-            var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
-            item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
-            if line.extra || line.failure != nil { item.malformedLine = line.raw }
-            item.columns = line.columns
-            // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
-            // its fetch all take this one (a line that fails has one only for its names).
-            let usable = (try? source.get()) != nil
-            let key = namer != nil || usable ? (try? parsed.get()).flatMap(originalKey(of:)) : nil
-            // Every line claims its names, whether it is this shard's or not and whether it will succeed or not.
-            if namer != nil {
-                item.outputNames = claimNames(for: item, source: try? parsed.get(), originalKey: key, column: line.second,
-                                              namer: &namer!)
-            }
-            item.originalKey = usable ? key : nil
-            if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { continue }
-            if let previous = options.previous,
-               let record = previous.decision(line: item.line, input: item.input, variants: options.variants.isEmpty ? [nil] : options.variants.map(\.name),
-                                              outputsWritten: options.outputDirectory != nil,
-                                              marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates) {
-                item.carried = record
-                item.originalKey = nil
-            }
+            guard let item = maker.item(for: line, sequence: sequence) else { continue }
             if let key = item.originalKey { announcements?.expect(key, count: outputsPerItem) }
             guard queue.push(item) else {
                 if let key = item.originalKey { finishUses(ofOriginal: key) }
@@ -177,49 +145,14 @@ public final class BatchRunner: Sendable {
         queue.close()
     }
 
-    /// Claims the names of the item's outputs; `{hash}` is a short hash of each output's variant key (of the line's
-    /// text when it has no key). `parsed` is the line's first column parsed (nil when it does not parse), `originalKey`
-    /// its original key.
-    private func claimNames(for item: BatchItem, source parsed: ImageSource?, originalKey: String?, column: String?,
-                            namer: inout BatchOutputNamer) -> [ClaimedOutputName] {
-        let variants: [BatchVariant?] = options.variants.isEmpty ? [nil] : options.variants
-        let stem = BatchOutputNamer.stem(input: item.input, column: column, source: parsed)
-        return namer.claim(stem: stem.text, shortenable: !stem.fromList, variants: variants.map { $0?.name ?? "original" },
-                           index: item.line) { position in
-            var key: String?
-            if let parsed, let originalKey {
-                let request = request(for: parsed, variant: variants[position], format: item.format)
-                key = CacheKey.variant(original: originalKey, variantIdentifier: request.variantIdentifier)
-            }
-            return String(Digest.sha256(key ?? item.input).prefix(12))
-        }
-    }
-
-    /// The request for one output: the shared options with the item's source and, for a variant, its chain after them.
-    /// `format` is the one the line's second column names, if any.
-    private func request(for source: ImageSource, variant: BatchVariant?, format: ImageFormat? = nil) -> ImageRequest {
-        var request = template
-        request.source = source
-        if let format { request.encoding.format = format }
-        if let variant {
-            request.chain = template.chain |> variant.chain
-            // Variants of this input that load it alike load it once (with the bytes each gets alone).
-            request.decodedTogetherWith = options.variants.map { template.chain |> $0.chain }
-        }
-        return request
-    }
-
-    /// The original key of a line's source, nil when it has none or it can't be made (then the fetch makes it again,
-    /// and fails as it would): what `--shard` hashes (the line's text when there is none), what the memory cache
-    /// keeps the original under, and what the pipeline is given for the line's every output.
-    private func originalKey(of source: ImageSource) -> String? {
-        (try? pipeline.originalKey(for: request(for: source, variant: nil))) ?? nil
-    }
-
     // MARK: working
 
     private func work() {
-        while let item = queue.pop() {
+        while var item = queue.pop() {
+            // Outputs recorded as done whose bytes are still to be read (`--verify-outputs`): done again unless theirs.
+            if item.carried != nil, !item.verifying.isEmpty, let mismatch = judge?.verify(item.verifying) {
+                (item.carried, item.redone) = (nil, mismatch)
+            }
             var report: BatchItemReport
             if let carried = item.carried {
                 report = BatchItemReport(item: item, outputs: [], skipped: carried.status == "skipped")
@@ -233,7 +166,7 @@ public final class BatchRunner: Sendable {
     }
 
     private func process(_ item: BatchItem) -> BatchItemReport {
-        let variants: [BatchVariant?] = options.variants.isEmpty ? [nil] : options.variants
+        let variants = requests.positions
         let source: ImageSource
         switch item.source {
         case .failure(let error):
@@ -277,15 +210,18 @@ public final class BatchRunner: Sendable {
             output.result = .failure(sharedFailure)
             return output
         }
-        let request = request(for: source, variant: variant, format: format)
+        let request = requests.request(for: source, variant: variant, format: format)
         do throws(ImgError) {
-            let response = switch (originalsOnly, originalKey) {
+            let response = switch (requests.originalsOnly, originalKey) {
             case (true, let key?): try pipeline.prefetchOriginal(for: request, originalKey: key)
             case (true, nil): try pipeline.prefetchOriginal(for: request)
             case (false, let key?): try pipeline.image(for: request, originalKey: key)
             case (false, nil): try pipeline.image(for: request)
             }
             if let outputFolder { output.staged = try outputFolder.get().stage(response.data.bytes) }
+            output.key = (originalKey ?? response.originalKey).map {
+                requests.outputKey(originalKey: $0, source: source, variant: variant, format: format)
+            }
             output.result = .success(response)
         } catch {
             output.result = .failure(error)
@@ -307,7 +243,7 @@ public final class BatchRunner: Sendable {
             size = size ?? response.data.sourceSize
         }
         guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
-        if size == nil, let original = try? pipeline.prefetchOriginal(for: request(for: source, variant: nil), originalKey: originalKey),
+        if size == nil, let original = try? pipeline.prefetchOriginal(for: requests.request(for: source, variant: nil), originalKey: originalKey),
            let width = original.data.width, let height = original.data.height {
             size = (width, height)
         }
@@ -340,7 +276,9 @@ public final class BatchRunner: Sendable {
     /// Names and commits the item's staged outputs and counts it.
     private func retire(_ report: BatchItemReport, order: inout Order) -> BatchItemReport {
         var report = report
-        if let distance = options.duplicateDistance { markDuplicates(&report, within: distance, order: &order) }
+        if let distance = options.duplicateDistance {
+            order.duplicates.mark(&report, within: distance, skipping: options.skipDuplicates)
+        }
         if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
             for index in report.outputs.indices {
                 guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result
@@ -367,6 +305,7 @@ public final class BatchRunner: Sendable {
             }
             if folderOutOfSpace != nil, report.failed { report = notDoneForLackOfSpace(report.item, report.outputs) }
         }
+        if let mismatch = report.item.redone, report.carried == nil { order.progress.redone[mismatch, default: 0] += 1 }
         if report.carried?.status == "ok" {
             order.progress.doneEarlier += 1
         } else if report.skipped {
@@ -378,27 +317,5 @@ public final class BatchRunner: Sendable {
             if report.failed, !report.failedTransiently { order.progress.failedPermanently += 1 }
         }
         return report
-    }
-
-    /// Marks each output whose phash is within `distance` bits of an earlier line's output of the same variant
-    /// (in input order: the first such line), and remembers the others' hashes for the lines after.
-    private func markDuplicates(_ report: inout BatchItemReport, within distance: Int, order: inout Order) {
-        if let carried = report.carried {
-            // A line done earlier (--resume) is still what later lines are compared with, unless a duplicate itself.
-            for (index, output) in (carried.outputs ?? []).enumerated() where output.duplicateOf == nil {
-                if let hex = output.phash, let hash = UInt64(hex, radix: 16) { order.seenHashes[index, default: []].append((hash, report.item.input)) }
-            }
-            return
-        }
-        for index in report.outputs.indices {
-            guard case .success(let response) = report.outputs[index].result,
-                  let hex = response.data.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }
-            if let earlier = order.seenHashes[index, default: []].first(where: { PerceptualHash.distance($0.hash, hash) <= distance }) {
-                report.outputs[index].duplicateOf = earlier.input
-                report.outputs[index].skippedAsDuplicate = options.skipDuplicates
-            } else {
-                order.seenHashes[index, default: []].append((hash, report.item.input))
-            }
-        }
     }
 }

@@ -60,6 +60,9 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     public var bytes: Int
     /// SHA-256 of the output's bytes, lower-case hex.
     public var sha256: String
+    /// The key the output was asked under: its variant key (`variant:ORIGINAL@CHAIN@ENCODING`, as `-v` shows it),
+    /// the original key for `prefetch`. `--resume` skips a line only when this run would ask the same.
+    public var key: String?
     /// Where it came from: `network`, `memory`, `disk`, `disk-original`, `revalidated`, `local`.
     public var source: String
     /// The output's perceptual hash (16 hex digits), with `--facts`: what `--resume` compares later lines with.
@@ -72,7 +75,7 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     public var recordedURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case variant, path, format, width, height, bytes, sha256, source, phash, duplicateOf = "duplicate_of"
+        case variant, path, format, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of"
         case queryDiffers = "query_differs", recordedURL = "recorded_url"
     }
 }
@@ -108,6 +111,9 @@ public struct ManifestSummary: Codable, Sendable {
     public var filtered: Int?
     /// Lines an earlier run's manifest recorded as done, not fetched again.
     public var doneEarlier: Int
+    /// Lines an earlier run's manifest recorded as `ok` that `--resume` did again (their outputs were not what
+    /// this run makes, or not what was recorded); counted in `ok` or `failed` too.
+    public var redone: Int?
     public var written: Int
     /// The exit status of the run.
     public var exit: Int32
@@ -117,7 +123,7 @@ public struct ManifestSummary: Codable, Sendable {
     public var ms: Int
 
     enum CodingKeys: String, CodingKey {
-        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, doneEarlier = "done_earlier",
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, doneEarlier = "done_earlier", redone,
              written, exit, signal, shard, ms
     }
 
@@ -152,6 +158,7 @@ extension ManifestRecord {
             original = ManifestSize(width: filtered.width, height: filtered.height)
             return
         }
+        if let mismatch = report.item.redone { reason = "done again: \(mismatch.rawValue)" }
         var outputs: [ManifestOutput] = []
         var milliseconds = 0
         for output in report.outputs {
@@ -161,7 +168,7 @@ extension ManifestRecord {
                 let data = response.data
                 outputs.append(ManifestOutput(variant: output.variant, path: output.path, format: data.format?.rawValue,
                                               width: data.width, height: data.height, bytes: data.bytes.count,
-                                              sha256: data.bytes.sha256, source: response.source.rawValue,
+                                              sha256: data.bytes.sha256, key: output.key, source: response.source.rawValue,
                                               phash: data.facts?.phash,
                                               duplicateOf: output.duplicateOf.map(URLCredentials.maskingPassword(in:)),
                                               queryDiffers: response.queryDiffers ? true : nil, recordedURL: response.recordedURL))

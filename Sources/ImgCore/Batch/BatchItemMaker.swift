@@ -1,0 +1,116 @@
+/// Turns the lines of a batch's list into items, on the reader thread, in input order: parses each line's first
+/// column once, checks its columns, claims its output names (every line does, whichever shard takes it and whether it
+/// will succeed or not), works out its original key, keeps only this shard's lines and, with `--resume` or
+/// `--retry-failed`, settles the lines the earlier manifest says are done.
+struct BatchItemMaker {
+    /// A row as `ListRowReader.nextRow` gives it.
+    typealias Line = ListRow
+
+    private let options: BatchOptions
+    private let requests: BatchRequests
+    private let pipeline: ImagePipeline
+    /// With `--resume`: how a line recorded `ok` is judged.
+    private let judge: ResumeJudge?
+    private var namer: BatchOutputNamer?
+
+    init(options: BatchOptions, requests: BatchRequests, pipeline: ImagePipeline, judge: ResumeJudge?) {
+        (self.options, self.requests, self.pipeline, self.judge) = (options, requests, pipeline, judge)
+        namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
+    }
+
+    /// The item of `line`, numbered `sequence` among those handed to workers; nil for a line of another shard.
+    mutating func item(for line: Line, sequence: Int) -> BatchItem? {
+        // The first column, parsed once: the line's source when the line is usable, and what its names come from.
+        let parsed = Result { () throws(ImgError) -> ImageSource in try ImageSource(parsing: line.first) }
+        let source = Result { () throws(ImgError) -> ImageSource in try checked(line, parsed: parsed) }
+        var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
+        item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
+        if line.extra || line.failure != nil { item.malformedLine = line.raw }
+        item.columns = line.columns
+        // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
+        // its fetch all take this one (a line that fails has one only for its names).
+        let usable = (try? source.get()) != nil
+        let key = namer != nil || usable ? (try? parsed.get()).flatMap(originalKey(of:)) : nil
+        if namer != nil {
+            item.outputNames = claimNames(for: item, source: try? parsed.get(), originalKey: key, column: line.second)
+        }
+        item.originalKey = usable ? key : nil
+        if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { return nil }
+        if let previous = options.previous { settle(&item, previous: previous) }
+        return item
+    }
+
+    /// The line's source, or why the line is unusable.
+    private func checked(_ line: Line, parsed: Result<ImageSource, ImgError>) throws(ImgError) -> ImageSource {
+        if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
+        if let failure = line.failure { throw failure }  // named by its line
+        if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }  // named by its line
+        let source = try parsed.get()
+        if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
+        if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
+        // A bad second column fails the line (its name is claimed from the URL meanwhile).
+        if let column = line.second { _ = try NameTemplate.stem(fromColumn: column) }
+        if let column = line.second, let format = NameTemplate.format(ofColumn: column),
+           let asked = requests.template.encoding.format, asked != format {
+            throw .usage("the name '\(column)' says \(format.rawValue) but --format says \(asked.rawValue)")
+        }
+        return source
+    }
+
+    /// Carries the earlier manifest's record of a line it settles (`item.carried`, no original key unless its files
+    /// are still to be verified); a line recorded `ok` that does not verify is done again (`item.redone`).
+    private func settle(_ item: inout BatchItem, previous: PreviousManifest) {
+        switch previous.mode {
+        case .retryFailed:
+            guard let record = previous.retryDecision(line: item.line, input: item.input) else { return }
+            item.carried = record
+            item.originalKey = nil
+        case .resume:
+            guard let judge, let record = previous.record(line: item.line), record.status == "ok" else { return }
+            switch judge.judge(record, input: item.input, expected: expectedOutputs(of: item)) {
+            case .redo(let mismatch):
+                item.redone = mismatch
+            case .carry(let carried, let files):
+                item.carried = carried
+                item.verifying = files
+                if files.isEmpty { item.originalKey = nil }
+            }
+        }
+    }
+
+    /// What this run would make for the item's outputs.
+    private func expectedOutputs(of item: BatchItem) -> [ExpectedOutput] {
+        requests.positions.enumerated().map { position, variant in
+            let key: String? = if let originalKey = item.originalKey, case .success(let source) = item.source {
+                requests.outputKey(originalKey: originalKey, source: source, variant: variant, format: item.format)
+            } else { nil }
+            let name = position < item.outputNames.count ? item.outputNames[position] : nil
+            return ExpectedOutput(variant: variant?.name, key: key, name: name)
+        }
+    }
+
+    /// Claims the names of the item's outputs; `{hash}` is a short hash of each output's variant key (of the line's
+    /// text when it has no key). `parsed` is the line's first column parsed (nil when it does not parse), `originalKey`
+    /// its original key.
+    private mutating func claimNames(for item: BatchItem, source parsed: ImageSource?, originalKey: String?,
+                                     column: String?) -> [ClaimedOutputName] {
+        let variants = requests.positions
+        let stem = BatchOutputNamer.stem(input: item.input, column: column, source: parsed)
+        let requests = requests
+        return namer!.claim(stem: stem.text, shortenable: !stem.fromList, variants: variants.map { $0?.name ?? "original" },
+                            index: item.line) { position in
+            var key: String?
+            if let parsed, let originalKey {
+                key = requests.outputKey(originalKey: originalKey, source: parsed, variant: variants[position], format: item.format)
+            }
+            return String(Digest.sha256(key ?? item.input).prefix(12))
+        }
+    }
+
+    /// The original key of a line's source, nil when it has none or it can't be made (then the fetch makes it again,
+    /// and fails as it would): what `--shard` hashes (the line's text when there is none), what the memory cache
+    /// keeps the original under, and what the pipeline is given for the line's every output.
+    private func originalKey(of source: ImageSource) -> String? {
+        (try? pipeline.originalKey(for: requests.request(for: source, variant: nil))) ?? nil
+    }
+}

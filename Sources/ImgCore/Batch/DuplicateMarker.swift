@@ -1,0 +1,27 @@
+/// Finds near-duplicates among a batch's outputs as lines retire, in input order (`--facts`, `--duplicate-distance`):
+/// per variant, the perceptual hashes of the outputs retired so far, with their lines' inputs.
+struct DuplicateMarker {
+    private var seenHashes: [Int: [(hash: UInt64, input: String)]] = [:]
+
+    /// Marks each output whose phash is within `distance` bits of an earlier line's output of the same variant (the
+    /// first such line; with `skipping`, it is not written), and remembers the others' hashes for the lines after.
+    mutating func mark(_ report: inout BatchItemReport, within distance: Int, skipping: Bool) {
+        if let carried = report.carried {
+            // A line done earlier (--resume) is still what later lines are compared with, unless a duplicate itself.
+            for (index, output) in (carried.outputs ?? []).enumerated() where output.duplicateOf == nil {
+                if let hex = output.phash, let hash = UInt64(hex, radix: 16) { seenHashes[index, default: []].append((hash, report.item.input)) }
+            }
+            return
+        }
+        for index in report.outputs.indices {
+            guard case .success(let response) = report.outputs[index].result,
+                  let hex = response.data.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }
+            if let earlier = seenHashes[index, default: []].first(where: { PerceptualHash.distance($0.hash, hash) <= distance }) {
+                report.outputs[index].duplicateOf = earlier.input
+                report.outputs[index].skippedAsDuplicate = skipping
+            } else {
+                seenHashes[index, default: []].append((hash, report.item.input))
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An earlier manifest, read once in windows of `windowBytes` and kept open: for each list line, where its last
+/// record starts in the file and how long it is, packed in one `UInt64` (`offset << 24 | length`). Records are read
+/// back with `pread(2)` (safe from any thread) when their line comes up. The index is never changed after `init`.
+final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, closed on deinit; the index is immutable
+    /// What a read takes at once: 1 MiB.
+    static let windowBytes = 1 << 20
+    /// A record longer than this (16 MiB less a byte: its length takes 24 bits) is not one imgfetch wrote; ignored.
+    static let maxRecordBytes = (1 << 24) - 1
+
+    private let descriptor: Int32
+    private let offsets: [Int32: UInt64]
+
+    var count: Int { offsets.count }
+
+    /// Reads `path` to its end; an `io` error when it can't be opened or read.
+    init(reading path: String) throws(ImgError) {
+        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else { throw .io(String(cString: strerror(errno))) }
+        var offsets: [Int32: UInt64] = [:]
+        let scanned = Self.scan(opened) { line, offset, length in
+            offsets[line] = UInt64(offset) << 24 | UInt64(length)
+        }
+        guard scanned else {
+            let reason = String(cString: strerror(errno))
+            close(opened)
+            throw .io(reason)
+        }
+        (descriptor, self.offsets) = (opened, offsets)
+    }
+
+    deinit { close(descriptor) }
+
+    /// The last record of `line`, decoded from the file; nil when it has none or it no longer decodes.
+    func record(line: Int) -> ManifestRecord? {
+        guard let key = Int32(exactly: line), let packed = offsets[key] else { return nil }
+        let offset = off_t(packed >> 24), length = Int(packed & 0xFF_FFFF)
+        var data = Data(count: length)
+        let got = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, length, offset) }
+        guard got == length, let record = try? JSONDecoder().decode(ManifestRecord.self, from: data),
+              record.line == line else { return nil }
+        return record
+    }
+
+    /// The fields a record's line is indexed by (decoding checks the whole line is JSON).
+    private struct LineNumber: Decodable {
+        var line: Int
+        var status: String
+    }
+
+    /// Calls `found(line, offset, length)` for each line of the file that is a record, in file order; false when a
+    /// read failed (`errno` says why).
+    private static func scan(_ descriptor: Int32, found: (Int32, Int, Int) -> Void) -> Bool {
+        var window = [UInt8](repeating: 0, count: windowBytes)
+        var pending: [UInt8] = []  // the start of a line the previous window ended inside
+        var pendingStart = 0, position = 0, tooLong = false
+        let decoder = JSONDecoder()
+        func consider(_ bytes: ArraySlice<UInt8>, _ start: Int) {
+            guard bytes.first == UInt8(ascii: "{"), bytes.count <= maxRecordBytes,
+                  let record = try? decoder.decode(LineNumber.self, from: Data(bytes)),
+                  let line = Int32(exactly: record.line) else { return }
+            found(line, start, bytes.count)
+        }
+        while true {
+            let got = window.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, windowBytes) }
+            if got < 0 { if errno == EINTR { continue } else { return false } }
+            if got == 0 { break }
+            var lineStart = 0
+            for index in 0..<got where window[index] == 0x0A {
+                if pending.isEmpty && !tooLong {
+                    consider(window[lineStart..<index], position + lineStart)
+                } else {
+                    if !tooLong { pending += window[lineStart..<index] }
+                    if !tooLong { consider(pending[...], pendingStart) }
+                    (pending, tooLong) = ([], false)
+                }
+                lineStart = index + 1
+            }
+            if lineStart < got {
+                if pending.isEmpty && !tooLong { pendingStart = position + lineStart }
+                if !tooLong { pending += window[lineStart..<got] }
+                if pending.count > maxRecordBytes { (pending, tooLong) = ([], true) }
+            }
+            position += got
+        }
+        // A last line without a newline: the torn line of a killed run does not decode and is ignored.
+        if !pending.isEmpty, !tooLong { consider(pending[...], pendingStart) }
+        return true
+    }
+}
