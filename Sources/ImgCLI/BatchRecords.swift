@@ -55,6 +55,7 @@ struct BatchRecords: Sendable {
                                      signal: summary.signal == 0 ? nil : summary.signal,
                                      shard: shard.map { "\($0.index)/\($0.count)" }, ms: Int(progress.elapsed * 1000))
         if progress.filtered > 0 { record.filtered = progress.filtered }
+        if progress.optedOut > 0 { record.optedOut = progress.optedOut }
         if previous?.mode == .resume { record.redone = progress.redoneCount }
         writer.write(record)
     }

@@ -36,8 +36,10 @@ struct Reporter: Sendable {
         /// query served it (the key drops the query).
         var queryDiffers: Bool?
         var recordedURL: String?
-        /// `batch`: why a line was `filtered`.
+        /// `batch`: why a line was `filtered` or `opted_out`.
         var reason: String?
+        /// `batch`: the `X-Robots-Tag` directive that opted a line out.
+        var directive: String?
         /// `batch --keep-columns`: the row's kept columns.
         var columns: [String: ColumnValue]?
 

@@ -1,5 +1,5 @@
 extension OptionCatalog {
-    static let optOut = OptionGroup(title: "Filters", options: [
+    static let optOut = OptionGroup(title: "Filters and opt-outs", options: [
         OptionDefinition("min-size", value: "WxH", for: [.batch], help: "write no original smaller than WxH",
                          man: #"""
             Write nothing for a line whose original is narrower than
@@ -26,6 +26,39 @@ extension OptionCatalog {
             .B filtered
             as for
             .BR \-\-min\-size .
+            Default: none.
+            """#),
+        OptionDefinition("disallow-robots-tags", value: "LIST|none", for: .batchLike,
+                         help: "write nothing a site's X-Robots-Tag opts out",
+                         man: #"""
+            Write nothing for a line whose response carries one of these
+            .B X\-Robots\-Tag
+            directives (names separated by commas, compared case-insensitively;
+            .B none
+            alone for none): it is recorded with status
+            .BR opted_out ,
+            the
+            .B directive
+            and a
+            .B reason
+            (the header as sent), counted apart from
+            .BR ok " and " failed ,
+            and does not change the exit status.
+            Every
+            .B X\-Robots\-Tag
+            header of the response counts, as Google defines it: a directive with no prefix applies to every crawler, one
+            after a prefix
+            .RB ( "X\-Robots\-Tag: otherbot: noai" )
+            only to the crawler whose product token (the leading name of
+            .BR \-\-user\-agent ,
+            .B imgfetch
+            by default) it names, up to the next prefix of that header;
+            .B none
+            in a header is also
+            .BR noindex " and " nofollow .
+            The response's body is then neither checked nor cached, and no variant of it is made; an original or variant
+            already in the cache (from a run without this option) records its original's headers and is judged by
+            them with no request (one cached before they were recorded is fetched again).
             Default: none.
             """#),
     ])

@@ -39,11 +39,16 @@ extension OptionCatalog {
             instead, the whole line so masked: it fails as
             .RI "line " N ": expected 'URL [NAME]', found more columns" ),
             .B status
-            .RB ( ok ", " failed ", " skipped
+            .RB ( ok ", " failed ", " skipped ,
+            .B filtered
+            (see
+            .BR \-\-min\-size )
             or
-            .BR filtered :
-            see
-            .BR \-\-min\-size ),
+            .B opted_out
+            (see
+            .BR \-\-disallow\-robots\-tags ,
+            with the
+            .BR directive )),
             for a failure
             .B error
             .RB ( class ,
@@ -98,7 +103,7 @@ extension OptionCatalog {
             .BR ms ,
             and
             .B reason
-            for a line skipped, filtered, done earlier, or done again by
+            for a line skipped, filtered, opted out, done earlier, or done again by
             .B \-\-resume
             .RB ( "done again: output size differs" ).
             The last line is a summary:
@@ -110,7 +115,7 @@ extension OptionCatalog {
             .BR failed_transient ,
             .BR skipped ,
             .BR done_earlier ,
-            .B filtered
+            .BR filtered " and " opted_out
             (when some line was),
             .B redone
             (with

@@ -31,6 +31,8 @@ public struct BatchItemReport: Sendable {
     public var carried: ManifestRecord?
     /// Its original's size is outside `BatchOptions.sizeFilter`: fetched, nothing written, neither ok nor failed.
     public var filtered: FilteredOriginal?
+    /// Its site asked for it not to be used (`X-Robots-Tag`, robots.txt): nothing written, neither ok nor failed.
+    public var refusal: SiteRefusal?
 
     /// True when some output failed (and the item wasn't skipped).
     public var failed: Bool {
@@ -50,10 +52,12 @@ public struct BatchItemReport: Sendable {
 
 /// Counts so far, for a live progress line.
 public struct BatchProgress: Sendable {
-    /// Items finished (ok, failed or filtered).
+    /// Items finished (ok, failed, filtered or refused by their site).
     public var done = 0
     /// Items filtered by their original's size (`BatchOptions.sizeFilter`).
     public var filtered = 0
+    /// Items whose response's `X-Robots-Tag` opted them out (`ImageRequest.robotsTags`).
+    public var optedOut = 0
     public var failed = 0
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
@@ -79,8 +83,8 @@ public struct BatchSummary: Sendable {
     public var progress: BatchProgress
     /// Output files written.
     public var written = 0
-    /// Items whose outputs all succeeded (filtered ones not counted).
-    public var succeeded: Int { progress.done - progress.failed - progress.filtered }
+    /// Items whose outputs all succeeded (filtered and refused ones not counted).
+    public var succeeded: Int { progress.done - progress.failed - progress.filtered - progress.optedOut }
     /// The signal that interrupted the batch, or 0.
     public var signal: Int32 = 0
     /// Whether `--fail-fast` stopped it.

@@ -22,6 +22,8 @@ public final class BatchRunner: Sendable {
     private let pipeline: ImagePipeline
     /// Each output's request and key.
     private let requests: BatchRequests
+    /// Makes each line's outputs.
+    private let maker: BatchOutputMaker
     /// With `--resume`: whether a line recorded `ok` is skipped.
     private let judge: ResumeJudge?
     private let options: BatchOptions
@@ -53,6 +55,7 @@ public final class BatchRunner: Sendable {
             options.outputFolder.map { .success($0) } ?? Result { () throws(ImgError) in try OutputFolder(opening: directory) }
         }
         self.outputFolder = outputFolder
+        maker = BatchOutputMaker(pipeline: pipeline, requests: requests, options: options, outputFolder: outputFolder)
         judge = options.previous?.mode == .resume ? ResumeJudge(
             directory: options.outputDirectory, folder: try? outputFolder?.get(),
             marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates,
@@ -166,89 +169,26 @@ public final class BatchRunner: Sendable {
     }
 
     private func process(_ item: BatchItem) -> BatchItemReport {
-        let variants = requests.positions
         let source: ImageSource
         switch item.source {
         case .failure(let error):
-            return BatchItemReport(item: item, outputs: variants.map {
+            return BatchItemReport(item: item, outputs: requests.positions.map {
                 BatchOutput(variant: $0?.name, result: .failure(error), milliseconds: 0)
             })
         case .success(let value):
             source = value
         }
-        var outputs: [BatchOutput] = []
-        var sharedFailure: ImgError?
-        for variant in variants {
-            outputs.append(produce(source: source, originalKey: item.originalKey, variant: variant, format: item.format,
-                                   sharedFailure: &sharedFailure))
-        }
+        let outputs = maker.outputs(of: source, item: item)
         if folderOutOfSpace != nil, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
             return notDoneForLackOfSpace(item, outputs)
         }
-        if options.sizeFilter.isActive, let filtered = filter(outputs, source: source, originalKey: item.originalKey) {
-            for case let staged? in outputs.map(\.staged) { staged.discard() }
-            var report = BatchItemReport(item: item, outputs: [])
-            report.filtered = filtered
-            return report
-        }
+        if let declined = maker.declined(item, outputs: outputs, source: source) { return declined }
         // Cut short by a signal: neither a success nor a failure, and nothing of it is written.
         if cancellation?.isCancelled == true, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
             for case let staged? in outputs.map(\.staged) { staged.discard() }
             return BatchItemReport(item: item, outputs: [], skipped: true)
         }
         return BatchItemReport(item: item, outputs: outputs)
-    }
-
-    /// One output of one item, whose original key is `originalKey` (worked out when its line was read; nil: the
-    /// pipeline makes it). A failure of the original (network, HTTP status, not cached) is shared by the remaining
-    /// variants instead of being tried again.
-    private func produce(source: ImageSource, originalKey: String?, variant: BatchVariant?, format: ImageFormat?,
-                         sharedFailure: inout ImgError?) -> BatchOutput {
-        let start = Date()
-        var output = BatchOutput(variant: variant?.name, result: .failure(.internalFailure("not run")), milliseconds: 0)
-        if let sharedFailure {
-            output.result = .failure(sharedFailure)
-            return output
-        }
-        let request = requests.request(for: source, variant: variant, format: format)
-        do throws(ImgError) {
-            let response = switch (requests.originalsOnly, originalKey) {
-            case (true, let key?): try pipeline.prefetchOriginal(for: request, originalKey: key)
-            case (true, nil): try pipeline.prefetchOriginal(for: request)
-            case (false, let key?): try pipeline.image(for: request, originalKey: key)
-            case (false, nil): try pipeline.image(for: request)
-            }
-            if let outputFolder { output.staged = try outputFolder.get().stage(response.data.bytes) }
-            output.key = (originalKey ?? response.originalKey).map {
-                requests.outputKey(originalKey: $0, source: source, variant: variant, format: format)
-            }
-            output.result = .success(response)
-        } catch {
-            output.result = .failure(error)
-            switch error {
-            case .network, .http, .notCached: sharedFailure = error
-            case .overLimit(let limit, _) where limit.isTransferLimit: sharedFailure = error
-            default: break
-            }
-        }
-        output.milliseconds = Int(Date().timeIntervalSince(start) * 1000)
-        return output
-    }
-
-    /// The filtering of a line whose outputs all succeeded, by its original's size: from a rendering, else from the
-    /// original (cached by now: no request). An original of unknown size passes.
-    private func filter(_ outputs: [BatchOutput], source: ImageSource, originalKey: String?) -> FilteredOriginal? {
-        var size: (width: Int, height: Int)?
-        for case .success(let response) in outputs.map(\.result) {
-            size = size ?? response.data.sourceSize
-        }
-        guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
-        if size == nil, let original = try? pipeline.prefetchOriginal(for: requests.request(for: source, variant: nil), originalKey: originalKey),
-           let width = original.data.width, let height = original.data.height {
-            size = (width, height)
-        }
-        guard let size, let reason = options.sizeFilter.refusal(width: size.width, height: size.height) else { return nil }
-        return FilteredOriginal(reason: reason, width: size.width, height: size.height)
     }
 
     // MARK: retiring in input order
@@ -313,6 +253,10 @@ public final class BatchRunner: Sendable {
         } else {
             order.progress.done += 1
             if report.filtered != nil { order.progress.filtered += 1 }
+            switch report.refusal {
+            case .robotsTag?: order.progress.optedOut += 1
+            case nil: break
+            }
             if report.failed { order.progress.failed += 1 }
             if report.failed, !report.failedTransiently { order.progress.failedPermanently += 1 }
         }

@@ -10,11 +10,14 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The whole line as written (without its surrounding blanks, passwords shown as `***`), for a line not of the
     /// form `URL [NAME]` (more columns): its first word is not taken for a URL.
     public var raw: String?
-    /// `ok`, `failed`, `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry) or
-    /// `filtered` (the original's size is outside `--min-size` or `--max-aspect-ratio`: nothing written).
+    /// `ok`, `failed`, `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry),
+    /// `filtered` (the original's size is outside `--min-size` or `--max-aspect-ratio`: nothing written) or
+    /// `opted_out` (its `X-Robots-Tag` carries a directive of `--disallow-robots-tags`: nothing written).
     public var status: String
-    /// Why a line was skipped or filtered, or that an `ok` line was done by an earlier run (`done earlier`).
+    /// Why a line was skipped, filtered or opted out, or that an `ok` line was done by an earlier run (`done earlier`).
     public var reason: String?
+    /// The `X-Robots-Tag` directive that opted the line out (`noai`).
+    public var directive: String?
     /// One per output (per variant) that was written or cached.
     public var outputs: [ManifestOutput]?
     /// The original's width and height, when known.
@@ -30,7 +33,7 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var columns: [String: ColumnValue]?
 
     enum CodingKeys: String, CodingKey {
-        case line, url, raw, status, reason, outputs, original, error, exitClass = "exit_class", ms, columns
+        case line, url, raw, status, reason, directive, outputs, original, error, exitClass = "exit_class", ms, columns
     }
 
     public init(line: Int, url: String?, status: String) {
@@ -109,6 +112,8 @@ public struct ManifestSummary: Codable, Sendable {
     public var skipped: Int
     /// Lines filtered by their original's size.
     public var filtered: Int?
+    /// Lines whose `X-Robots-Tag` opted them out.
+    public var optedOut: Int?
     /// Lines an earlier run's manifest recorded as done, not fetched again.
     public var doneEarlier: Int
     /// Lines an earlier run's manifest recorded as `ok` that `--resume` did again (their outputs were not what
@@ -123,7 +128,7 @@ public struct ManifestSummary: Codable, Sendable {
     public var ms: Int
 
     enum CodingKeys: String, CodingKey {
-        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, doneEarlier = "done_earlier", redone,
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, optedOut = "opted_out", doneEarlier = "done_earlier", redone,
              written, exit, signal, shard, ms
     }
 
@@ -150,6 +155,10 @@ extension ManifestRecord {
         columns = report.item.columns
         if report.skipped {
             reason = "not done: the run was stopping"
+            return
+        }
+        if let refusal = report.refusal {
+            (status, reason, directive) = (refusal.status, refusal.reason, refusal.directive)
             return
         }
         if let filtered = report.filtered {

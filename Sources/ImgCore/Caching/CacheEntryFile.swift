@@ -30,6 +30,9 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     /// The `--fail-on` level a variant was checked at; nil (absent) for an original, and for a variant written
     /// before the level was recorded (checked at `truncated`, the only level then).
     public var checkedAt: FailOn?
+    /// The `X-Robots-Tag` headers the original was sent with (a variant's entry copies its original's), one value
+    /// per header: empty for none, nil (absent) in an entry written before they were recorded.
+    public var robotsTags: [String]?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could

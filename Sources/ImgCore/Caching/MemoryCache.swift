@@ -90,6 +90,9 @@ public struct CachedImage: Sendable {
     public var checkedAt: FailOn?
     /// The URL it was fetched (or made) for, as its cache entries record it; nil for a local or standard input.
     public var recordedURL: String?
+    /// The `X-Robots-Tag` headers its original was sent with, one value per header (a variant carries its
+    /// original's); empty for none, nil when not known (an entry written before they were recorded, a local file).
+    public var robotsTags: [String]?
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {

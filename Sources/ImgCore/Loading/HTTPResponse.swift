@@ -12,6 +12,8 @@ public struct HTTPResponse: Sendable {
     public var cacheControl: String? = nil
     /// A 206's `Content-Range` (`bytes 0-65535/1048576`); nil otherwise.
     public var contentRange: String? = nil
+    /// Each `X-Robots-Tag` header's value, in the order sent; empty when there was none.
+    public var robotsTags: [String] = []
     /// Whether `Cache-Control` says `no-store`: nothing of it may be written to the disk cache. Its other
     /// directives (`max-age`, `no-cache`, …) and `Expires` are not used: `--ttl` decides, as in Kingfisher.
     public var noStore: Bool {

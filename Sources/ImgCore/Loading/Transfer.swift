@@ -11,6 +11,8 @@ final class Transfer {
     var exceededLimit = false
     var blockedAddress: String?
     var headers: [String: String] = [:]
+    /// Each `X-Robots-Tag` header's value, in order (not joined: a header's agent prefix covers that header only).
+    var robotsTags: [String] = []
     var lastProgress: Int64 = 0
     /// The status of the response whose headers came last (0 before any): the body of a redirect is not kept.
     var status = 0
@@ -41,6 +43,7 @@ final class Transfer {
     func receiveHeader(_ line: String) {
         if line.hasPrefix("HTTP/") {
             headers = [:]
+            robotsTags = []
             let fields = line.split(separator: " ", maxSplits: 2)
             status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
             return
@@ -48,6 +51,7 @@ final class Transfer {
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        if name == "x-robots-tag", !value.isEmpty { robotsTags.append(value) }
         if let earlier = headers[name], !earlier.isEmpty {
             headers[name] = value.isEmpty ? earlier : earlier + ", " + value
         } else {

@@ -106,6 +106,7 @@ public final class ImagePipeline: Sendable {
     /// line, once for all its outputs).
     func prefetchOriginal(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
         let fetched = try originals.fetch(request, key: originalKey)
+        if let refusal = request.robotsRefusal(fetched.image.robotsTags) { throw .siteRefusal(refusal) }
         var image = fetched.image
         if fetched.source == .network {
             var probe = request
@@ -144,7 +145,8 @@ public final class ImagePipeline: Sendable {
             guard let originalKey else { break }
             response.variantKey = variantKey
             if policy.usesMemory, let hit = memory.value(forKey: variantKey), request.answers(hit.facts),
-               request.trustsCheck(at: hit.checkedAt) {
+               request.trustsCheck(at: hit.checkedAt), request.knowsRobotsTags(hit.robotsTags) {
+                if let refusal = request.robotsRefusal(hit.robotsTags) { throw .siteRefusal(refusal) }
                 response.data = hit
                 response.source = .memory
                 noteRecordedURL(hit.recordedURL, for: request, originalKey: originalKey, in: &response)
@@ -153,18 +155,19 @@ public final class ImagePipeline: Sendable {
             if let store {
                 let entry = EntryName.variant(originalKey: originalKey, variantKey: variantKey)
                 switch store.lookup(entry, inPlace: false) {
-                case .fresh(let metadata, let body) where request.answers(metadata.facts) && request.trustsCheck(at: metadata.checkedAt):
+                case .fresh(let metadata, let body) where request.serves(metadata):
+                    if let refusal = request.robotsRefusal(metadata.robotsTags) { throw .siteRefusal(refusal) }
                     store.touch(entry, ttl: metadata.ttl)
                     response.data = CachedImage(entry: metadata, body: body)
                     response.source = .disk
                     noteRecordedURL(metadata.url, for: request, originalKey: originalKey, in: &response)
                     writer.keepInMemory(response.data, variantKey: variantKey, storeWillServe: true)
                     return response
-                case .expired(let metadata, let body) where request.answers(metadata.facts) && request.trustsCheck(at: metadata.checkedAt):
+                case .expired(let metadata, let body) where request.serves(metadata):
                     expiredVariant = (entry, variantKey, metadata, body)
                 case .fresh, .expired, .missing:
-                    // A variant without the facts asked for, or checked at a laxer --fail-on level than this request's,
-                    // is rendered again from its original.
+                    // A variant without the facts asked for, checked at a laxer --fail-on level than this request's, or
+                    // without its original's X-Robots-Tag when they matter, is rendered again from its original.
                     break
                 }
             }
@@ -181,6 +184,8 @@ public final class ImagePipeline: Sendable {
         }
         let original: OriginalFetcher.Fetched
         if let fetchedOriginal { original = fetchedOriginal } else { original = try originals.fetch(request, key: originalKey) }
+        // A cached original opted out (one just downloaded was refused before it was kept).
+        if let refusal = request.robotsRefusal(original.image.robotsTags) { throw .siteRefusal(refusal) }
         response.source = original.source
         response.warnings = original.warnings
         if let originalKey { noteRecordedURL(original.recordedURL, for: request, originalKey: originalKey, in: &response) }
@@ -193,7 +198,8 @@ public final class ImagePipeline: Sendable {
             writer.keepInMemory(response.data, variantKey: expiredVariant.key, storeWillServe: true)
             return response
         }
-        let (made, isOwner) = try makeVariant(request, from: original, originalKey: originalKey, variantKey: variantKey)
+        var (made, isOwner) = try makeVariant(request, from: original, originalKey: originalKey, variantKey: variantKey)
+        made.robotsTags = original.image.robotsTags
         response.data = made
         response.notes = made.notes
         let storedKey = made.damage == nil ? variantKey : damagedKey
@@ -238,6 +244,12 @@ extension ImageRequest {
     func trustsCheck(at level: FailOn?) -> Bool {
         max(level ?? .truncated, .truncated) >= max(decoding.failOn, .truncated)
     }
+
+    /// Whether a cached variant's entry serves this request: the facts asked for, checked strictly enough, its
+    /// original's `X-Robots-Tag` known when they matter.
+    func serves(_ entry: CacheEntryMetadata) -> Bool {
+        answers(entry.facts) && trustsCheck(at: entry.checkedAt) && knowsRobotsTags(entry.robotsTags)
+    }
 }
 
 extension CachedImage {
@@ -249,6 +261,7 @@ extension CachedImage {
         facts = entry.facts
         checkedAt = entry.checkedAt
         recordedURL = entry.url
+        robotsTags = entry.robotsTags
     }
 }
 
@@ -261,5 +274,6 @@ extension CacheEntryMetadata {
                   created: Date().timeIntervalSince1970, ttl: seconds, etag: body.validators?.etag,
                   lastModified: body.validators?.lastModified, contentType: body.contentType)
         facts = body.facts
+        robotsTags = body.robotsTags
     }
 }

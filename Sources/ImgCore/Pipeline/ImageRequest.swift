@@ -20,6 +20,11 @@ public struct ImageRequest: Sendable {
     /// Compute the facts of the variant (`--facts`) and keep them with it in the cache; default nil (none). It
     /// doesn't enter the keys: a cached variant whose stored facts don't answer it is rendered again.
     public var facts: FactsRequest?
+    /// The `X-Robots-Tag` directives that keep a remote original from being used (`--disallow-robots-tags`): a
+    /// response (or cached original, or variant) whose headers carry one for this crawler is
+    /// `ImgError.siteRefusal`, nothing made or written of it; default nil (the header is not looked at). It doesn't
+    /// enter the keys.
+    public var robotsTags: RobotsTagRule?
 
     public init(source: ImageSource) {
         self.source = source
@@ -47,6 +52,19 @@ public struct ImageRequest: Sendable {
     /// The variant identifier of a result made under `--fail-on none` from a damaged input: the level enters the
     /// key only when it changed the result, so a whole input's variant is shared by every level.
     public var damagedVariantIdentifier: String { variantIdentifier + ",fail-on=none" }
+
+    /// Why an image whose original was sent the `X-Robots-Tag` headers `tags` may not be used, or nil: nil
+    /// without `robotsTags`, for a local source, or for headers not known (see `knowsRobotsTags`).
+    func robotsRefusal(_ tags: [String]?) -> SiteRefusal? {
+        guard let robotsTags, source.isRemote, let tags, let match = robotsTags.match(tags) else { return nil }
+        return .robotsTag(match)
+    }
+
+    /// Whether a cached image whose original was sent `tags` can be judged: its headers were recorded, or they
+    /// don't matter. One that can't (cached before they were recorded) is not served: its original is fetched again.
+    func knowsRobotsTags(_ tags: [String]?) -> Bool {
+        robotsTags == nil || !source.isRemote || tags != nil
+    }
 }
 
 /// Where a result came from, as `-v` and `--json` report it.

@@ -85,23 +85,27 @@ final class OriginalFetcher: Sendable {
 
     private func fetchRemote(_ url: URL, key: String, request: ImageRequest) throws(ImgError) -> Fetched {
         let policy = configuration.policy
-        if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: CacheKey.inMemory(original: key)) {
+        if policy.usesMemory, !policy.forceRefresh, let hit = memory.value(forKey: CacheKey.inMemory(original: key)),
+           request.knowsRobotsTags(hit.robotsTags) {
             return Fetched(image: hit, source: .memory, recordedURL: hit.recordedURL)
         }
-        if !policy.forceRefresh, let fresh = freshFromStore(key) { return fresh }
+        if !policy.forceRefresh, let fresh = freshFromStore(key, for: request) { return fresh }
         if policy.onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
 
         return try downloads.run(key: key) { () throws(ImgError) -> Fetched in
             let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds)
             defer { lock?.release() }
             // Another process may have downloaded it while we waited for the lock.
-            if lock != nil, !policy.forceRefresh, let fresh = freshFromStore(key) { return fresh }
+            if lock != nil, !policy.forceRefresh, let fresh = freshFromStore(key, for: request) { return fresh }
             return try download(url, key: key, request: request)
         }.value
     }
 
-    private func freshFromStore(_ key: String) -> Fetched? {
-        guard let store, case .fresh(let metadata, let body) = store.lookup(.original(key: key), inPlace: true) else {
+    /// A fresh original in the store that `request` can use (with `--disallow-robots-tags`, one that records its
+    /// `X-Robots-Tag` headers).
+    private func freshFromStore(_ key: String, for request: ImageRequest) -> Fetched? {
+        guard let store, case .fresh(let metadata, let body) = store.lookup(.original(key: key), inPlace: true),
+              request.knowsRobotsTags(metadata.robotsTags) else {
             return nil
         }
         store.touch(.original(key: key), ttl: metadata.ttl)
@@ -115,7 +119,7 @@ final class OriginalFetcher: Sendable {
         var expired: (metadata: CacheEntryMetadata, body: EncodedBytes)?
         if let store, !configuration.policy.forceRefresh,
            case .expired(let metadata, let body) = store.lookup(.original(key: key), inPlace: true),
-           metadata.etag != nil || metadata.lastModified != nil {
+           metadata.etag != nil || metadata.lastModified != nil, request.knowsRobotsTags(metadata.robotsTags) {
             expired = (metadata, body)
         }
         let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
@@ -132,6 +136,9 @@ final class OriginalFetcher: Sendable {
                                 contentType: response.contentType)
         image.noStore = response.noStore
         image.recordedURL = request.storedURL
+        image.robotsTags = response.robotsTags
+        // Opted out (`--disallow-robots-tags`): neither checked nor kept, in memory or in the store.
+        if let refusal = request.robotsRefusal(response.robotsTags) { throw .siteRefusal(refusal) }
         // The digest the entry records is computed beside the header check (there are two cores), not after it.
         let bytes = image.bytes
         let digest = store == nil ? nil : BackgroundValue { bytes.integrityDigest }

@@ -27,6 +27,9 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// image's (like `.image`). `contentType` is what the server called a body that went over an image's limit,
     /// when that was not an image type; nil (the default) otherwise. The CLI front names the option that set it.
     case overLimit(ExceededLimit, contentType: String? = nil)
+    /// The site asked for the URL not to be used (`X-Robots-Tag`, robots.txt). Not a failure: a batch records the
+    /// line as `opted_out` or `robots_disallowed` (`SiteRefusal.status`) and its exit status stays as it is (0 here).
+    case siteRefusal(SiteRefusal)
 
     /// The process exit code documented in the man page for this class of failure.
     public var exitCode: Int32 {
@@ -40,6 +43,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .damaged: 8
         case .internalFailure: 1
         case .overLimit(let limit, _): limit.isTransferLimit ? 3 : 5
+        case .siteRefusal: 0
         }
     }
 
@@ -55,6 +59,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .damaged: "damaged"
         case .internalFailure: "internal"
         case .overLimit(let limit, _): limit.isTransferLimit ? "network" : "image"
+        case .siteRefusal(let refusal): refusal.status
         }
     }
 
@@ -72,6 +77,8 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
             "refusing cache directory \(refusal.directory): \(refusal.problem)"
         case .overLimit(let limit, let contentType):
             contentType.map { "\(limit.message) (Content-Type \($0))" } ?? limit.message
+        case .siteRefusal(let refusal):
+            refusal.reason
         }
     }
 

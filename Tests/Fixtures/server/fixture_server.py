@@ -660,6 +660,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         value = urllib.parse.unquote(rest[0])
         self._serve_file("/".join(rest[1:]), extra_headers=[("Cache-Control", value)])
 
+    def route_robots_tag(self, rest, count):
+        # /robots-tag/<headers, percent-encoded, a line feed between two>/<relpath>: one X-Robots-Tag header each.
+        if len(rest) < 2:
+            return self._not_found()
+        values = [v for v in urllib.parse.unquote(rest[0]).split("\n") if v]
+        self._serve_file("/".join(rest[1:]), extra_headers=[("X-Robots-Tag", v) for v in values])
+
 
 def write_port_file(path, port):
     d = os.path.dirname(os.path.abspath(path))

@@ -1,0 +1,176 @@
+import Foundation
+import ImgCore
+import Synchronization
+
+/// Prints batch events: errors and `-v` lines on stderr, `--json` records on stdout, a throttled progress line
+/// on a terminal, and the summary. Called from one thread at a time (the runner serialises events).
+final class BatchPrinter: Sendable {
+    private let reporter: Reporter
+    private let progressLine: Bool
+    /// The done/total line on a terminal.
+    private let line: ProgressLine?
+    private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
+    private let writeFailure = Mutex<ImgError?>(nil)
+    private let givenUpHosts = Mutex<Set<String>>([])
+    private let prefetchOnly: Bool
+
+    init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool) {
+        reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        self.progressLine = progressLine
+        line = progressLine ? ProgressLine() : nil
+        self.prefetchOnly = prefetchOnly
+    }
+
+    struct SummaryRecord: Encodable {
+        var summary = true
+        var status: String
+        var total: Int
+        var ok: Int
+        var failed: Int
+        var skipped: Int
+        var filtered: Int?
+        var optedOut: Int?
+        var written: Int
+        var ms: Int
+        var signal: Int32?
+        /// Lines recorded `ok` by the `--resume` manifest that were done again; absent when none was.
+        var redone: Int?
+    }
+
+    /// What to do when stdout can't be written (EPIPE, a full disk): the batch stops.
+    func onBrokenOutput(_ action: @escaping @Sendable () -> Void) {
+        brokenOutput.withLock { $0 = action }
+    }
+
+    /// The failure to write stdout other than a closed pipe, if there was one (exit 7).
+    var outputFailure: ImgError? { writeFailure.withLock { $0 } }
+
+    /// Writes one JSON line to stdout; after a failure, nothing more.
+    private func emit<T: Encodable>(_ value: T) {
+        guard writeFailure.withLock({ $0 }) == nil, let data = Reporter.jsonLine(value) else { return }
+        do {
+            try StandardStream.output.write(data)
+        } catch {
+            if !error.isBrokenPipe { writeFailure.withLock { $0 = $0 ?? error.error } }
+            if let action = brokenOutput.withLock({ $0 }) { action() }
+        }
+    }
+
+    func handle(_ event: BatchEvent) {
+        switch event {
+        case .item(let report):
+            if progressLine { Reporter.clearProgress() }
+            if let mismatch = report.item.redone, report.carried == nil {
+                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): recorded ok in the --resume manifest, done again: \(mismatch.rawValue)")
+            }
+            if let carried = report.carried {
+                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): \(carried.status == "ok" ? "done earlier" : "skipped"), not fetched (\(carried.reason ?? ""))")
+                return
+            }
+            if let refusal = report.refusal {
+                printRefusal(refusal, of: report.item)
+                return
+            }
+            if let filtered = report.filtered {
+                printFiltered(filtered, of: report.item)
+                return
+            }
+            for output in report.outputs { print(output, of: report.item) }
+        case .progress(let progress):
+            line?.draw { ProgressLine.batch(progress, columns: $0) }
+        }
+    }
+
+    /// A line filtered by its original's size: `-v` says why, `--json` has status `filtered` and the reason.
+    private func printFiltered(_ filtered: FilteredOriginal, of item: BatchItem) {
+        let input = URLCredentials.maskingPassword(in: item.input)
+        reporter.info("\(input): filtered, not written: \(filtered.reason)")
+        guard reporter.json else { return }
+        var record = Reporter.Record(input: input, status: "filtered", width: filtered.width, height: filtered.height,
+                                     ms: 0, url: input)
+        record.reason = filtered.reason
+        record.columns = item.columns
+        emit(record)
+    }
+
+    /// A line its site refused: `-v` says why, `--json` has its status (`opted_out`), the reason and the directive.
+    private func printRefusal(_ refusal: SiteRefusal, of item: BatchItem) {
+        let input = URLCredentials.maskingPassword(in: item.input)
+        reporter.info("\(input): \(refusal.status.replacingOccurrences(of: "_", with: " ")), not written: \(refusal.reason)")
+        guard reporter.json else { return }
+        var record = Reporter.Record(input: input, status: refusal.status, ms: 0, url: input)
+        record.reason = refusal.reason
+        record.directive = refusal.directive
+        record.columns = item.columns
+        emit(record)
+    }
+
+    private func print(_ output: BatchOutput, of item: BatchItem) {
+        // Messages, -v and --json name the input with its password hidden; a line not of the form `URL [NAME]` is named
+        // by its number in messages and given whole in --json.
+        let input = item.malformedLine.map(ManifestRecord.maskingPasswords(inLine:))
+            ?? URLCredentials.maskingPassword(in: item.input)
+        let label = item.malformedLine != nil ? "line \(item.line)" : output.variant.map { "\(input) (\($0))" } ?? input
+        switch output.result {
+        case .success(let response):
+            let duplicateOf = output.duplicateOf.map { URLCredentials.maskingPassword(in: $0) }
+            reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds)
+            if let duplicateOf {
+                reporter.info("  duplicate of \(duplicateOf)\(output.skippedAsDuplicate ? ": not written (--skip-duplicates)" : "")")
+            }
+            if reporter.json {
+                var record = Reporter.Record.ok(input: input, output: output.path, response: response,
+                                                milliseconds: output.milliseconds, url: input, variant: output.variant)
+                record.duplicateOf = duplicateOf
+                if output.skippedAsDuplicate { record.skipped = "duplicate" }
+                record.columns = item.columns
+                emit(record)
+            }
+        case .failure(let error):
+            // A host given up has one message, not one per line.
+            if !error.isHostGivenUp || givenUpHosts.withLock({ $0.insert(error.message).inserted }) {
+                if error.isHostGivenUp { Reporter.error(error.message) } else { reporter.failure(input: label, error: error) }
+            }
+            if reporter.json {
+                var record = Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
+                                                    url: item.malformedLine == nil ? input : nil, variant: output.variant)
+                record.columns = item.columns
+                emit(record)
+            }
+        }
+    }
+
+    func finish(_ summary: BatchSummary) {
+        if progressLine { Reporter.clearProgress() }
+        let progress = summary.progress
+        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil || summary.outputFolderFull != nil
+        let status = summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok")
+        if reporter.json {
+            emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
+                                        failed: progress.failed, skipped: progress.skipped,
+                               filtered: progress.filtered > 0 ? progress.filtered : nil,
+                               optedOut: progress.optedOut > 0 ? progress.optedOut : nil, written: summary.written,
+                                        ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal,
+                                        redone: progress.redone.isEmpty ? nil : progress.redoneCount))
+            return
+        }
+        if reporter.quiet && summary.signal == 0 { return }
+        var line = "\(summary.succeeded) ok, \(progress.failed) failed"
+        if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
+        if progress.filtered > 0 { line += ", \(progress.filtered) filtered" }
+        if progress.optedOut > 0 { line += ", \(progress.optedOut) opted out" }
+        if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
+        if !progress.redone.isEmpty { line += ", \(progress.redoneCount) done again (\(Self.reasons(progress.redone)))" }
+        line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
+        line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
+        if summary.signal != 0 { line += "; interrupted by \(Interruption.signalName(summary.signal))" }
+        if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
+        Reporter.error(line)
+    }
+
+    /// `1 made with other options, 2 output size differs`: the counts of each reason, in the order they are declared.
+    static func reasons(_ counts: [ResumeMismatch: Int]) -> String {
+        ResumeMismatch.allCases.compactMap { reason in counts[reason].map { "\($0) \(reason.rawValue)" } }
+            .joined(separator: ", ")
+    }
+}

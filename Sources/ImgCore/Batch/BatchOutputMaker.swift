@@ -1,0 +1,96 @@
+import Foundation
+
+/// Makes one line's outputs, on a worker thread: asks the pipeline for each variant (an original for a prefetch),
+/// stages each result in the output folder, and decides what the line is when it is no plain success or failure:
+/// refused by its site (`SiteRefusal`) or filtered by its original's size (`SizeFilter`). Nothing of such a line
+/// is written.
+struct BatchOutputMaker: Sendable {
+    let pipeline: ImagePipeline
+    /// Each output's request and key.
+    let requests: BatchRequests
+    let options: BatchOptions
+    /// `-O DIR`, opened once, or why it could not be.
+    let outputFolder: Result<OutputFolder, ImgError>?
+
+    /// The outputs of a line whose source is `source`, in the order of `requests.positions`.
+    func outputs(of source: ImageSource, item: BatchItem) -> [BatchOutput] {
+        var outputs: [BatchOutput] = []
+        var sharedFailure: ImgError?
+        for variant in requests.positions {
+            outputs.append(produce(source: source, originalKey: item.originalKey, variant: variant, format: item.format,
+                                   sharedFailure: &sharedFailure))
+        }
+        return outputs
+    }
+
+    /// The report of a line its site refused or its size filtered, its staged outputs discarded; nil for another.
+    func declined(_ item: BatchItem, outputs: [BatchOutput], source: ImageSource) -> BatchItemReport? {
+        for case .failure(.siteRefusal(let refusal)) in outputs.map(\.result) {
+            return report(item, discarding: outputs) { $0.refusal = refusal }
+        }
+        if options.sizeFilter.isActive, let filtered = filter(outputs, source: source, originalKey: item.originalKey) {
+            return report(item, discarding: outputs) { $0.filtered = filtered }
+        }
+        return nil
+    }
+
+    private func report(_ item: BatchItem, discarding outputs: [BatchOutput],
+                        _ mark: (inout BatchItemReport) -> Void) -> BatchItemReport {
+        for case let staged? in outputs.map(\.staged) { staged.discard() }
+        var report = BatchItemReport(item: item, outputs: [])
+        mark(&report)
+        return report
+    }
+
+    /// One output of one item, whose original key is `originalKey` (worked out when its line was read; nil: the
+    /// pipeline makes it). A failure of the original (network, HTTP status, not cached, refused by its site) is
+    /// shared by the remaining variants instead of being tried again.
+    private func produce(source: ImageSource, originalKey: String?, variant: BatchVariant?, format: ImageFormat?,
+                         sharedFailure: inout ImgError?) -> BatchOutput {
+        let start = Date()
+        var output = BatchOutput(variant: variant?.name, result: .failure(.internalFailure("not run")), milliseconds: 0)
+        if let sharedFailure {
+            output.result = .failure(sharedFailure)
+            return output
+        }
+        let request = requests.request(for: source, variant: variant, format: format)
+        do throws(ImgError) {
+            let response = switch (requests.originalsOnly, originalKey) {
+            case (true, let key?): try pipeline.prefetchOriginal(for: request, originalKey: key)
+            case (true, nil): try pipeline.prefetchOriginal(for: request)
+            case (false, let key?): try pipeline.image(for: request, originalKey: key)
+            case (false, nil): try pipeline.image(for: request)
+            }
+            if let outputFolder { output.staged = try outputFolder.get().stage(response.data.bytes) }
+            output.key = (originalKey ?? response.originalKey).map {
+                requests.outputKey(originalKey: $0, source: source, variant: variant, format: format)
+            }
+            output.result = .success(response)
+        } catch {
+            output.result = .failure(error)
+            switch error {
+            case .network, .http, .notCached, .siteRefusal: sharedFailure = error
+            case .overLimit(let limit, _) where limit.isTransferLimit: sharedFailure = error
+            default: break
+            }
+        }
+        output.milliseconds = Int(Date().timeIntervalSince(start) * 1000)
+        return output
+    }
+
+    /// The filtering of a line whose outputs all succeeded, by its original's size: from a rendering, else from the
+    /// original (cached by now: no request). An original of unknown size passes.
+    private func filter(_ outputs: [BatchOutput], source: ImageSource, originalKey: String?) -> FilteredOriginal? {
+        var size: (width: Int, height: Int)?
+        for case .success(let response) in outputs.map(\.result) {
+            size = size ?? response.data.sourceSize
+        }
+        guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
+        if size == nil, let original = try? pipeline.prefetchOriginal(for: requests.request(for: source, variant: nil), originalKey: originalKey),
+           let width = original.data.width, let height = original.data.height {
+            size = (width, height)
+        }
+        guard let size, let reason = options.sizeFilter.refusal(width: size.width, height: size.height) else { return nil }
+        return FilteredOriginal(reason: reason, width: size.width, height: size.height)
+    }
+}

@@ -1,0 +1,27 @@
+/// Why a site asked for a URL not to be used, which a batch records instead of a result: neither a success nor a
+/// failure, it leaves the exit status as it is.
+public enum SiteRefusal: Sendable, Equatable {
+    /// The response's `X-Robots-Tag` carried a directive of `ImageRequest.robotsTags`: status `opted_out`.
+    case robotsTag(RobotsTagMatch)
+
+    /// `opted_out` or `robots_disallowed`, as the records name it.
+    public var status: String {
+        switch self {
+        case .robotsTag: "opted_out"
+        }
+    }
+
+    /// The directive (`noai`) of an opted-out response; nil for robots.txt.
+    public var directive: String? {
+        switch self {
+        case .robotsTag(let match): match.directive
+        }
+    }
+
+    /// One line: `X-Robots-Tag: imgfetch: noai`.
+    public var reason: String {
+        switch self {
+        case .robotsTag(let match): "X-Robots-Tag: \(match.header)"
+        }
+    }
+}
