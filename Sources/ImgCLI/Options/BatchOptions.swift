@@ -1,6 +1,27 @@
 extension OptionCatalog {
     static let batch = OptionGroup(title: "Batch and prefetch", options: [
-        OptionDefinition("jobs", short: "j", value: "N", default: "2 per core", for: .batchLike, help: "transfers at once",
+        Options.jobs,
+        Options.perHost,
+        Options.rate,
+        Options.variant,
+        Options.name,
+        Options.failFast,
+        Options.shard,
+        Options.from,
+    ])
+
+    static let cacheCommands = OptionGroup(title: "Cache commands", options: [
+        Options.limit,
+        Options.all,
+        Options.tempAge,
+        Options.sizeLimit,
+        Options.dryRun,
+        Options.repair,
+    ])
+}
+
+extension Options {
+    static let jobs = Option<String>("jobs", short: "j", value: "N", parser: .text, shownDefault: "2 per core", for: .batchLike, help: "transfers at once",
                          man: #"""
             Transfers at once.
             Default: twice the processor cores (4 on 2 cores), so that while one item of a pair is decoded
@@ -19,13 +40,13 @@ extension OptionCatalog {
             (see ENVIRONMENT), when set, decides instead.
             .B \-v
             says which.
-            """#),
-        OptionDefinition("per-host", value: "N", default: "6", for: .batchLike, help: "connections at once to one host",
+            """#)
+    static let perHost = Option<String>("per-host", value: "N", parser: .text, shownDefault: "6", for: .batchLike, help: "connections at once to one host",
                          man: #"""
             Connections at once to one host.
             Default: 6.
-            """#),
-        OptionDefinition("rate", value: "N", for: .batchLike, help: "requests a second to one host (fractions allowed)",
+            """#)
+    static let rate = Option<String>("rate", value: "N", parser: .text, for: .batchLike, help: "requests a second to one host (fractions allowed)",
                          man: #"""
             At most
             .I N
@@ -49,8 +70,8 @@ extension OptionCatalog {
             .RB ( "giving up on http://host:port: .\|.\|." ),
             and its remaining lines fail at once, without a request and without a
             line each, as transient failures (exit 75).
-            """#),
-        OptionDefinition("variant", value: "NAME=CHAIN", for: .batchLike, help: "also make output NAME (repeatable)",
+            """#)
+    static let variant = Option<String>("variant", value: "NAME=CHAIN", parser: .text, for: .batchLike, help: "also make output NAME (repeatable)",
                          man: #"""
             Make the output
             .I NAME
@@ -64,8 +85,8 @@ extension OptionCatalog {
             factor; PNG and GIF always) share one load, kept in memory while they are made
             from it, if it takes at most 32 MiB; the others, and the frames of animations,
             are decoded for each variant.
-            """#),
-        OptionDefinition("name", value: "TEMPLATE", default: "{name}.{ext}", for: [.batch],
+            """#)
+    static let name = Option<String>("name", value: "TEMPLATE", parser: .text, shownDefault: "{name}.{ext}", for: [.batch],
                          help: "output names: {name} {variant} {index} {hash} {ext}",
                          man: #"""
             Output names; see
@@ -75,12 +96,12 @@ extension OptionCatalog {
             with variants,
             .B {name}.{ext}
             without.
-            """#),
-        OptionDefinition("fail-fast", for: .batchLike, help: "stop starting items after the first failure",
+            """#)
+    static let failFast = Flag("fail-fast", for: .batchLike, help: "stop starting items after the first failure",
                          man: #"""
             Stop starting new items after the first failure.
-            """#),
-        OptionDefinition("shard", value: "K/N|auto|auto/N", for: .batchLike, choices: ["auto", "auto/"],
+            """#)
+    static let shard = Option<String>("shard", value: "K/N|auto|auto/N", parser: .text, for: .batchLike, choices: ["auto", "auto/"],
                          help: "only the items whose key hashes to K mod N; auto: from the job array",
                          man: #"""
             Handle only the items whose original key hashes to
@@ -129,37 +150,34 @@ extension OptionCatalog {
             names what was looked for;
             .B \-v
             says which variable decided.
-            """#),
-        OptionDefinition("from", value: "FILE", for: [.prefetch], help: "read URLs from FILE (- for stdin) too",
+            """#)
+    static let from = Option<String>("from", value: "FILE", parser: .text, for: [.prefetch], help: "read URLs from FILE (- for stdin) too",
                          man: #"""
             .RB ( prefetch )
             Read URLs from
             .I FILE
             .RB ( \-
             for standard input) as well as from the command line.
-            """#),
-    ])
-
-    static let cacheCommands = OptionGroup(title: "Cache commands", options: [
-        OptionDefinition("limit", value: "N", default: "20", for: [.cacheInspect], help: "entries listed",
+            """#)
+    static let limit = Option<String>("limit", value: "N", parser: .text, shownDefault: "20", for: [.cacheInspect], help: "entries listed",
                          man: #"""
             .RB ( "cache inspect" )
             Entries listed.
             Default: 20.
-            """#),
-        OptionDefinition("all", for: [.cacheInspect], help: "list every entry",
+            """#)
+    static let all = Flag("all", for: [.cacheInspect], help: "list every entry",
                          man: #"""
             .RB ( "cache inspect" )
             List every entry.
-            """#),
-        OptionDefinition("temp-age", value: "DURATION", default: "1h", for: [.cacheCleanExpired],
+            """#)
+    static let tempAge = Option<String>("temp-age", value: "DURATION", parser: .text, shownDefault: "1h", for: [.cacheCleanExpired],
                          help: "remove temporary files older than this",
                          man: #"""
             .RB ( "cache clean\-expired" )
             Remove temporary files older than this.
             Default: 1h.
-            """#),
-        OptionDefinition("size-limit", value: "SIZE",
+            """#)
+    static let sizeLimit = Option<String>("size-limit", value: "SIZE", parser: .text,
                          for: Set.fetchLike.union([.cacheInspect, .cachePrune, .cacheConfig]),
                          help: "the cache's size limit",
                          man: #"""
@@ -183,8 +201,8 @@ extension OptionCatalog {
             .B IMGFETCH_SIZE_LIMIT
             or the directory's configuration, else 1 GiB (a fixed modest default, as
             ccache and Nuke have).
-            """#),
-        OptionDefinition("dry-run", for: [.cacheCleanExpired, .cachePrune, .cacheClear, .cacheRemove],
+            """#)
+    static let dryRun = Flag("dry-run", for: [.cacheCleanExpired, .cachePrune, .cacheClear, .cacheRemove],
                          help: "say what would be removed; remove nothing",
                          man: #"""
             .RB ( "cache clean\-expired" ,
@@ -192,11 +210,10 @@ extension OptionCatalog {
             .BR clear ,
             .BR remove )
             Say what would be removed; remove nothing.
-            """#),
-        OptionDefinition("repair", for: [.cacheVerify], help: "remove the damaged entries found",
+            """#)
+    static let repair = Flag("repair", for: [.cacheVerify], help: "remove the damaged entries found",
                          man: #"""
             .RB ( "cache verify" )
             Remove the damaged entries found.
-            """#),
-    ])
+            """#)
 }

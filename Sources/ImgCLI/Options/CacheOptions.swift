@@ -1,6 +1,20 @@
 extension OptionCatalog {
     static let cache = OptionGroup(title: "Cache", options: [
-        OptionDefinition("cache-dir", value: "DIR", for: .every, help: "the disk cache directory",
+        Options.cacheDir,
+        Options.keepQuery,
+        Options.cacheKey,
+        Options.ttl,
+        Options.memoryLimit,
+        Options.forceRefresh,
+        Options.onlyFromCache,
+        Options.memoryOnly,
+        Options.noCache,
+        Options.noAutoClean,
+    ])
+}
+
+extension Options {
+    static let cacheDir = Option<String>("cache-dir", value: "DIR", parser: .text, for: .every, help: "the disk cache directory",
                          man: #"""
             The disk cache directory.
             Default:
@@ -22,8 +36,8 @@ extension OptionCatalog {
             delete only the names imgfetch itself gives files there (entries, its
             temporaries, its locks); a file or folder of any other name is left alone.
             Accepted by every command, so that a wrapper can always pass it.
-            """#),
-        OptionDefinition("keep-query", optionalValue: "NAMES", for: Set.requesting.union([.cacheInspect, .cacheRemove]),
+            """#)
+    static let keepQuery = Flag("keep-query", optionalValue: "NAMES", for: Set.requesting.union([.cacheInspect, .cacheRemove]),
                          help: "keep the query (or only NAMES, a,b) in the key",
                          man: #"""
             Keep the URL's query in the cache key, for sites where the query names the
@@ -52,15 +66,15 @@ extension OptionCatalog {
             query says so once per key on stderr (even with
             .BR \-q ),
             naming both URLs: they get one image.
-            """#),
-        OptionDefinition("cache-key", value: "KEY", for: [.fetch, .info, .cacheInspect, .cacheRemove],
+            """#)
+    static let cacheKey = Option<String>("cache-key", value: "KEY", parser: .text, for: [.fetch, .info, .cacheInspect, .cacheRemove],
                          help: "use KEY as the original's key",
                          man: #"""
             Use
             .I KEY
             as the original key instead of one derived from the URL.
-            """#),
-        OptionDefinition("ttl", value: "DURATION", default: "7d", for: Set.fetchLike.union([.cacheConfig]),
+            """#)
+    static let ttl = Option<String>("ttl", value: "DURATION", parser: .text, shownDefault: "7d", for: Set.fetchLike.union([.cacheConfig]),
                          help: "time to live of entries written",
                          man: #"""
             Time to live of entries written: an entry expires that long after it is
@@ -71,20 +85,20 @@ extension OptionCatalog {
             .BR IMGFETCH_TTL ,
             or the directory's
             .BR ttl ).
-            """#),
-        OptionDefinition("memory-limit", value: "SIZE", default: "256M", for: .fetchLike,
+            """#)
+    static let memoryLimit = Option<String>("memory-limit", value: "SIZE", parser: .text, shownDefault: "256M", for: .fetchLike,
                          help: "bound of the in-process memory cache",
                          man: #"""
             Bound of the in-process memory cache of encoded results.
             Default: 256M.
             A batch keeps less (see
             .BR batch ).
-            """#),
-        OptionDefinition("force-refresh", for: .fetchLike, help: "download again and replace what is cached",
+            """#)
+    static let forceRefresh = Flag("force-refresh", for: .fetchLike, help: "download again and replace what is cached",
                          man: #"""
             Download again and replace what is cached.
-            """#),
-        OptionDefinition("only-from-cache", for: Set.fetchLike.union([.info]), help: "never use the network",
+            """#)
+    static let onlyFromCache = Flag("only-from-cache", for: Set.fetchLike.union([.info]), help: "never use the network",
                          man: #"""
             Never use the network; an input that is not cached fails with exit 6.
             With
@@ -97,18 +111,18 @@ extension OptionCatalog {
             .BR \-\-memory\-only ,
             which leave no cache to read, it is a usage error (exit 2) before anything
             is fetched.
-            """#),
-        OptionDefinition("memory-only", for: .fetchLike, help: "no disk cache reads or writes",
+            """#)
+    static let memoryOnly = Flag("memory-only", for: .fetchLike, help: "no disk cache reads or writes",
                          man: #"""
             Use the memory cache only: no disk cache reads or writes.
-            """#),
-        OptionDefinition("no-cache", for: Set.fetchLike.union([.info]), help: "use no cache at all",
+            """#)
+    static let noCache = Flag("no-cache", for: Set.fetchLike.union([.info]), help: "use no cache at all",
                          man: #"""
             Use no cache at all
             .RB ( info :
             no cached original read, none kept).
-            """#),
-        OptionDefinition("no-auto-clean", for: .fetchLike, help: "do not clean the cache automatically",
+            """#)
+    static let noAutoClean = Flag("no-auto-clean", for: .fetchLike, help: "do not clean the cache automatically",
                          man: #"""
             Do not clean the cache automatically.
             By default
@@ -117,6 +131,5 @@ extension OptionCatalog {
             .B batch
             remove expired entries, and prune when a size limit is set, at most once an
             hour per cache directory.
-            """#),
-    ])
+            """#)
 }

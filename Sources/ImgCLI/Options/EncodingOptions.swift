@@ -2,7 +2,19 @@ import ImgCore
 
 extension OptionCatalog {
     static let encoding = OptionGroup(title: "Encoding", options: [
-        OptionDefinition("format", value: "FORMAT", for: .fetchLike,
+        Options.format,
+        Options.quality,
+        Options.lossless,
+        Options.background,
+        Options.keepMetadata,
+        Options.noAutorotate,
+        Options.firstFrame,
+        Options.maxFrames,
+    ])
+}
+
+extension Options {
+    static let format = Option<String>("format", value: "FORMAT", parser: .text, for: .fetchLike,
                          choices: ImageFormat.writable.map(\.rawValue),
                          help: "jpeg, png, webp, avif, heic, gif, tiff or jxl",
                          man: #"""
@@ -31,21 +43,21 @@ extension OptionCatalog {
             .BR .tiff ,
             .BR .jxl ),
             else the source's format.
-            """#),
-        OptionDefinition("quality", value: "N", for: .fetchLike, help: "quality from 1 to 100 (JPEG 85, WebP 80)",
+            """#)
+    static let quality = Option<String>("quality", value: "N", parser: .text, for: .fetchLike, help: "quality from 1 to 100 (JPEG 85, WebP 80)",
                          man: #"""
             Quality from 1 to 100, for formats that have one.
             Defaults: JPEG 85, WebP 80, AVIF and HEIC 50, JPEG XL 75.
             PNG, GIF and TIFF have none and ignore it
             .RB ( \-v
             says so).
-            """#),
-        OptionDefinition("lossless", for: .fetchLike, help: "lossless WebP or JPEG XL",
+            """#)
+    static let lossless = Flag("lossless", for: .fetchLike, help: "lossless WebP or JPEG XL",
                          man: #"""
             Lossless WebP or JPEG XL.
             Default: off.
-            """#),
-        OptionDefinition("background", value: "COLOR", default: "white", for: .fetchLike,
+            """#)
+    static let background = Option<String>("background", value: "COLOR", parser: .text, shownDefault: "white", for: .fetchLike,
                          help: "what transparency becomes in JPEG",
                          man: #"""
             What transparent pixels become in formats without alpha (JPEG), and the
@@ -54,8 +66,8 @@ extension OptionCatalog {
             other.
             Default:
             .BR white .
-            """#),
-        OptionDefinition("keep-metadata", for: .fetchLike, help: "keep EXIF, XMP and the colour profile",
+            """#)
+    static let keepMetadata = Flag("keep-metadata", for: .fetchLike, help: "keep EXIF, XMP and the colour profile",
                          man: #"""
             Keep EXIF, XMP and the colour profile, as far as the output format's libvips
             saver writes them (with libvips 8.14: JPEG, PNG and WebP keep all three; TIFF
@@ -65,14 +77,14 @@ extension OptionCatalog {
             By default the image is converted to sRGB and its metadata (EXIF, XMP, IPTC,
             the ICC profile, comments and the orientation tag) is stripped, in every
             output format.
-            """#),
-        OptionDefinition("no-autorotate", for: .fetchLike, help: "do not apply the EXIF orientation",
+            """#)
+    static let noAutorotate = Flag("no-autorotate", for: .fetchLike, help: "do not apply the EXIF orientation",
                          man: #"""
             Do not apply the EXIF orientation.
             By default it is applied before anything else, and the output carries no
             orientation tag.
-            """#),
-        OptionDefinition("first-frame", for: .fetchLike, help: "take only the first frame of an animation",
+            """#)
+    static let firstFrame = Flag("first-frame", for: .fetchLike, help: "take only the first frame of an animation",
                          man: #"""
             Take only the first frame of an animated image.
             By default animated GIF and WebP stay animated (frame delays and loop count
@@ -82,14 +94,13 @@ extension OptionCatalog {
             first page, and
             .B \-v
             says so.
-            """#),
-        OptionDefinition("max-frames", value: "N", default: "1000", for: .fetchLike,
+            """#)
+    static let maxFrames = Option<String>("max-frames", value: "N", parser: .text, shownDefault: "1000", for: .fetchLike,
                          help: "refuse animations with more frames",
                          man: #"""
             Refuse animations with more than
             .I N
             frames (exit 5).
             Default: 1000.
-            """#),
-    ])
+            """#)
 }

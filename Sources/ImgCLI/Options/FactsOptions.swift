@@ -3,7 +3,15 @@ extension OptionCatalog {
     static let decodingOnInfo = OptionNeed("facts", on: [.info], because: "without it nothing is decoded")
 
     static let facts = OptionGroup(title: "Facts", options: [
-        OptionDefinition("facts", for: [.fetch, .batch, .info], help: "add placeholders, colour and phash to the report",
+        Options.facts,
+        Options.blurhash,
+        Options.duplicateDistance,
+        Options.skipDuplicates,
+    ])
+}
+
+extension Options {
+    static let facts = Flag("facts", for: [.fetch, .batch, .info], help: "add placeholders, colour and phash to the report",
                          man: #"""
             Add the facts of each output image to its
             .B \-\-json
@@ -36,8 +44,8 @@ extension OptionCatalog {
             .B fetch \-\-facts
             gives it unchanged).
             Default: off.
-            """#),
-        OptionDefinition("blurhash", value: "X,Y", default: "4,3", for: [.fetch, .batch, .info],
+            """#)
+    static let blurhash = Option<String>("blurhash", value: "X,Y", parser: .text, shownDefault: "4,3", for: [.fetch, .batch, .info],
                          needs: OptionNeed("facts", on: [.fetch, .batch, .info]),
                          help: "BlurHash components across and down (1-9)",
                          man: #"""
@@ -45,8 +53,8 @@ extension OptionCatalog {
             .BR \-\-facts ,
             which it needs.
             Default: 4,3.
-            """#),
-        OptionDefinition("duplicate-distance", value: "D", default: "6", for: [.batch],
+            """#)
+    static let duplicateDistance = Option<String>("duplicate-distance", value: "D", parser: .text, shownDefault: "6", for: [.batch],
                          help: "phash bits within which a line is a duplicate",
                          man: #"""
             With
@@ -66,8 +74,8 @@ extension OptionCatalog {
             lines say so.
             Default: 6 (one photograph at 500 and at 700 pixels is within 6 bits; two
             different photographs are usually 16 or more apart).
-            """#),
-        OptionDefinition("skip-duplicates", for: [.batch], help: "write no file for a near-duplicate",
+            """#)
+    static let skipDuplicates = Flag("skip-duplicates", for: [.batch], help: "write no file for a near-duplicate",
                          man: #"""
             With
             .BR \-\-facts ,
@@ -81,6 +89,5 @@ extension OptionCatalog {
             .BR "\(dqskipped\(dq: \(dqduplicate\(dq" .
             It still counts as done, and its original and variant are cached.
             Default: off.
-            """#),
-    ])
+            """#)
 }

@@ -1,6 +1,15 @@
 extension OptionCatalog {
     static let general = OptionGroup(title: "General", options: [
-        OptionDefinition("help", short: "h", for: .every, help: "print help (help COMMAND: one command's) and exit",
+        Options.help,
+        Options.version,
+        // `imgfetch --generate man-options|complete-bash|complete-zsh|complete-fish` prints what the build
+        // generates from these declarations (ripgrep's --generate); `make man` uses it.
+        Options.generate,
+    ])
+}
+
+extension Options {
+    static let help = Flag("help", short: "h", for: .every, help: "print help (help COMMAND: one command's) and exit",
                          man: #"""
             Print help and exit 0;
             .B imgfetch help
@@ -10,8 +19,8 @@ extension OptionCatalog {
             is a usage error (exit 2).
             An unknown option is a usage error that names the nearest known one, and an option given to a command it
             does not apply to is a usage error that names both (exit 2, before anything is fetched or written).
-            """#),
-        OptionDefinition("version", for: .every, help: "print imgfetch's and its libraries' versions",
+            """#)
+    static let version = Flag("version", for: .every, help: "print imgfetch's and its libraries' versions",
                          man: #"""
             Print
             .B imgfetch
@@ -32,9 +41,6 @@ extension OptionCatalog {
             with
             .BR \-\-json ).
             Any other word beside it is a usage error (exit 2).
-            """#),
-        // `imgfetch --generate man-options|complete-bash|complete-zsh|complete-fish` prints what the build
-        // generates from these declarations (ripgrep's --generate); `make man` uses it.
-        OptionDefinition("generate", value: "KIND", for: .every, hidden: true, help: "print generated text", man: ""),
-    ])
+            """#)
+    static let generate = Option<String>("generate", value: "KIND", parser: .text, for: .every, hidden: true, help: "print generated text", man: "")
 }

@@ -1,6 +1,14 @@
 extension OptionCatalog {
     static let list = OptionGroup(title: "Lists with columns", options: [
-        OptionDefinition("input-format", value: "auto|lines|csv|tsv|jsonl", default: "auto", for: .batchLike,
+        Options.inputFormat,
+        Options.urlColumn,
+        Options.nameColumn,
+        Options.keepColumns,
+    ])
+}
+
+extension Options {
+    static let inputFormat = Option<String>("input-format", value: "auto|lines|csv|tsv|jsonl", parser: .text, shownDefault: "auto", for: .batchLike,
                          help: "how the list is written",
                          man: #"""
             How the list
@@ -46,16 +54,16 @@ extension OptionCatalog {
             Words given to
             .B prefetch
             on the command line are always URLs.
-            """#),
-        OptionDefinition("url-column", value: "NAME", default: "url", for: .batchLike,
+            """#)
+    static let urlColumn = Option<String>("url-column", value: "NAME", parser: .text, shownDefault: "url", for: .batchLike,
                          help: "the column holding each row's URL",
                          man: #"""
             The column of a list with columns that holds each row's URL (surrounding blanks ignored;
             in JSON Lines it must be a string).
             Default:
             .BR url .
-            """#),
-        OptionDefinition("name-column", value: "NAME", for: .batchLike,
+            """#)
+    static let nameColumn = Option<String>("name-column", value: "NAME", parser: .text, for: .batchLike,
                          help: "the column naming each row's outputs",
                          man: #"""
             The column of a list with columns that names each row's outputs, as a plain list's second
@@ -63,8 +71,8 @@ extension OptionCatalog {
             .BR "OUTPUT NAMES" );
             an empty value names the output from its URL.
             Default: none (names from the URLs).
-            """#),
-        OptionDefinition("keep-columns", value: "A,B,...", for: .batchLike,
+            """#)
+    static let keepColumns = Option<String>("keep-columns", value: "A,B,...", parser: .text, for: .batchLike,
                          help: "copy these columns into each record",
                          man: #"""
             Copy these columns of each row into its records: the
@@ -76,6 +84,5 @@ extension OptionCatalog {
             object, by name, with strings for CSV and TSV and the JSON values as given for JSON Lines.
             Repeatable; names are separated by commas.
             Default: none.
-            """#),
-    ])
+            """#)
 }

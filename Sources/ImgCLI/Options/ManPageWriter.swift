@@ -16,6 +16,7 @@ enum ManPageWriter {
                 lines.append(".TP")
                 lines.append(heading(option))
                 if !option.man.isEmpty { lines.append(option.man) }
+                if option.statesDefault, let value = option.defaultValue { lines.append("Default: \(escape(value)).") }
             }
             if let outro = group.manOutro { lines += [".PP", ".RS", outro, ".RE"] }
         }

@@ -2,7 +2,33 @@ import ImgCore
 
 extension OptionCatalog {
     static let network = OptionGroup(title: "Network", options: [
-        OptionDefinition("header", short: "H", value: "'NAME: VALUE'", for: .requesting,
+        Options.header,
+        Options.userAgent,
+        Options.timeout,
+        Options.connectTimeout,
+        Options.retry,
+        Options.maxRedirects,
+        Options.locationTrusted,
+        Options.proxy,
+        Options.maxBytes,
+        Options.maxPixels,
+        Options.failOn,
+        Options.maxDecodeMemory,
+        Options.maxRenderTime,
+        Options.cacert,
+        Options.denyPrivateNetworks,
+        Options.denyLocal,
+        Options.allowUntrustedFormats,
+    ], manOutro: #"""
+        Redirects are followed, compressed transfer encodings accepted and
+        connections reused.
+        Whether the bytes are an image is decided from the bytes, never from the
+        Content-Type.
+        """#)
+}
+
+extension Options {
+    static let header = Option<String>("header", short: "H", value: "'NAME: VALUE'", parser: .text, for: .requesting,
                          help: "send this request header (repeatable)",
                          man: #"""
             Send this request header; repeatable.
@@ -20,14 +46,14 @@ extension OptionCatalog {
             are sent only to the origin of the URL given (its scheme, host and port): a
             redirect to another origin is followed without them, unless
             .BR \-\-location\-trusted .
-            """#),
-        OptionDefinition("user-agent", value: "STRING", default: "imgfetch/VERSION", for: .requesting,
+            """#)
+    static let userAgent = Option<String>("user-agent", value: "STRING", parser: .text, shownDefault: "imgfetch/VERSION", for: .requesting,
                          help: "the User-Agent header",
                          man: #"""
             Default:
             .BI imgfetch/ VERSION\fR.
-            """#),
-        OptionDefinition("timeout", value: "SECONDS", default: "30", for: .requesting,
+            """#)
+    static let timeout = Option<String>("timeout", value: "SECONDS", parser: .text, shownDefault: "30", for: .requesting,
                          help: "longest time for each attempt",
                          man: #"""
             Longest time for each attempt's whole transfer, over 0 and at most 86400
@@ -35,14 +61,14 @@ extension OptionCatalog {
             .I SECONDS
             in SIZES, DURATIONS AND COLOURS).
             Default: 30.
-            """#),
-        OptionDefinition("connect-timeout", value: "SECONDS", default: "10", for: .requesting,
+            """#)
+    static let connectTimeout = Option<String>("connect-timeout", value: "SECONDS", parser: .text, shownDefault: "10", for: .requesting,
                          help: "longest time to connect",
                          man: #"""
             Longest time to connect, over 0 and at most 86400.
             Default: 10.
-            """#),
-        OptionDefinition("retry", value: "N", default: "2", for: .requesting, help: "retry a failed attempt N times",
+            """#)
+    static let retry = Option<String>("retry", value: "N", parser: .text, shownDefault: "2", for: .requesting, help: "retry a failed attempt N times",
                          man: #"""
             Retry a failed attempt up to
             .I N
@@ -55,8 +81,8 @@ extension OptionCatalog {
             .B Retry\-After
             header is honoured up to 30 seconds.
             Default: 2.
-            """#),
-        OptionDefinition("max-redirects", value: "N", default: "5", for: .requesting,
+            """#)
+    static let maxRedirects = Option<String>("max-redirects", value: "N", parser: .text, shownDefault: "5", for: .requesting,
                          help: "follow at most N redirects",
                          man: #"""
             Follow at most
@@ -69,16 +95,16 @@ extension OptionCatalog {
             .B \-\-timeout
             bounds the request and its redirects together.
             Default: 5.
-            """#),
-        OptionDefinition("location-trusted", for: .requesting, help: "send -H headers and credentials on any redirect",
+            """#)
+    static let locationTrusted = Flag("location-trusted", for: .requesting, help: "send -H headers and credentials on any redirect",
                          man: #"""
             Send the
             .B \-H
             headers and the URL's user and password on redirects to other origins too
             (curl's option of that name).
             By default they go only to the origin of the URL given.
-            """#),
-        OptionDefinition("proxy", value: "[SCHEME://]HOST[:PORT]", for: .requesting, help: "make every transfer through this proxy",
+            """#)
+    static let proxy = Option<String>("proxy", value: "[SCHEME://]HOST[:PORT]", parser: .text, for: .requesting, help: "make every transfer through this proxy",
                          man: #"""
             Make every transfer through this proxy (libcurl's
             .BR CURLOPT_PROXY ;
@@ -92,8 +118,8 @@ extension OptionCatalog {
             Refused with
             .B \-\-deny\-private\-networks
             (exit 2).
-            """#),
-        OptionDefinition("max-bytes", value: "SIZE", default: "64M", for: .requesting,
+            """#)
+    static let maxBytes = Option<String>("max-bytes", value: "SIZE", parser: .text, shownDefault: "64M", for: .requesting,
                          help: "refuse a larger body",
                          man: #"""
             Refuse a body larger than
@@ -101,8 +127,8 @@ extension OptionCatalog {
             counted on the received (decompressed) body as it arrives, with or without
             a Content-Length (exit 3).
             Default: 64M.
-            """#),
-        OptionDefinition("max-pixels", value: "N", default: "100000000", for: .requesting, needs: decodingOnInfo,
+            """#)
+    static let maxPixels = Option<String>("max-pixels", value: "N", parser: .text, shownDefault: "100000000", for: .requesting, needs: OptionCatalog.decodingOnInfo,
                          help: "refuse a larger image before decoding",
                          man: #"""
             Refuse an image with more than
@@ -116,8 +142,8 @@ extension OptionCatalog {
             It guards decoding: a result already in the cache is served without
             decoding, whatever the limit.
             Default: 100000000.
-            """#),
-        OptionDefinition("fail-on", value: "LEVEL", default: "truncated", for: .fetchLike,
+            """#)
+    static let failOn = Option<String>("fail-on", value: "LEVEL", parser: .text, shownDefault: "truncated", for: .fetchLike,
                          choices: FailOn.allCases.map(\.rawValue),
                          help: "how damaged an input may be: none, truncated, error or warning",
                          man: #"""
@@ -176,8 +202,8 @@ extension OptionCatalog {
             .BR \-\-max\-frames ,
             .BR \-\-max\-bytes )
             refuse at every level.
-            """#),
-        OptionDefinition("max-decode-memory", value: "SIZE", default: "256M", for: .requesting, needs: decodingOnInfo,
+            """#)
+    static let maxDecodeMemory = Option<String>("max-decode-memory", value: "SIZE", parser: .text, shownDefault: "256M", for: .requesting, needs: OptionCatalog.decodingOnInfo,
                          help: "refuse an image that needs more to decode",
                          man: #"""
             Refuse an image whose decoding needs more than
@@ -198,8 +224,8 @@ extension OptionCatalog {
             together: a decode waits until it fits beside those running (one alone is
             always admitted).
             Default: 256M.
-            """#),
-        OptionDefinition("max-render-time", value: "SECONDS", default: "60", for: .requesting, needs: decodingOnInfo,
+            """#)
+    static let maxRenderTime = Option<String>("max-render-time", value: "SECONDS", parser: .text, shownDefault: "60", for: .requesting, needs: OptionCatalog.decodingOnInfo,
                          help: "stop a rendering that takes longer",
                          man: #"""
             Stop a rendering (decoding, processing and encoding one image) that takes
@@ -210,8 +236,8 @@ extension OptionCatalog {
             and the image fails (exit 5, "rendering stopped after
             \-\-max\-render\-time").
             Default: 60.
-            """#),
-        OptionDefinition("cacert", value: "FILE", for: .requesting, help: "trust the CAs in this PEM bundle",
+            """#)
+    static let cacert = Option<String>("cacert", value: "FILE", parser: .text, for: .requesting, help: "trust the CAs in this PEM bundle",
                          man: #"""
             Trust the certificate authorities in the PEM bundle
             .I FILE
@@ -223,8 +249,8 @@ extension OptionCatalog {
             name that bundle (see
             .BR ENVIRONMENT ).
             Certificates are always verified; no option turns verification off.
-            """#),
-        OptionDefinition("deny-private-networks", for: .requesting, help: "refuse loopback and private addresses",
+            """#)
+    static let denyPrivateNetworks = Flag("deny-private-networks", for: .requesting, help: "refuse loopback and private addresses",
                          man: #"""
             Refuse to connect to loopback, private, link-local, unique-local, CGNAT,
             unspecified and multicast addresses.
@@ -249,25 +275,19 @@ extension OptionCatalog {
             .B \-v
             names the variables), since a proxy would connect in imgfetch's stead.
             For services that fetch URLs they did not choose.
-            """#),
-        OptionDefinition("deny-local", for: .requesting, help: "refuse local paths and file:// inputs",
+            """#)
+    static let denyLocal = Flag("deny-local", for: .requesting, help: "refuse local paths and file:// inputs",
                          man: #"""
             Refuse local paths and
             .B file://
             inputs (exit 2), for lists that come from elsewhere.
-            """#),
-        OptionDefinition("allow-untrusted-formats", for: .requesting, help: "let network input use SVG, PDF, ...",
+            """#)
+    static let allowUntrustedFormats = Flag("allow-untrusted-formats", for: .requesting, help: "let network input use SVG, PDF, ...",
                          man: #"""
             Let input from the network use SVG, PDF and the other loaders libvips marks
             untrusted.
             By default network input must be JPEG, PNG, GIF, WebP, HEIF/AVIF, TIFF or
             JPEG XL, and anything else is refused (exit 5).
             Local input may use any loader.
-            """#),
-    ], manOutro: #"""
-        Redirects are followed, compressed transfer encodings accepted and
-        connections reused.
-        Whether the bytes are an image is decided from the bytes, never from the
-        Content-Type.
-        """#)
+            """#)
 }

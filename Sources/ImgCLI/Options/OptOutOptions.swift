@@ -1,6 +1,13 @@
 extension OptionCatalog {
     static let optOut = OptionGroup(title: "Filters and opt-outs", options: [
-        OptionDefinition("min-size", value: "WxH", for: [.batch], help: "write no original smaller than WxH",
+        Options.minSize,
+        Options.maxAspectRatio,
+        Options.disallowRobotsTags,
+    ])
+}
+
+extension Options {
+    static let minSize = Option<String>("min-size", value: "WxH", parser: .text, for: [.batch], help: "write no original smaller than WxH",
                          man: #"""
             Write nothing for a line whose original is narrower than
             .I W
@@ -16,8 +23,8 @@ extension OptionCatalog {
             and does not change the exit status.
             The original is fetched (and cached) to learn its size; an original whose size is not known passes.
             Default: none.
-            """#),
-        OptionDefinition("max-aspect-ratio", value: "R", for: [.batch], help: "write no original longer than R times its width",
+            """#)
+    static let maxAspectRatio = Option<String>("max-aspect-ratio", value: "R", parser: .text, for: [.batch], help: "write no original longer than R times its width",
                          man: #"""
             Write nothing for a line whose original's longer side is over
             .I R
@@ -27,8 +34,8 @@ extension OptionCatalog {
             as for
             .BR \-\-min\-size .
             Default: none.
-            """#),
-        OptionDefinition("disallow-robots-tags", value: "LIST|none", for: .batchLike,
+            """#)
+    static let disallowRobotsTags = Option<String>("disallow-robots-tags", value: "LIST|none", parser: .text, for: .batchLike,
                          help: "write nothing a site's X-Robots-Tag opts out",
                          man: #"""
             Write nothing for a line whose response carries one of these
@@ -60,6 +67,5 @@ extension OptionCatalog {
             already in the cache (from a run without this option) records its original's headers and is judged by
             them with no request (one cached before they were recorded is fetched again).
             Default: none.
-            """#),
-    ])
+            """#)
 }

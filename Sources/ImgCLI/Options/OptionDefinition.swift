@@ -31,12 +31,15 @@ struct OptionDefinition: Sendable {
     /// The words the shell completions offer for its value (`jpeg png ...` for `--format`); nil: those listed in
     /// `value` when it is a list of literal words (`auto|off`), else file names.
     let choices: [String]?
+    /// The man page's last line for it is "Default: X." made from `defaultValue` (the man text does not word it).
+    let statesDefault: Bool
 
     init(_ long: String, short: Character? = nil, value: String? = nil, optionalValue: String? = nil,
          default defaultValue: String? = nil,
          for commands: Set<CommandName>, step: Bool = false, hidden: Bool = false, needs: OptionNeed? = nil,
-         choices: [String]? = nil, help: String, man: String) {
+         choices: [String]? = nil, statesDefault: Bool = false, help: String, man: String) {
         self.choices = choices
+        self.statesDefault = statesDefault
         self.long = long
         self.short = short
         self.value = value
@@ -92,4 +95,10 @@ struct OptionGroup: Sendable {
     let options: [OptionDefinition]
     var manIntro: String? = nil
     var manOutro: String? = nil
+
+    init(title: String, options: [any OptionDeclaring], manIntro: String? = nil, manOutro: String? = nil) {
+        self.title = title
+        self.options = options.map(\.definition)
+        (self.manIntro, self.manOutro) = (manIntro, manOutro)
+    }
 }

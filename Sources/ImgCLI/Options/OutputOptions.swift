@@ -1,6 +1,41 @@
 extension OptionCatalog {
     static let output = OptionGroup(title: "Output", options: [
-        OptionDefinition("output", short: "o", value: "FILE", for: [.fetch],
+        Options.output,
+        Options.outputDir,
+    ], manOutro: #"""
+        Without
+        .B \-o
+        or
+        .BR \-O ,
+        the image goes to standard output, unless standard output is a terminal:
+        then imgfetch refuses with exit 2
+        .RB ( "refusing to write an image to a terminal; use \-o FILE or \-O DIR" ).
+        .PP
+        A fetch that asks for no change (no processing option, no
+        .BR \-\-format ,
+        .BR \-\-quality ,
+        .BR \-\-lossless ,
+        .BR \-\-background ,
+        .BR \-\-keep\-metadata ,
+        .B \-\-first\-frame
+        or
+        .BR \-\-max\-frames ,
+        and an output in the source's own format) writes the source's bytes
+        unchanged, as
+        .B curl \-o
+        does: such a download keeps the source's metadata (EXIF, XMP, the colour
+        profile, the orientation tag), which is stripped whenever the image is
+        re-encoded.
+        The image is still read whole once, so a truncated or refused one fails as
+        it would otherwise;
+        .B \-v
+        says
+        .BR unchanged .
+        """#)
+}
+
+extension Options {
+    static let output = Option<String>("output", short: "o", value: "FILE", parser: .text, for: [.fetch],
                          help: "write the result to FILE (- for stdout)",
                          man: #"""
             Write the result to
@@ -25,8 +60,8 @@ extension OptionCatalog {
             For one input only, except that several inputs may all go to
             .B \-
             (one image after another).
-            """#),
-        OptionDefinition("output-dir", short: "O", value: "DIR", for: [.fetch, .batch],
+            """#)
+    static let outputDir = Option<String>("output-dir", short: "O", value: "DIR", parser: .text, for: [.fetch, .batch],
                          help: "write results into DIR, named from the inputs",
                          man: #"""
             Write results into
@@ -62,35 +97,5 @@ extension OptionCatalog {
             .BI .imgfetch\- PID \- NONCE .part
             files, and the next imgfetch that writes into that directory removes those
             whose process no longer exists.
-            """#),
-    ], manOutro: #"""
-        Without
-        .B \-o
-        or
-        .BR \-O ,
-        the image goes to standard output, unless standard output is a terminal:
-        then imgfetch refuses with exit 2
-        .RB ( "refusing to write an image to a terminal; use \-o FILE or \-O DIR" ).
-        .PP
-        A fetch that asks for no change (no processing option, no
-        .BR \-\-format ,
-        .BR \-\-quality ,
-        .BR \-\-lossless ,
-        .BR \-\-background ,
-        .BR \-\-keep\-metadata ,
-        .B \-\-first\-frame
-        or
-        .BR \-\-max\-frames ,
-        and an output in the source's own format) writes the source's bytes
-        unchanged, as
-        .B curl \-o
-        does: such a download keeps the source's metadata (EXIF, XMP, the colour
-        profile, the orientation tag), which is stripped whenever the image is
-        re-encoded.
-        The image is still read whole once, so a truncated or refused one fails as
-        it would otherwise;
-        .B \-v
-        says
-        .BR unchanged .
-        """#)
+            """#)
 }

@@ -1,6 +1,30 @@
 extension OptionCatalog {
     static let processing = OptionGroup(title: "Processing", options: [
-        OptionDefinition("resize", value: "WxH[:MODE]", for: .fetchLike, step: true,
+        Options.resize,
+        Options.upscale,
+        Options.crop,
+        Options.round,
+        Options.circle,
+        Options.blur,
+        Options.overlay,
+        Options.grayscale,
+        Options.rotate,
+        Options.flip,
+        Options.flop,
+        Options.process,
+    ], manIntro: #"""
+        Processing options run in the order they are given on the command line,
+        after the EXIF orientation has been applied.
+        Each has the same meaning as the step of the same name in a
+        .B \-p
+        chain (see
+        .BR "PROCESSING CHAINS" ).
+        By default no processing is done.
+        """#)
+}
+
+extension Options {
+    static let resize = Option<String>("resize", value: "WxH[:MODE]", parser: .text, for: .fetchLike, step: true,
                          help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact, cover; WxH> WxH< WxH! WxH^ N% N%xM%",
                          man: #"""
             Resize to the box
@@ -96,16 +120,16 @@ extension OptionCatalog {
             .B 50%x50%
             is
             .BR resize(50%) .
-            """#),
-        OptionDefinition("upscale", for: .fetchLike, help: "let --resize fit enlarge small images",
+            """#)
+    static let upscale = Flag("upscale", for: .fetchLike, help: "let --resize fit enlarge small images",
                          man: #"""
             Let
             .B \-\-resize
             .B fit
             enlarge images smaller than the box.
             Default: off.
-            """#),
-        OptionDefinition("crop", value: "WxH[:ANCHOR]", for: .fetchLike, step: true,
+            """#)
+    static let crop = Option<String>("crop", value: "WxH[:ANCHOR]", parser: .text, for: .fetchLike, step: true,
                          help: "crop to WxH; ANCHOR centre, attention or entropy",
                          man: #"""
             Crop to
@@ -120,8 +144,8 @@ extension OptionCatalog {
             .BR entropy .
             All frames of an animation are cut at the same place, chosen on the first
             frame.
-            """#),
-        OptionDefinition("round", value: "RADIUS", for: .fetchLike, step: true,
+            """#)
+    static let round = Option<String>("round", value: "RADIUS", parser: .text, for: .fetchLike, step: true,
                          help: "round the corners (pixels, or N% of the short side)",
                          man: #"""
             Round the corners with a radius of
@@ -132,13 +156,13 @@ extension OptionCatalog {
             The corners become transparent, or the
             .B \-\-background
             colour in formats without alpha.
-            """#),
-        OptionDefinition("circle", for: .fetchLike, step: true, help: "mask a circle in the centred square",
+            """#)
+    static let circle = Flag("circle", for: .fetchLike, step: true, help: "mask a circle in the centred square",
                          man: #"""
             Crop the centred square and mask a circle inside it; outside it the image is
             transparent (or the background colour).
-            """#),
-        OptionDefinition("blur", value: "SIGMA", for: .fetchLike, step: true, help: "Gaussian blur of SIGMA pixels",
+            """#)
+    static let blur = Option<String>("blur", value: "SIGMA", parser: .text, for: .fetchLike, step: true, help: "Gaussian blur of SIGMA pixels",
                          man: #"""
             Gaussian blur with standard deviation
             .I SIGMA
@@ -147,8 +171,8 @@ extension OptionCatalog {
             .I SIGMA
             of 10 the blur is libvips' approximate one: many times faster on large
             images and at most two levels (of 255) off the exact blur.
-            """#),
-        OptionDefinition("overlay", value: "COLOR[:OPACITY]", for: .fetchLike, step: true,
+            """#)
+    static let overlay = Option<String>("overlay", value: "COLOR[:OPACITY]", parser: .text, for: .fetchLike, step: true,
                          help: "blend a colour over the image (opacity 0.5)",
                          man: #"""
             Blend a solid colour over the image.
@@ -161,12 +185,12 @@ extension OptionCatalog {
             .B COLOURS
             for
             .IR COLOR .
-            """#),
-        OptionDefinition("grayscale", for: .fetchLike, step: true, help: "convert to shades of grey",
+            """#)
+    static let grayscale = Flag("grayscale", for: .fetchLike, step: true, help: "convert to shades of grey",
                          man: #"""
             Convert to shades of grey.
-            """#),
-        OptionDefinition("rotate", value: "DEGREES", for: .fetchLike, step: true,
+            """#)
+    static let rotate = Option<String>("rotate", value: "DEGREES", parser: .text, for: .fetchLike, step: true,
                          help: "rotate clockwise by a multiple of 90 (-90 turns anticlockwise)",
                          man: #"""
             Rotate clockwise by
@@ -182,18 +206,18 @@ extension OptionCatalog {
             is
             .BR 90 ;
             one variant key for each pair), and 0 or 360 leave the image as it is.
-            """#),
-        OptionDefinition("flip", for: .fetchLike, step: true, help: "mirror top to bottom",
+            """#)
+    static let flip = Flag("flip", for: .fetchLike, step: true, help: "mirror top to bottom",
                          man: #"""
             Mirror top to bottom (ImageMagick's
             .BR \-flip ).
-            """#),
-        OptionDefinition("flop", for: .fetchLike, step: true, help: "mirror left to right",
+            """#)
+    static let flop = Flag("flop", for: .fetchLike, step: true, help: "mirror left to right",
                          man: #"""
             Mirror left to right (ImageMagick's
             .BR \-flop ).
-            """#),
-        OptionDefinition("process", short: "p", value: "CHAIN", for: .fetchLike, step: true,
+            """#)
+    static let process = Option<String>("process", short: "p", value: "CHAIN", parser: .text, for: .fetchLike, step: true,
                          help: "apply a chain: 'resize(200x200,fill)|>round(12)'",
                          man: #"""
             Apply the steps of
@@ -204,14 +228,5 @@ extension OptionCatalog {
             .BR "\(aqresize(200x200,fill)|>round(12)|>blur(2)\(aq" .
             It may be combined with the options above; all steps run in command-line
             order.
-            """#),
-    ], manIntro: #"""
-        Processing options run in the order they are given on the command line,
-        after the EXIF orientation has been applied.
-        Each has the same meaning as the step of the same name in a
-        .B \-p
-        chain (see
-        .BR "PROCESSING CHAINS" ).
-        By default no processing is done.
-        """#)
+            """#)
 }

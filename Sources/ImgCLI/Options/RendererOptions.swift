@@ -1,6 +1,12 @@
 extension OptionCatalog {
     static let renderer = OptionGroup(title: "Renderer", options: [
-        OptionDefinition("renderer", value: "auto|off", default: "off", for: [.fetch],
+        Options.renderer,
+        Options.idle,
+    ])
+}
+
+extension Options {
+    static let renderer = Option<String>("renderer", value: "auto|off", parser: .text, shownDefault: "off", for: [.fetch],
                          help: "auto opts in to the warm renderer (use it, start one)",
                          man: #"""
             .B off
@@ -17,8 +23,8 @@ extension OptionCatalog {
             and
             .B prefetch
             always render in their own process.
-            """#),
-        OptionDefinition("idle", value: "SECONDS", default: "300", for: [.fetch, .rendererServe, .rendererStart],
+            """#)
+    static let idle = Option<String>("idle", value: "SECONDS", parser: .text, shownDefault: "300", for: [.fetch, .rendererServe, .rendererStart],
                          help: "a started renderer exits after this idle time",
                          man: #"""
             How long a renderer started by this command (or by
@@ -26,6 +32,5 @@ extension OptionCatalog {
             waits without a rendering before it exits, over 0 and at most 86400;
             default 300, or
             .BR IMGFETCH_RENDERER_IDLE .
-            """#),
-    ])
+            """#)
 }

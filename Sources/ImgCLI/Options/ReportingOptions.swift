@@ -5,7 +5,15 @@ extension Set where Element == CommandName {
 
 extension OptionCatalog {
     static let reporting = OptionGroup(title: "Reporting", options: [
-        OptionDefinition("no-progress", for: .every, help: "no progress bar",
+        Options.noProgress,
+        Options.quiet,
+        Options.verbose,
+        Options.json,
+    ])
+}
+
+extension Options {
+    static let noProgress = Flag("no-progress", for: .every, help: "no progress bar",
                          man: #"""
             No progress bar.
             By default one is drawn on standard error while downloading, when standard
@@ -14,12 +22,12 @@ extension OptionCatalog {
             does the same.
             Accepted by every command (those that draw none ignore it), so that it can be
             part of an alias.
-            """#),
-        OptionDefinition("quiet", short: "q", for: .every, help: "print nothing but errors",
+            """#)
+    static let quiet = Flag("quiet", short: "q", for: .every, help: "print nothing but errors",
                          man: #"""
             Print nothing but errors.
-            """#),
-        OptionDefinition("verbose", short: "v", for: .every, help: "say where each result came from, and timings",
+            """#)
+    static let verbose = Flag("verbose", short: "v", for: .every, help: "say where each result came from, and timings",
                          man: #"""
             Say where each result came from
             .RB ( memory ,
@@ -33,8 +41,8 @@ extension OptionCatalog {
             size to its first page), whether the warm renderer made it,
             and whether this process loaded libvips and libcurl (a cache hit loads
             neither).
-            """#),
-        OptionDefinition("json", for: .reporting, help: "print the report as JSON on stdout",
+            """#)
+    static let json = Flag("json", for: .reporting, help: "print the report as JSON on stdout",
                          man: #"""
             Print the report as JSON on standard output; see
             .BR "JSON OUTPUT" .
@@ -54,6 +62,5 @@ extension OptionCatalog {
             commands and
             .B renderer status
             print one JSON document.
-            """#),
-    ])
+            """#)
 }

@@ -1,6 +1,14 @@
 extension OptionCatalog {
     static let records = OptionGroup(title: "Manifest and resume", options: [
-        OptionDefinition("manifest", value: "FILE", for: .batchLike, help: "write a JSON line per list line to FILE",
+        Options.manifest,
+        Options.resume,
+        Options.retryFailed,
+        Options.verifyOutputs,
+    ])
+}
+
+extension Options {
+    static let manifest = Option<String>("manifest", value: "FILE", parser: .text, for: .batchLike, help: "write a JSON line per list line to FILE",
                          man: #"""
             Write one JSON line per list line of this run (of this shard) to
             .IR FILE ,
@@ -144,8 +152,8 @@ extension OptionCatalog {
             .B \-\-retry\-failed
             file: then the new records are appended to it, and for each line the last
             record counts.
-            """#),
-        OptionDefinition("resume", value: "FILE", for: .batchLike, help: "skip the lines FILE records as ok",
+            """#)
+    static let resume = Option<String>("resume", value: "FILE", parser: .text, for: .batchLike, help: "skip the lines FILE records as ok",
                          man: #"""
             Read the manifest
             .I FILE
@@ -217,8 +225,8 @@ extension OptionCatalog {
             (unless the manifest is
             .I FILE
             itself, which has them already).
-            """#),
-        OptionDefinition("retry-failed", value: "FILE", for: .batchLike, help: "run only the lines FILE records as failed",
+            """#)
+    static let retryFailed = Option<String>("retry-failed", value: "FILE", parser: .text, for: .batchLike, help: "run only the lines FILE records as failed",
                          man: #"""
             Run only the lines the manifest
             .I FILE
@@ -236,8 +244,8 @@ extension OptionCatalog {
             has no failure for them.
             .I FILE
             must exist (exit 2 otherwise).
-            """#),
-        OptionDefinition("verify-outputs", for: [.batch], help: "with --resume, also compare each output's SHA-256",
+            """#)
+    static let verifyOutputs = Flag("verify-outputs", for: [.batch], help: "with --resume, also compare each output's SHA-256",
                          man: #"""
             With
             .BR \-\-resume ,
@@ -251,6 +259,5 @@ extension OptionCatalog {
             Without
             .B \-\-resume
             it is a usage error (exit 2).
-            """#),
-    ])
+            """#)
 }

@@ -1,0 +1,86 @@
+import ImgCore
+
+/// How an option's value is read: text to a typed value (a bad one is a usage error naming the option as
+/// `shown`, `--timeout`), the value back to text (help's default), and the words completions offer.
+struct ValueParser<Value: Sendable>: Sendable {
+    let parse: @Sendable (_ text: String, _ shown: String) throws(ImgError) -> Value
+    let format: @Sendable (Value) -> String
+    /// The words the shell completions offer; nil: file names.
+    var choices: [String]? = nil
+}
+
+extension ValueParser where Value == String {
+    /// The text as given.
+    static var text: Self { Self(parse: { text, _ in text }, format: { $0 }) }
+}
+
+extension ValueParser where Value == Int {
+    /// A whole number in `range` (`Int.max` as the upper bound: no bound).
+    static func integer(_ range: ClosedRange<Int>) -> Self {
+        Self(parse: { text, shown throws(ImgError) in
+            guard let value = Int(text), range.contains(value) else {
+                let upper = range.upperBound == Int.max ? " up" : " to \(range.upperBound)"
+                throw .usage("bad \(shown) '\(text)': expected a whole number from \(range.lowerBound)\(upper)")
+            }
+            return value
+        }, format: { String($0) })
+    }
+}
+
+extension ValueParser where Value == Int64 {
+    /// `integer(range)` as an Int64 (`--max-pixels`).
+    static func wholeNumber(_ range: ClosedRange<Int>) -> Self {
+        let integer = ValueParser<Int>.integer(range)
+        return Self(parse: { text, shown throws(ImgError) in Int64(try integer.parse(text, shown)) }, format: { String($0) })
+    }
+
+    /// A size over 0 (`512K`, `64M`, `1G`: see `ByteSize.parse`); shown in the largest unit it is a whole number of.
+    static var size: Self {
+        Self(parse: { text, shown throws(ImgError) in
+            guard let value = ByteSize.parse(text), value > 0 else {
+                throw .usage("bad \(shown) '\(text)': expected a size such as 512K, 64M or 1G")
+            }
+            return value
+        }, format: ValueFormat.size)
+    }
+}
+
+extension ValueParser where Value == Int {
+    /// `size` as an Int (`--memory-limit`).
+    static var sizeInt: Self {
+        Self(parse: { text, shown throws(ImgError) in Int(try ValueParser<Int64>.size.parse(text, shown)) },
+             format: { ValueFormat.size(Int64($0)) })
+    }
+}
+
+extension ValueParser where Value == Double {
+    /// Seconds over 0 and at most 86400 (a day), fractions allowed.
+    static var seconds: Self {
+        Self(parse: { text, shown throws(ImgError) in try ValueFormat.seconds(text, shownAs: shown) },
+             format: ValueFormat.number)
+    }
+}
+
+/// The text forms of values shared by the parsers.
+enum ValueFormat {
+    /// `64M`, `256M`, `1G`: the largest of T, G, M and K the size is a whole number of, else bytes.
+    static func size(_ bytes: Int64) -> String {
+        for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes > 0 && bytes % (Int64(1) << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return String(bytes)
+    }
+
+    /// `30` for 30.0, `0.5` for 0.5.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Seconds over 0 and at most a day; an error names the value as `name` (an option or a variable).
+    static func seconds(_ text: String, shownAs name: String) throws(ImgError) -> Double {
+        guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+            throw .usage("bad \(name) '\(text)': expected seconds greater than 0 and at most 86400")
+        }
+        return value
+    }
+}
