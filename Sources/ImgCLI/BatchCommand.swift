@@ -16,7 +16,7 @@ enum BatchCommand {
             settings = try FetchSettings(arguments, environment: environment)
             inputs = try parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
             options = try parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
-            if let text = arguments.value("shard") {
+            if let text = try arguments[Options.shard] {
                 if ShardEngine.isAuto(text) {
                     let engine = try ShardEngine(parsing: text, environment: environment)
                     options.shard = engine.shard
@@ -25,12 +25,9 @@ enum BatchCommand {
                     options.shard = try Shard(parsing: text)
                 }
             }
-            settings.configuration.connectionsPerHost = 6
-            if let value = arguments.value("per-host") {
-                settings.configuration.connectionsPerHost = try FetchSettings.integer(value, option: "per-host", range: 1...256)
-            }
+            settings.configuration.connectionsPerHost = try arguments[Options.perHost] ?? Options.perHost.defaultValue
             var politeness = HostPoliteness(giveUpAfterRefusals: max(5, 2 * (settings.configuration.network.retries + 1)))
-            if let text = arguments.value("rate") {
+            if let text = try arguments[Options.rate] {
                 guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
                     throw .usage("bad --rate '\(text)': expected requests per second per host, a number over 0 (e.g. 2 or 0.5)")
                 }
@@ -137,7 +134,7 @@ enum BatchCommand {
                 throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
             }
             var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
-            if let from = arguments.value("from") { inputs.append(from == "-" ? .standardInput : .file(from)) }
+            if let from = try arguments[Options.from] { inputs.append(from == "-" ? .standardInput : .file(from)) }
             guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }
             return inputs
         }
@@ -152,27 +149,25 @@ enum BatchCommand {
     private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,
                                      prefetchOnly: Bool) throws(ImgError) -> BatchOptions {
         var options = BatchOptions()
-        if let value = arguments.value("jobs") { options.jobs = try FetchSettings.integer(value, option: "jobs", range: 1...256) }
-        options.variants = try arguments.values("variant").map { text throws(ImgError) in try BatchVariant(parsing: text) }
+        if let jobs = try arguments[Options.jobs] { options.jobs = jobs }
+        options.variants = try Options.variant.values(in: arguments).map { text throws(ImgError) in try BatchVariant(parsing: text) }
         var seen = Set<String>()
         for variant in options.variants where !seen.insert(variant.name).inserted {
             throw .usage("--variant \(variant.name) is given twice")
         }
-        if let text = arguments.value("name") { options.nameTemplate = try NameTemplate(text) }
-        options.failFast = arguments.has("fail-fast")
-        options.verifyOutputs = arguments.has("verify-outputs")
-        if options.verifyOutputs, arguments.value("resume") == nil {
+        if let text = try arguments[Options.name] { options.nameTemplate = try NameTemplate(text) }
+        options.failFast = arguments[Options.failFast]
+        options.verifyOutputs = arguments[Options.verifyOutputs]
+        if options.verifyOutputs, try arguments[Options.resume] == nil {
             throw .usage("--verify-outputs checks what --resume skips: give --resume FILE")
         }
         options.denyLocal = settings.denyLocal
         options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
-        let distance = arguments.value("duplicate-distance")
-        options.skipDuplicates = arguments.has("skip-duplicates")
+        let distance = try arguments[Options.duplicateDistance]
+        options.skipDuplicates = arguments[Options.skipDuplicates]
         if settings.template.facts != nil {
-            options.duplicateDistance = try distance.map { text throws(ImgError) in
-                try FetchSettings.integer(text, option: "duplicate-distance", range: 0...64)
-            } ?? 6
-        } else if let given = distance != nil ? "duplicate-distance" : options.skipDuplicates ? "skip-duplicates" : nil {
+            options.duplicateDistance = distance ?? Options.duplicateDistance.defaultValue
+        } else if let given = distance != nil ? Options.duplicateDistance.long : options.skipDuplicates ? Options.skipDuplicates.long : nil {
             throw .usage("--\(given) needs --facts (duplicates are found by their phash)")
         }
         return options

@@ -12,7 +12,7 @@ struct BatchRecords: Sendable {
     /// Reads the earlier manifest and opens the new one; call once everything else has been checked.
     static func open(_ arguments: ScannedArguments, shard: Shard?, verbose: Bool) throws(ImgError) -> BatchRecords {
         var records = BatchRecords()
-        let resume = arguments.value("resume"), retry = arguments.value("retry-failed")
+        let resume = try arguments[Options.resume], retry = try arguments[Options.retryFailed]
         if resume != nil, retry != nil { throw .usage("--resume and --retry-failed contradict each other: give one") }
         let reporter = Reporter(verbose: verbose)
         if let template = resume ?? retry {
@@ -26,7 +26,7 @@ struct BatchRecords: Sendable {
                           + (exists ? "" : " (no such file yet: every line runs)"))
             records.previous = previous
         }
-        if let template = arguments.value("manifest") {
+        if let template = try arguments[Options.manifest] {
             let path = ManifestWriter.expand(template, shard: shard)
             records.appendsToPrevious = records.previous.map { ManifestWriter.sameFile($0.path, path) } ?? false
             records.writer = try ManifestWriter(path: path, appending: records.appendsToPrevious)

@@ -26,29 +26,28 @@ enum CacheCommand {
                          + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
         }
         let rest = Array(words.dropFirst())
-        let directory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
+        let directory = CacheDirectory.resolve(option: try arguments[Options.cacheDir], environment: environment)
         // Opened once, before anything else, and used through its descriptor: a directory that another user could
         // swap (or a folder on the way) is refused (exit 7); a missing one is an empty cache.
         var root = try CacheRoot.open(directory, create: false)
-        let output = CacheCommandOutput(quiet: arguments.has("quiet"), verbose: arguments.has("verbose") && !arguments.has("quiet"),
-                                        json: arguments.has("json"), command: "cache \(subcommand)")
-        let dryRun = arguments.has("dry-run")
+        let output = CacheCommandOutput(quiet: arguments[Options.quiet], verbose: arguments[Options.verbose] && !arguments[Options.quiet],
+                                        json: arguments[Options.json], command: "cache \(subcommand)")
+        let dryRun = arguments[Options.dryRun]
 
         switch subcommand {
         case "inspect":
             guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
-            var limit: Int? = CacheInspector.defaultLimit
-            if let value = arguments.value("limit") { limit = try FetchSettings.integer(value, option: "limit", range: 0...Int.max) }
-            if arguments.has("all") { limit = nil }
+            var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
+            if arguments[Options.all] { limit = nil }
             let settings = try settings(arguments, root: root, environment: environment)
             let key = try rest.first.map { input throws(ImgError) in
-                try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: arguments.value("cache-key"))
+                try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: try arguments[Options.cacheKey])
             }
             let inspection = root.map {
                 CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
             } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
             let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
-            if arguments.has("json") {
+            if arguments[Options.json] {
                 try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key)
             } else if !output.quiet {
                 try CacheOutput.printInspection(inspection, url: shownURL)
@@ -57,13 +56,7 @@ enum CacheCommand {
 
         case "clean-expired":
             try noArguments(rest, subcommand)
-            var tempAge = CacheMaintenance.defaultTempAge
-            if let value = arguments.value("temp-age") {
-                guard let seconds = TimeToLive.parseSeconds(value.lowercased()) else {
-                    throw .usage("bad --temp-age '\(value)': expected a duration such as 0, 30m, 1h or 2d")
-                }
-                tempAge = Double(seconds)
-            }
+            let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
             guard let root else { return try output.nothing(dryRun) }
             let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
                                                       listingPaths: output.listsPaths)
@@ -88,14 +81,14 @@ enum CacheCommand {
         case "remove":
             guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
             let query = try settings(arguments, root: root, environment: environment).query
-            let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: arguments.value("cache-key"))
+            let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: try arguments[Options.cacheKey])
             guard let root else { return try output.nothing(dryRun) }
             return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun),
                                      dryRun: dryRun)
 
         case "verify":
             try noArguments(rest, subcommand)
-            let repair = arguments.has("repair")
+            let repair = arguments[Options.repair]
             let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
             for failure in result.failures {
                 Reporter.error("warning: could not remove \(failure.path): \(failure.reason)")
@@ -123,8 +116,8 @@ enum CacheCommand {
 
     private static func settings(_ arguments: ScannedArguments, root: CacheRoot?,
                                  environment: [String: String]) throws(ImgError) -> CacheSettings {
-        try CacheSettings.resolve(root: root, sizeLimitOption: arguments.value("size-limit"),
-                                  ttlOption: arguments.value("ttl"), failOnOption: arguments.value("fail-on"),
+        try CacheSettings.resolve(root: root, sizeLimitOption: try arguments[Options.sizeLimit],
+                                  ttlOption: try arguments[Options.ttl], failOnOption: try arguments[Options.failOn],
                                   queryOption: try FetchSettings.queryOption(arguments),
                                   environment: environment)
     }

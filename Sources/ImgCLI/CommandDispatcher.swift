@@ -32,16 +32,16 @@ public enum CommandDispatcher {
         let word = scanned.optionWords.first.flatMap { commands.contains($0) ? $0 : nil } ?? "fetch"
         if scanned.optionWords.first == word { words.removeFirst() }
         do throws(ImgError) {
-            if let kind = scanned.value("generate") {
+            if let kind = try scanned[Options.generate] {
                 try Reporter.printLine(try generated(kind), terminator: "")
                 return 0
             }
-            if scanned.has("version") {
+            if scanned[Options.version] {
                 try VersionCommand.checkAlone(scanned)
-                try VersionCommand.print(json: scanned.has("json"))
+                try VersionCommand.print(json: scanned[Options.json])
                 return 0
             }
-            if scanned.has("help") || word == "help" {
+            if scanned[Options.help] || word == "help" {
                 try Reporter.printLine(HelpFormatter.text(for: try topic(word == "help" ? words.first : word)))
                 return 0
             }

@@ -25,23 +25,23 @@ struct FetchSettings {
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
         template = ImageRequest(source: .standardInput)
         var network = NetworkOptions()
-        network.headers = try arguments.values("header").map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
-        if let agent = arguments.value("user-agent") { network.userAgent = agent }
-        if let value = arguments.value("timeout") { network.timeout = try Self.seconds(value, option: "timeout") }
-        if let value = arguments.value("connect-timeout") { network.connectTimeout = try Self.seconds(value, option: "connect-timeout") }
-        if let value = arguments.value("retry") { network.retries = try Self.integer(value, option: "retry", range: 0...100) }
-        if let value = arguments.value("max-redirects") { network.maxRedirects = try Self.integer(value, option: "max-redirects", range: 0...100) }
-        if let value = arguments.value("max-bytes") { network.maxBytes = try Self.size(value, option: "max-bytes") }
-        if let value = arguments.value("cacert") {
+        network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
+        if let agent = try arguments[Options.userAgent] { network.userAgent = agent }
+        if let timeout = try arguments[Options.timeout] { network.timeout = timeout }
+        if let timeout = try arguments[Options.connectTimeout] { network.connectTimeout = timeout }
+        if let retries = try arguments[Options.retry] { network.retries = retries }
+        if let redirects = try arguments[Options.maxRedirects] { network.maxRedirects = redirects }
+        if let bytes = try arguments[Options.maxBytes] { network.maxBytes = bytes }
+        if let value = try arguments[Options.cacert] {
             guard FileManager.default.isReadableFile(atPath: value) else { throw .usage("--cacert \(value): no such readable file") }
             network.caBundle = value
         } else if let bundle = [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
             // As curl: CURL_CA_BUNDLE, else SSL_CERT_FILE, replaces the system's CA bundle (a missing file fails TLS).
             network.caBundle = bundle
         }
-        network.denyPrivateNetworks = arguments.has("deny-private-networks")
-        network.locationTrusted = arguments.has("location-trusted")
-        if let value = arguments.value("proxy") {
+        network.denyPrivateNetworks = arguments[Options.denyPrivateNetworks]
+        network.locationTrusted = arguments[Options.locationTrusted]
+        if let value = try arguments[Options.proxy] {
             // With a proxy, the proxy makes the connection: the address check would see the proxy only.
             if network.denyPrivateNetworks { throw .usage("--proxy can't be combined with --deny-private-networks") }
             network.proxy = try Self.proxy(value)
@@ -54,25 +54,25 @@ struct FetchSettings {
         configuration.network = network
 
         var decoding = DecodeOptions()
-        if let value = arguments.value("max-pixels") { decoding.maxPixels = Int64(try Self.integer(value, option: "max-pixels", range: 1...Int.max)) }
-        if let value = arguments.value("max-frames") { decoding.maxFrames = try Self.integer(value, option: "max-frames", range: 1...1_000_000) }
-        if let value = arguments.value("max-decode-memory") { decoding.maxDecodeMemory = try Self.size(value, option: "max-decode-memory") }
-        if let value = arguments.value("max-render-time") { decoding.maxRenderTime = try Self.seconds(value, option: "max-render-time") }
-        decoding.allowUntrustedFormats = arguments.has("allow-untrusted-formats")
-        decoding.autorotate = !arguments.has("no-autorotate")
-        decoding.firstFrame = arguments.has("first-frame")
+        if let pixels = try arguments[Options.maxPixels] { decoding.maxPixels = pixels }
+        if let frames = try arguments[Options.maxFrames] { decoding.maxFrames = frames }
+        if let bytes = try arguments[Options.maxDecodeMemory] { decoding.maxDecodeMemory = bytes }
+        if let seconds = try arguments[Options.maxRenderTime] { decoding.maxRenderTime = seconds }
+        decoding.allowUntrustedFormats = arguments[Options.allowUntrustedFormats]
+        decoding.autorotate = !arguments[Options.noAutorotate]
+        decoding.firstFrame = arguments[Options.firstFrame]
         template.decoding = decoding
 
         var encoding = OutputEncoding()
-        outputFile = arguments.value("output")
-        outputDirectory = arguments.value("output-dir")
+        outputFile = try arguments[Options.output]
+        outputDirectory = try arguments[Options.outputDir]
         // curl's habit (`-O URL`): -O takes a directory, and a URL there would become a directory named after it.
         if let directory = outputDirectory, Self.looksLikeURL(directory) {
             throw .usage("-O takes a directory, not a URL ('\(URLCredentials.maskingPassword(in: directory))'): "
                          + "give the URLs as inputs and -O DIR for where to write them")
         }
         outputDirectory = outputDirectory.map(PathSpelling.normalised)
-        if let value = arguments.value("format") {
+        if let value = try arguments[Options.format] {
             guard let format = ImageFormat(name: value), ImageFormat.writable.contains(format) else {
                 throw .usage("unknown --format '\(value)' (jpeg, png, webp, avif, heic, gif, tiff, jxl)")
             }
@@ -92,33 +92,34 @@ struct FetchSettings {
                 encoding.format = format
             }
         }
-        if let value = arguments.value("quality") { encoding.quality = try Self.integer(value, option: "quality", range: 1...100) }
-        encoding.lossless = arguments.has("lossless")
-        if let value = arguments.value("background") {
+        if let value = try arguments[Options.quality] { encoding.quality = try Self.integer(value, option: "quality", range: 1...100) }
+        encoding.lossless = arguments[Options.lossless]
+        if let value = try arguments[Options.background] {
             guard let color = Color(parsing: value) else { throw .usage("bad --background colour '\(value)'") }
             encoding.background = color
         }
-        encoding.keepMetadata = arguments.has("keep-metadata")
+        encoding.keepMetadata = arguments[Options.keepMetadata]
         template.encoding = encoding
         template.chain = try Self.chain(from: arguments)
         // Asked for no change (only -o's extension may name a format): a source in that format is written unchanged.
-        let changes = ["format", "quality", "lossless", "background", "keep-metadata", "first-frame", "max-frames"]
-        template.keepsSourceBytes = template.chain.isEmpty && !changes.contains(where: arguments.has)
-        template.cacheKey = arguments.value("cache-key")
+        let changes: [any OptionDeclaring] = [Options.format, Options.quality, Options.lossless, Options.background,
+                                              Options.keepMetadata, Options.firstFrame, Options.maxFrames]
+        template.keepsSourceBytes = template.chain.isEmpty && !changes.contains { arguments.has($0) }
+        template.cacheKey = try arguments[Options.cacheKey]
         template.facts = try Self.facts(from: arguments)
 
         var policy = CachePolicy()
-        policy.forceRefresh = arguments.has("force-refresh")
-        policy.onlyFromCache = arguments.has("only-from-cache")
-        policy.memoryOnly = arguments.has("memory-only")
-        policy.noCache = arguments.has("no-cache")
+        policy.forceRefresh = arguments[Options.forceRefresh]
+        policy.onlyFromCache = arguments[Options.onlyFromCache]
+        policy.memoryOnly = arguments[Options.memoryOnly]
+        policy.noCache = arguments[Options.noCache]
         // --only-from-cache reads the disk cache: with an option that skips or bypasses it, every input would fail.
-        if policy.onlyFromCache, let other = ["force-refresh", "no-cache", "memory-only"].first(where: arguments.has) {
-            throw .usage("--only-from-cache and --\(other) contradict each other: give one of them")
+        if policy.onlyFromCache, let other = [Options.forceRefresh, Options.noCache, Options.memoryOnly].first(where: { arguments[$0] }) {
+            throw .usage("--only-from-cache and --\(other.long) contradict each other: give one of them")
         }
         configuration.policy = policy
-        if let value = arguments.value("memory-limit") { configuration.memoryLimit = Int(try Self.size(value, option: "memory-limit")) }
-        let cacheDirectory = CacheDirectory.resolve(option: arguments.value("cache-dir"), environment: environment)
+        if let bytes = try arguments[Options.memoryLimit] { configuration.memoryLimit = bytes }
+        let cacheDirectory = CacheDirectory.resolve(option: try arguments[Options.cacheDir], environment: environment)
         configuration.cacheDirectory = cacheDirectory
         // Opened once, here (refused, exit 7, when another user could swap it or a folder on the way), and used
         // through its descriptor from then on; a cache that isn't used (--no-cache, --memory-only) is only read
@@ -127,8 +128,8 @@ struct FetchSettings {
                                         : try? CacheRoot.open(cacheDirectory, create: false)
         if policy.usesDisk { configuration.cacheRoot = cacheRoot }
         // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
-        cacheSettings = try CacheSettings.resolve(root: cacheRoot, sizeLimitOption: arguments.value("size-limit"),
-                                                  ttlOption: arguments.value("ttl"), failOnOption: arguments.value("fail-on"),
+        cacheSettings = try CacheSettings.resolve(root: cacheRoot, sizeLimitOption: try arguments[Options.sizeLimit],
+                                                  ttlOption: try arguments[Options.ttl], failOnOption: try arguments[Options.failOn],
                                                   queryOption: try Self.queryOption(arguments), environment: environment)
         configuration.ttl = cacheSettings.ttl
         template.decoding.failOn = cacheSettings.failOn
@@ -137,15 +138,15 @@ struct FetchSettings {
         configuration.queryCollisions = { Reporter.error($0) }
         configuration.sizeLimit = cacheSettings.sizeLimit
 
-        quiet = arguments.has("quiet")
-        verbose = arguments.has("verbose") && !quiet
-        json = arguments.has("json")
+        quiet = arguments[Options.quiet]
+        verbose = arguments[Options.verbose] && !quiet
+        json = arguments[Options.json]
         // IMGFETCH_PROGRESS=0 (or off, no, false) is --no-progress for every run of a shell.
         let progressOff = ["0", "off", "no", "false"].contains((environment["IMGFETCH_PROGRESS"] ?? "").lowercased())
-        showProgress = !quiet && !json && !arguments.has("no-progress") && !progressOff && isatty(STDERR_FILENO) != 0
+        showProgress = !quiet && !json && !arguments[Options.noProgress] && !progressOff && isatty(STDERR_FILENO) != 0
         if showProgress { configuration.network.progress = Reporter.progressBar(label: "downloading") }
-        denyLocal = arguments.has("deny-local")
-        autoClean = !arguments.has("no-auto-clean") && !policy.memoryOnly && !policy.noCache
+        denyLocal = arguments[Options.denyLocal]
+        autoClean = !arguments[Options.noAutoClean] && !policy.memoryOnly && !policy.noCache
         renderer = try RendererSettings(arguments, environment: environment)
     }
 
@@ -172,23 +173,23 @@ struct FetchSettings {
     /// The processors in the order their options were given; `--upscale` lets every `fit` resize enlarge.
     static func chain(from arguments: ScannedArguments) throws(ImgError) -> ProcessingChain {
         var chain = ProcessingChain()
-        let upscale = arguments.has("upscale")
+        let upscale = arguments[Options.upscale]
         for (name, value) in arguments.options where OptionCatalog.steps.contains(name) {
             let text = value ?? ""
             do {
                 switch name {
-                case "process":
+                case Options.process.long:
                     chain = chain |> (try ProcessingChain.parse(text))
-                case "circle", "grayscale", "flip", "flop":
+                case Options.circle.long, Options.grayscale.long, Options.flip.long, Options.flop.long:
                     chain.steps.append(try ProcessingChain.step(named: name, arguments: []))
                 default:
                     let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
                     var stepArguments = parts
-                    if name == "resize", upscale { stepArguments.append("upscale") }
+                    if name == Options.resize.long, upscale { stepArguments.append("upscale") }
                     chain.steps.append(try ProcessingChain.step(named: name, arguments: stepArguments))
                 }
             } catch {
-                throw name == "process" ? error : .usage("--\(name) \(text): \(error.message)")
+                throw name == Options.process.long ? error : .usage("--\(name) \(text): \(error.message)")
             }
         }
         return chain
@@ -196,8 +197,8 @@ struct FetchSettings {
 
     /// `--facts` with `--blurhash X,Y`; `--blurhash` alone is a usage error (it would do nothing).
     static func facts(from arguments: ScannedArguments) throws(ImgError) -> FactsRequest? {
-        let components = arguments.value("blurhash")
-        guard arguments.has("facts") else {
+        let components = try arguments[Options.blurhash]
+        guard arguments[Options.facts] else {
             if components != nil { throw .usage("--blurhash needs --facts") }
             return nil
         }
@@ -234,8 +235,8 @@ struct FetchSettings {
 
     /// What `--keep-query` says: the whole query alone, `--keep-query=NAME,NAME` those parameters; nil when not given.
     static func queryOption(_ arguments: ScannedArguments) throws(ImgError) -> QueryInKey? {
-        guard let given = arguments.options.last(where: { $0.name == "keep-query" }) else { return nil }
-        guard let names = given.value else { return .all }
+        guard let given = arguments.inlineValue(of: Options.keepQuery) else { return nil }
+        guard let names = given else { return .all }
         guard let query = QueryInKey(names: names) else {
             throw .usage("bad --keep-query=\(names): expected parameter names separated by commas, e.g. --keep-query=img,w")
         }

@@ -5,7 +5,7 @@ enum ListSettings {
     /// The layout the options give; the column options with a plain list are a usage error.
     static func layout(_ arguments: ScannedArguments, inputs: [BatchInput]) throws(ImgError) -> ListLayout {
         var layout = ListLayout()
-        if let text = arguments.value("input-format") {
+        if let text = try arguments[Options.inputFormat] {
             guard let format = ListFormat(rawValue: text) else {
                 throw .usage("bad --input-format '\(text)': expected auto, lines, csv, tsv or jsonl")
             }
@@ -16,9 +16,9 @@ enum ListSettings {
                 throw .usage("bad --\(option) '\(name)': expected a column's name")
             }
         }
-        if let name = arguments.value("url-column") { layout.urlColumn = name }
-        layout.nameColumn = arguments.value("name-column")
-        for text in arguments.values("keep-columns") {
+        if let name = try arguments[Options.urlColumn] { layout.urlColumn = name }
+        layout.nameColumn = try arguments[Options.nameColumn]
+        for text in try Options.keepColumns.values(in: arguments) {
             let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard !names.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
                 throw .usage("bad --keep-columns '\(text)': expected column names separated by commas")
@@ -26,8 +26,8 @@ enum ListSettings {
             for name in names where !layout.keptColumns.contains(name) { layout.keptColumns.append(name) }
         }
         let hasColumns = inputs.contains { layout.format.resolved(for: $0).hasColumns }
-        if !hasColumns, let given = ["url-column", "name-column", "keep-columns"].first(where: arguments.has) {
-            throw .usage("--\(given) needs a list with columns (--input-format csv, tsv or jsonl, or a .csv, .tsv or "
+        if !hasColumns, let given = [Options.urlColumn, Options.nameColumn, Options.keepColumns].first(where: arguments.has) {
+            throw .usage("--\(given.long) needs a list with columns (--input-format csv, tsv or jsonl, or a .csv, .tsv or "
                          + ".jsonl list); this one is read as plain lines")
         }
         return layout
@@ -38,7 +38,7 @@ enum ListSettings {
 enum FilterSettings {
     static func sizeFilter(_ arguments: ScannedArguments) throws(ImgError) -> SizeFilter {
         var filter = SizeFilter()
-        if let text = arguments.value("min-size") {
+        if let text = try arguments[Options.minSize] {
             let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
             guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0,
                   width <= 1_000_000, height <= 1_000_000 else {
@@ -46,7 +46,7 @@ enum FilterSettings {
             }
             (filter.minimumWidth, filter.minimumHeight) = (width, height)
         }
-        if let text = arguments.value("max-aspect-ratio") {
+        if let text = try arguments[Options.maxAspectRatio] {
             guard let ratio = Double(text), ratio.isFinite, ratio >= 1 else {
                 throw .usage("bad --max-aspect-ratio '\(text)': expected a number of at least 1, e.g. 3")
             }

@@ -14,7 +14,7 @@ enum OptOutSettings {
     static func robotsTagRule(_ arguments: ScannedArguments, userAgent: String,
                               webDataset: Bool) throws(ImgError) -> RobotsTagRule? {
         var directives = defaultRobotsTags(webDataset: webDataset)
-        if let text = arguments.value("disallow-robots-tags") {
+        if let text = try arguments[Options.disallowRobotsTags] {
             directives = try parseDirectives(text)
         }
         return directives.isEmpty ? nil : RobotsTagRule(directives: directives, userAgent: userAgent)

@@ -17,7 +17,7 @@ enum RendererCommand {
             }
             let settings = try RendererSettings(arguments, environment: environment)
             let client = RendererClient(address: settings.address)
-            let quiet = arguments.has("quiet")
+            let quiet = arguments[Options.quiet]
             switch subcommand {
             case "serve":
                 let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
@@ -57,7 +57,7 @@ enum RendererCommand {
             default:
                 try client.checkDirectory()
                 let sightings = client.survey()
-                if arguments.has("json") {
+                if arguments[Options.json] {
                     try Reporter.printLine(json(sightings))
                 } else {
                     for sighting in sightings { try Reporter.printLine(describe(sighting)) }

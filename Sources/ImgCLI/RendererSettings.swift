@@ -7,29 +7,21 @@ struct RendererSettings {
     /// auto (opt-in): use a running renderer, and start one after a command that had to load libvips itself.
     /// off (the default): always render in this process and never start a process.
     var enabled = false
-    var idleLimit = 300.0
+    var idleLimit = RendererServer.defaultIdleLimit
     var address: RendererAddress
 
     init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
         address = RendererAddress.current(environment: environment)
         // An error names where the bad value came from: the option, else the variable.
-        if let (mode, name) = Self.pick(arguments.value("renderer"), "--renderer", environment, "IMGFETCH_RENDERER") {
-            switch mode {
-            case "auto": enabled = true
-            case "off": enabled = false
-            default: throw .usage("bad \(name) '\(mode)': expected auto or off")
-            }
-        }
-        if let (value, name) = Self.pick(arguments.value("idle"), "--idle", environment, "IMGFETCH_RENDERER_IDLE") {
-            idleLimit = try FetchSettings.seconds(value, shownAs: name)
-        }
+        enabled = try Self.pick(Options.renderer, arguments, environment, "IMGFETCH_RENDERER") ?? enabled
+        idleLimit = try Self.pick(Options.idle, arguments, environment, "IMGFETCH_RENDERER_IDLE") ?? idleLimit
     }
 
-    /// The option's value and name, else the variable's, else nil.
-    private static func pick(_ option: String?, _ optionName: String, _ environment: [String: String],
-                             _ variable: String) -> (String, String)? {
-        if let option { return (option, optionName) }
-        return environment[variable].map { ($0, variable) }
+    /// The option's value, else the variable's (read by the option's parser, an error naming the variable), else nil.
+    private static func pick<Value>(_ option: Option<Value>, _ arguments: ScannedArguments, _ environment: [String: String],
+                                    _ variable: String) throws(ImgError) -> Value? {
+        if let value = try arguments[option] { return value }
+        return try environment[variable].map { text throws(ImgError) in try option.parser.parse(text, variable) }
     }
 
     /// The client the pipeline hands renderings to; nil when off.

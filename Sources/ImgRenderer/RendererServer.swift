@@ -45,7 +45,10 @@ public final class RendererServer: Sendable {
 
     /// `slots` renderings at once; default one more than the active cores, as in a pipeline
     /// (`PipelineConfiguration.defaultRenderingSlots`).
-    public init(address: RendererAddress, idleLimit: Double = 300, slots: Int = PipelineConfiguration.defaultRenderingSlots) {
+    /// How long a renderer waits for work before it exits: 300 seconds.
+    public static let defaultIdleLimit: Double = 300
+
+    public init(address: RendererAddress, idleLimit: Double = defaultIdleLimit, slots: Int = PipelineConfiguration.defaultRenderingSlots) {
         self.address = address
         self.idleLimit = idleLimit
         self.slots = DispatchSemaphore(value: max(1, slots))

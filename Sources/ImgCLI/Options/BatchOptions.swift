@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let batch = OptionGroup(title: "Batch and prefetch", options: [
         Options.jobs,
@@ -21,7 +23,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let jobs = Option<String>("jobs", short: "j", value: "N", parser: .text, shownDefault: "2 per core", for: .batchLike, help: "transfers at once",
+    static let jobs = Option<Int>("jobs", short: "j", value: "N", parser: .integer(1...256), shownDefault: "2 per core", for: .batchLike, help: "transfers at once",
                          man: #"""
             Transfers at once.
             Default: twice the processor cores (4 on 2 cores), so that while one item of a pair is decoded
@@ -41,10 +43,9 @@ extension Options {
             .B \-v
             says which.
             """#)
-    static let perHost = Option<String>("per-host", value: "N", parser: .text, shownDefault: "6", for: .batchLike, help: "connections at once to one host",
+    static let perHost = Option<Int>("per-host", value: "N", parser: .integer(1...256), default: 6, for: .batchLike, help: "connections at once to one host",
                          man: #"""
             Connections at once to one host.
-            Default: 6.
             """#)
     static let rate = Option<String>("rate", value: "N", parser: .text, for: .batchLike, help: "requests a second to one host (fractions allowed)",
                          man: #"""
@@ -159,23 +160,21 @@ extension Options {
             .RB ( \-
             for standard input) as well as from the command line.
             """#)
-    static let limit = Option<String>("limit", value: "N", parser: .text, shownDefault: "20", for: [.cacheInspect], help: "entries listed",
+    static let limit = Option<Int>("limit", value: "N", parser: .integer(0...Int.max), default: CacheInspector.defaultLimit, for: [.cacheInspect], help: "entries listed",
                          man: #"""
             .RB ( "cache inspect" )
             Entries listed.
-            Default: 20.
             """#)
     static let all = Flag("all", for: [.cacheInspect], help: "list every entry",
                          man: #"""
             .RB ( "cache inspect" )
             List every entry.
             """#)
-    static let tempAge = Option<String>("temp-age", value: "DURATION", parser: .text, shownDefault: "1h", for: [.cacheCleanExpired],
+    static let tempAge = Option<Double>("temp-age", value: "DURATION", parser: .duration, default: CacheMaintenance.defaultTempAge, for: [.cacheCleanExpired],
                          help: "remove temporary files older than this",
                          man: #"""
             .RB ( "cache clean\-expired" )
             Remove temporary files older than this.
-            Default: 1h.
             """#)
     static let sizeLimit = Option<String>("size-limit", value: "SIZE", parser: .text,
                          for: Set.fetchLike.union([.cacheInspect, .cachePrune, .cacheConfig]),

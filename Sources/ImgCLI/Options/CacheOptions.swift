@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let cache = OptionGroup(title: "Cache", options: [
         Options.cacheDir,
@@ -86,11 +88,10 @@ extension Options {
             or the directory's
             .BR ttl ).
             """#)
-    static let memoryLimit = Option<String>("memory-limit", value: "SIZE", parser: .text, shownDefault: "256M", for: .fetchLike,
+    static let memoryLimit = Option<Int>("memory-limit", value: "SIZE", parser: .sizeInt, default: PipelineConfiguration().memoryLimit, for: .fetchLike,
                          help: "bound of the in-process memory cache",
                          man: #"""
             Bound of the in-process memory cache of encoded results.
-            Default: 256M.
             A batch keeps less (see
             .BR batch ).
             """#)

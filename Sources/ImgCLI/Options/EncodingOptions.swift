@@ -95,12 +95,11 @@ extension Options {
             .B \-v
             says so.
             """#)
-    static let maxFrames = Option<String>("max-frames", value: "N", parser: .text, shownDefault: "1000", for: .fetchLike,
+    static let maxFrames = Option<Int>("max-frames", value: "N", parser: .integer(1...1_000_000), default: DecodeOptions().maxFrames, for: .fetchLike,
                          help: "refuse animations with more frames",
                          man: #"""
             Refuse animations with more than
             .I N
             frames (exit 5).
-            Default: 1000.
             """#)
 }

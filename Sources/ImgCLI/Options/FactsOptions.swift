@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     /// info reads only the header unless `--facts` decodes the image: the decoding limits need it there.
     static let decodingOnInfo = OptionNeed("facts", on: [.info], because: "without it nothing is decoded")
@@ -54,7 +56,7 @@ extension Options {
             which it needs.
             Default: 4,3.
             """#)
-    static let duplicateDistance = Option<String>("duplicate-distance", value: "D", parser: .text, shownDefault: "6", for: [.batch],
+    static let duplicateDistance = Option<Int>("duplicate-distance", value: "D", parser: .integer(0...64), default: 6, for: [.batch],
                          help: "phash bits within which a line is a duplicate",
                          man: #"""
             With
@@ -72,8 +74,8 @@ extension Options {
             themselves duplicates) and its
             .B \-v
             lines say so.
-            Default: 6 (one photograph at 500 and at 700 pixels is within 6 bits; two
-            different photographs are usually 16 or more apart).
+            One photograph at 500 and at 700 pixels is within 6 bits; two different
+            photographs are usually 16 or more apart.
             """#)
     static let skipDuplicates = Flag("skip-duplicates", for: [.batch], help: "write no file for a near-duplicate",
                          man: #"""

@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let general = OptionGroup(title: "General", options: [
         Options.help,

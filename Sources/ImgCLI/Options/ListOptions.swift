@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let list = OptionGroup(title: "Lists with columns", options: [
         Options.inputFormat,

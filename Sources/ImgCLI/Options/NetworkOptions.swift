@@ -53,22 +53,20 @@ extension Options {
             Default:
             .BI imgfetch/ VERSION\fR.
             """#)
-    static let timeout = Option<String>("timeout", value: "SECONDS", parser: .text, shownDefault: "30", for: .requesting,
+    static let timeout = Option<Double>("timeout", value: "SECONDS", parser: .seconds, default: NetworkOptions().timeout, for: .requesting,
                          help: "longest time for each attempt",
                          man: #"""
             Longest time for each attempt's whole transfer, over 0 and at most 86400
             (see
             .I SECONDS
             in SIZES, DURATIONS AND COLOURS).
-            Default: 30.
             """#)
-    static let connectTimeout = Option<String>("connect-timeout", value: "SECONDS", parser: .text, shownDefault: "10", for: .requesting,
+    static let connectTimeout = Option<Double>("connect-timeout", value: "SECONDS", parser: .seconds, default: NetworkOptions().connectTimeout, for: .requesting,
                          help: "longest time to connect",
                          man: #"""
             Longest time to connect, over 0 and at most 86400.
-            Default: 10.
             """#)
-    static let retry = Option<String>("retry", value: "N", parser: .text, shownDefault: "2", for: .requesting, help: "retry a failed attempt N times",
+    static let retry = Option<Int>("retry", value: "N", parser: .integer(0...100), default: NetworkOptions().retries, for: .requesting, help: "retry a failed attempt N times",
                          man: #"""
             Retry a failed attempt up to
             .I N
@@ -80,9 +78,8 @@ extension Options {
             The pause starts at 0.5 seconds and doubles; a
             .B Retry\-After
             header is honoured up to 30 seconds.
-            Default: 2.
             """#)
-    static let maxRedirects = Option<String>("max-redirects", value: "N", parser: .text, shownDefault: "5", for: .requesting,
+    static let maxRedirects = Option<Int>("max-redirects", value: "N", parser: .integer(0...100), default: NetworkOptions().maxRedirects, for: .requesting,
                          help: "follow at most N redirects",
                          man: #"""
             Follow at most
@@ -94,7 +91,6 @@ extension Options {
             .BR https .
             .B \-\-timeout
             bounds the request and its redirects together.
-            Default: 5.
             """#)
     static let locationTrusted = Flag("location-trusted", for: .requesting, help: "send -H headers and credentials on any redirect",
                          man: #"""
@@ -119,16 +115,15 @@ extension Options {
             .B \-\-deny\-private\-networks
             (exit 2).
             """#)
-    static let maxBytes = Option<String>("max-bytes", value: "SIZE", parser: .text, shownDefault: "64M", for: .requesting,
+    static let maxBytes = Option<Int64>("max-bytes", value: "SIZE", parser: .size, default: NetworkOptions().maxBytes, for: .requesting,
                          help: "refuse a larger body",
                          man: #"""
             Refuse a body larger than
             .IR SIZE ,
             counted on the received (decompressed) body as it arrives, with or without
             a Content-Length (exit 3).
-            Default: 64M.
             """#)
-    static let maxPixels = Option<String>("max-pixels", value: "N", parser: .text, shownDefault: "100000000", for: .requesting, needs: OptionCatalog.decodingOnInfo,
+    static let maxPixels = Option<Int64>("max-pixels", value: "N", parser: .wholeNumber(1...Int.max), default: DecodeOptions().maxPixels, for: .requesting, needs: OptionCatalog.decodingOnInfo,
                          help: "refuse a larger image before decoding",
                          man: #"""
             Refuse an image with more than
@@ -141,7 +136,6 @@ extension Options {
             of a small image is refused at once (exit 5).
             It guards decoding: a result already in the cache is served without
             decoding, whatever the limit.
-            Default: 100000000.
             """#)
     static let failOn = Option<String>("fail-on", value: "LEVEL", parser: .text, shownDefault: "truncated", for: .fetchLike,
                          choices: FailOn.allCases.map(\.rawValue),
@@ -203,7 +197,7 @@ extension Options {
             .BR \-\-max\-bytes )
             refuse at every level.
             """#)
-    static let maxDecodeMemory = Option<String>("max-decode-memory", value: "SIZE", parser: .text, shownDefault: "256M", for: .requesting, needs: OptionCatalog.decodingOnInfo,
+    static let maxDecodeMemory = Option<Int64>("max-decode-memory", value: "SIZE", parser: .size, default: DecodeOptions().maxDecodeMemory, for: .requesting, needs: OptionCatalog.decodingOnInfo,
                          help: "refuse an image that needs more to decode",
                          man: #"""
             Refuse an image whose decoding needs more than
@@ -223,9 +217,8 @@ extension Options {
             .I SIZE
             together: a decode waits until it fits beside those running (one alone is
             always admitted).
-            Default: 256M.
             """#)
-    static let maxRenderTime = Option<String>("max-render-time", value: "SECONDS", parser: .text, shownDefault: "60", for: .requesting, needs: OptionCatalog.decodingOnInfo,
+    static let maxRenderTime = Option<Double>("max-render-time", value: "SECONDS", parser: .seconds, default: DecodeOptions().maxRenderTime, for: .requesting, needs: OptionCatalog.decodingOnInfo,
                          help: "stop a rendering that takes longer",
                          man: #"""
             Stop a rendering (decoding, processing and encoding one image) that takes
@@ -235,7 +228,6 @@ extension Options {
             of the image it computes (a filter of an SVG finishes the part it is drawing),
             and the image fails (exit 5, "rendering stopped after
             \-\-max\-render\-time").
-            Default: 60.
             """#)
     static let cacert = Option<String>("cacert", value: "FILE", parser: .text, for: .requesting, help: "trust the CAs in this PEM bundle",
                          man: #"""

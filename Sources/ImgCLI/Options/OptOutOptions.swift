@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let optOut = OptionGroup(title: "Filters and opt-outs", options: [
         Options.minSize,

@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let output = OptionGroup(title: "Output", options: [
         Options.output,

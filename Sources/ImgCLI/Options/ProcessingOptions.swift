@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let processing = OptionGroup(title: "Processing", options: [
         Options.resize,

@@ -1,3 +1,6 @@
+import ImgCore
+import ImgRenderer
+
 extension OptionCatalog {
     static let renderer = OptionGroup(title: "Renderer", options: [
         Options.renderer,
@@ -6,7 +9,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let renderer = Option<String>("renderer", value: "auto|off", parser: .text, shownDefault: "off", for: [.fetch],
+    static let renderer = Option<Bool>("renderer", value: "auto|off", parser: .choice(["auto": true, "off": false]), default: false, statesDefault: false, for: [.fetch],
                          help: "auto opts in to the warm renderer (use it, start one)",
                          man: #"""
             .B off
@@ -24,7 +27,7 @@ extension Options {
             .B prefetch
             always render in their own process.
             """#)
-    static let idle = Option<String>("idle", value: "SECONDS", parser: .text, shownDefault: "300", for: [.fetch, .rendererServe, .rendererStart],
+    static let idle = Option<Double>("idle", value: "SECONDS", parser: .seconds, default: RendererServer.defaultIdleLimit, statesDefault: false, for: [.fetch, .rendererServe, .rendererStart],
                          help: "a started renderer exits after this idle time",
                          man: #"""
             How long a renderer started by this command (or by

@@ -1,3 +1,5 @@
+import ImgCore
+
 extension Set where Element == CommandName {
     /// The commands that print a report `--json` can give as JSON.
     static var reporting: Set<CommandName> { Set.requesting.union(Set.cache).union([.rendererStatus]) }

@@ -1,3 +1,5 @@
+import ImgCore
+
 extension OptionCatalog {
     static let records = OptionGroup(title: "Manifest and resume", options: [
         Options.manifest,

@@ -61,6 +61,31 @@ extension ValueParser where Value == Double {
     }
 }
 
+extension ValueParser where Value == Double {
+    /// A duration (`0`, `90s`, `30m`, `1h`, `2d`: see `TimeToLive.parseSeconds`), as seconds.
+    static var duration: Self {
+        Self(parse: { text, shown throws(ImgError) in
+            guard let seconds = TimeToLive.parseSeconds(text.lowercased()) else {
+                throw .usage("bad \(shown) '\(text)': expected a duration such as 0, 30m, 1h or 2d")
+            }
+            return Double(seconds)
+        }, format: ValueFormat.duration)
+    }
+}
+
+extension ValueParser {
+    /// One of the words of `table`, in the order completions offer them (`auto|off`); else a usage error listing them.
+    static func choice(_ table: KeyValuePairs<String, Value>) -> Self {
+        let words = table.map(\.key)
+        return Self(parse: { text, shown throws(ImgError) in
+            guard let found = table.first(where: { $0.key == text }) else {
+                throw .usage("bad \(shown) '\(text)': expected \(ValueFormat.alternatives(words))")
+            }
+            return found.value
+        }, format: { value in table.first { "\($0.value)" == "\(value)" }?.key ?? "\(value)" }, choices: words)
+    }
+}
+
 /// The text forms of values shared by the parsers.
 enum ValueFormat {
     /// `64M`, `256M`, `1G`: the largest of T, G, M and K the size is a whole number of, else bytes.
@@ -69,6 +94,21 @@ enum ValueFormat {
             return "\(bytes >> shift)\(unit)"
         }
         return String(bytes)
+    }
+
+    /// `1h` for 3600, `2d`, `30m`, `90s`: the largest of d, h, m and s the duration is a whole number of.
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int64(seconds)
+        for (unit, size) in [("d", Int64(86_400)), ("h", 3600), ("m", 60)] where whole > 0 && whole % size == 0 {
+            return "\(whole / size)\(unit)"
+        }
+        return "\(whole)s"
+    }
+
+    /// `a or b`, `a, b or c`.
+    static func alternatives(_ words: [String]) -> String {
+        guard words.count > 1 else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " or " + words.last!
     }
 
     /// `30` for 30.0, `0.5` for 0.5.
