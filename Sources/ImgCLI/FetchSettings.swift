@@ -63,7 +63,7 @@ struct FetchSettings {
         decoding.firstFrame = arguments[Options.firstFrame]
         template.decoding = decoding
 
-        var encoding = OutputEncoding()
+        let encoding: OutputEncoding
         outputFile = try arguments[Options.output]
         outputDirectory = try arguments[Options.outputDir]
         // curl's habit (`-O URL`): -O takes a directory, and a URL there would become a directory named after it.
@@ -72,33 +72,7 @@ struct FetchSettings {
                          + "give the URLs as inputs and -O DIR for where to write them")
         }
         outputDirectory = outputDirectory.map(PathSpelling.normalised)
-        if let value = try arguments[Options.format] {
-            guard let format = ImageFormat(name: value), ImageFormat.writable.contains(format) else {
-                throw .usage("unknown --format '\(value)' (jpeg, png, webp, avif, heic, gif, tiff, jxl)")
-            }
-            // An extension that names another format would put one format's bytes under another's name.
-            if let file = outputFile, file != "-", let named = ImageFormat(name: (file as NSString).pathExtension),
-               named != format {
-                throw .usage("-o \(file) names \(named.fileExtension.uppercased()) but --format is \(value): "
-                             + "give a matching extension or leave one of them out")
-            }
-            encoding.format = format
-        } else if let file = outputFile, file != "-" {
-            let suffix = (file as NSString).pathExtension
-            if !suffix.isEmpty {
-                guard let format = ImageFormat(name: suffix), ImageFormat.writable.contains(format) else {
-                    throw .usage("cannot tell the format from '-o \(file)'; use --format")
-                }
-                encoding.format = format
-            }
-        }
-        if let value = try arguments[Options.quality] { encoding.quality = try Self.integer(value, option: "quality", range: 1...100) }
-        encoding.lossless = arguments[Options.lossless]
-        if let value = try arguments[Options.background] {
-            guard let color = Color(parsing: value) else { throw .usage("bad --background colour '\(value)'") }
-            encoding.background = color
-        }
-        encoding.keepMetadata = arguments[Options.keepMetadata]
+        encoding = try Self.encoding(from: arguments, outputFile: outputFile)
         template.encoding = encoding
         template.chain = try Self.chain(from: arguments)
         // Asked for no change (only -o's extension may name a format): a source in that format is written unchanged.

@@ -17,6 +17,9 @@ struct Reporter: Sendable {
         var width: Int?
         var height: Int?
         var format: String?
+        /// `--quality auto` and `--format auto`: the quality chosen and the Butteraugli distance measured at it.
+        var quality: Int?
+        var distance: Double?
         var ms: Int
         var url: String?
         var variant: String?
@@ -49,7 +52,8 @@ struct Reporter: Sendable {
             let facts = response.data.facts
             return Record(input: input, output: output, status: "ok", source: response.source.rawValue,
                           bytes: response.data.bytes.count, width: response.data.width, height: response.data.height,
-                          format: response.data.format?.rawValue, ms: milliseconds, url: url, variant: variant,
+                          format: response.data.format?.rawValue, quality: response.data.chosen?.quality,
+                          distance: response.data.chosen?.distance, ms: milliseconds, url: url, variant: variant,
                           damaged: response.data.damage.map { _ in true }, damage: response.data.damage,
                           blurhash: facts?.blurhash, thumbhash: facts?.thumbhash, dominantColor: facts?.dominantColor,
                           phash: facts?.phash, queryDiffers: response.queryDiffers ? true : nil,
@@ -107,6 +111,9 @@ struct Reporter: Sendable {
         if let damage = response.data.damage { info("  damaged: \(damage) (decoded as far as it goes: --fail-on none)") }
         if let facts = response.data.facts {
             info("  facts: \(facts.text)")
+        }
+        if let chosen = response.data.chosen {
+            info("  chosen: \(response.data.format?.rawValue ?? "?") q=\(chosen.quality), Butteraugli distance \(chosen.distance)")
         }
         for note in response.notes { info("  note: \(note)") }
         info("  libvips: \(VipsRuntime.wasStarted ? "started (vector path \(VipsRuntime.vectorPath.rawValue))" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")

@@ -25,7 +25,7 @@ public struct RendererAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { path }
 
     /// The version of the messages client and renderer exchange; part of the name, so that they always match.
-    static let protocolVersion = 2
+    static let protocolVersion = 3
     static let suffix = ".sock"
 
     /// `IMGFETCH_RENDERER_SOCKET` when set (a path, or a file name in the default folder); else

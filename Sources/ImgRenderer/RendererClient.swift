@@ -150,6 +150,7 @@ public final class RendererConnection: Sendable {
             image.notes = reply.notes + ["rendered by the warm renderer (pid \(serverProcess))"]
             if let width = reply.sourceWidth, let height = reply.sourceHeight { image.sourceSize = (width, height) }
             image.damage = reply.damage
+            image.chosen = reply.chosen
             return .rendered(image)
         }
     }

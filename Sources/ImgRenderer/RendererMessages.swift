@@ -64,6 +64,8 @@ struct RenderJob: Sendable, Equatable {
         fields.set("chain", chain)
         fields.set("format", encoding.format?.rawValue)
         fields.set("quality", encoding.quality)
+        fields.set("distance", encoding.targetDistance)
+        fields.set("candidates", encoding.candidateFormats.map { $0.map(\.rawValue).joined(separator: ",") })
         fields.set("lossless", encoding.lossless)
         fields.set("background", encoding.background.description)
         fields.set("keep-metadata", encoding.keepMetadata)
@@ -97,6 +99,15 @@ struct RenderJob: Sendable, Equatable {
             encoding.quality = value
         }
         (encoding.lossless, encoding.background, encoding.keepMetadata) = (lossless, background, keepMetadata)
+        if let distance = fields["distance"] {
+            guard let value = Double(distance) else { return nil }
+            encoding.targetDistance = value
+        }
+        if let names = fields["candidates"] {
+            let formats = names.split(separator: ",").compactMap { ImageFormat(rawValue: String($0)) }
+            guard !formats.isEmpty else { return nil }
+            encoding.candidateFormats = formats
+        }
         var decoding = DecodeOptions()
         (decoding.maxPixels, decoding.maxFrames, decoding.allowUntrustedFormats) = (maxPixels, maxFrames, allowUntrusted)
         (decoding.autorotate, decoding.firstFrame) = (autorotate, firstFrame)
@@ -129,6 +140,8 @@ struct RendererReply: RendererMessage {
     var sourceWidth: Int?, sourceHeight: Int?
     /// `EncodedImage.damage`.
     var damage: String?
+    /// `EncodedImage.chosen`.
+    var chosen: EncodingChoice?
     var status: RendererStatus?
 
     init() {}
@@ -145,6 +158,8 @@ struct RendererReply: RendererMessage {
         fields.set("source-width", sourceWidth)
         fields.set("source-height", sourceHeight)
         fields.set("damage", damage)
+        fields.set("chosen-quality", chosen?.quality)
+        fields.set("chosen-distance", chosen?.distance)
         if let status {
             fields.set("process", status.process)
             fields.set("version", status.version)
@@ -170,6 +185,9 @@ struct RendererReply: RendererMessage {
         notes = fields.all("note")
         (sourceWidth, sourceHeight) = (fields.value("source-width"), fields.value("source-height"))
         damage = fields["damage"]
+        if let quality = fields.value("chosen-quality", as: Int.self), let distance = fields.value("chosen-distance", as: Double.self) {
+            chosen = EncodingChoice(quality: quality, distance: distance)
+        }
         if let process = fields.value("process", as: Int32.self) {
             status = RendererStatus(process: process, version: fields["version"] ?? "?", uptime: fields.value("uptime") ?? 0,
                                     renderings: fields.value("renderings") ?? 0, active: fields.value("active") ?? 0,

@@ -211,6 +211,7 @@ public final class RendererServer: Sendable {
             reply.notes = image.notes
             (reply.sourceWidth, reply.sourceHeight) = (image.sourceSize?.width, image.sourceSize?.height)
             reply.damage = image.damage
+            reply.chosen = image.chosen
             return (reply, image.data)
         } catch {
             reply.failure = error.rendererFailure

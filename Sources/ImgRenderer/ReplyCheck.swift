@@ -11,6 +11,9 @@ enum ReplyCheck {
     static func problem(_ body: Data, reply: RendererReply, job: RenderJob) -> String? {
         guard let format = reply.format else { return "no format" }
         if let asked = job.encoding.format, asked != format { return "\(format.rawValue) where \(asked.rawValue) was asked for" }
+        if let listed = job.encoding.candidateFormats, !listed.contains(format) {
+            return "\(format.rawValue) where one of \(listed.map(\.rawValue).joined(separator: ", ")) was asked for"
+        }
         guard let found = ImageFormat.sniff(body), found == format else {
             return "\(ImageFormat.sniff(body).map { "a \($0.rawValue) file" } ?? "bytes that are no image") labelled \(format.rawValue)"
         }

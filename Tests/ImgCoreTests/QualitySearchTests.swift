@@ -20,28 +20,47 @@ struct QualitySearchTests {
         #expect(outcome.encodes == encodes && encodes <= QualitySearch.maximumEncodes)
     }
 
-    @Test func noQualityWithinEndsAtTheTopInSixEncodes() throws {
+    @Test(arguments: [nil, 7, 52, 85, 100])
+    func noQualityWithinEndsAtTheTopWithTheStepBelowMeasured(start: Int?) throws {
         var probed: [Int] = []
-        let outcome = try QualitySearch.lowest(within: 0.1) { (quality: Int) throws(ImgError) in
+        let outcome = try QualitySearch.lowest(within: 0.1, startingAt: start) { (quality: Int) throws(ImgError) in
             probed.append(quality)
             return ((), 5)
         }
-        #expect(outcome.quality == 100 && outcome.encodes == 6 && probed.last == 100)
+        #expect(outcome.quality == 100 && outcome.encodes <= 6 && probed.last == 100 && probed.contains(97), "\(probed)")
     }
 
+    /// From every start, on arbitrary distances: at most 6 encodes, none twice, the result within (below 100) and the
+    /// step below it measured outside (above the lowest step).
     @Test(arguments: 0..<20)
     func anyDistancesKeepTheStepBelowOutside(seed: Int) throws {
         var generator = SplitMix(state: UInt64(seed))
         let table = Dictionary(uniqueKeysWithValues: QualitySearch.qualities.map { ($0, Double(generator.next() % 400) / 100) })
-        var seen: [Int: Double] = [:]
-        let outcome = try QualitySearch.lowest(within: 1.5) { (quality: Int) throws(ImgError) in
-            seen[quality] = table[quality]!
-            return ((), table[quality]!)
+        for start in [nil] + QualitySearch.qualities {
+            var seen: [Int: Double] = [:]
+            let outcome = try QualitySearch.lowest(within: 1.5, startingAt: start) { (quality: Int) throws(ImgError) in
+                #expect(seen[quality] == nil, "quality \(quality) encoded twice")
+                seen[quality] = table[quality]!
+                return ((), table[quality]!)
+            }
+            #expect(seen.count <= QualitySearch.maximumEncodes && outcome.encodes == seen.count, "start \(String(describing: start))")
+            if outcome.quality != 100 { #expect(outcome.distance <= 1.5) }
+            let index = try #require(QualitySearch.qualities.firstIndex(of: outcome.quality))
+            if index > 0 { #expect(try #require(seen[QualitySearch.qualities[index - 1]]) > 1.5) }
         }
-        #expect(seen.count <= QualitySearch.maximumEncodes)
-        if outcome.quality != 100 { #expect(outcome.distance <= 1.5) }
-        let index = try #require(QualitySearch.qualities.firstIndex(of: outcome.quality))
-        if index > 0 { #expect(try #require(seen[QualitySearch.qualities[index - 1]]) > 1.5) }
+    }
+
+    /// Monotone distances from every start: the one boundary; 2 encodes when the prediction is the answer (the search
+    /// probes the step below the prediction first, outside, then the prediction).
+    @Test func aStartNextToTheAnswerTakesTwoEncodes() throws {
+        let distance = { (quality: Int) in 10 - Double(quality) / 10 }  // within 1.5 from 85 up
+        for start in [nil] + QualitySearch.qualities {
+            let outcome = try QualitySearch.lowest(within: 1.5, startingAt: start) { (quality: Int) throws(ImgError) in
+                ((), distance(quality))
+            }
+            #expect(outcome.quality == 85 && outcome.encodes <= QualitySearch.maximumEncodes)
+            if start == 85 { #expect(outcome.encodes == 2, "start \(start!)") }
+        }
     }
 
     /// A 200 px thumbnail of a fixture photo, decoded: the processed image a search encodes.
@@ -58,7 +77,7 @@ struct QualitySearchTests {
         let image = try Self.processed(photo)
         let encoding = OutputEncoding(format: format)
         let target = 1.5
-        let outcome = try ImageEncoder.encodeWithin(distance: target, image, encoding: encoding, sourceFormat: .png)
+        let outcome = try AutoEncoder.encodeWithin(distance: target, image, encoding: encoding, sourceFormat: .png)
         let reference = try image.metricPixels()
         func measured(_ data: Data) throws -> Double {
             try ButteraugliDistance.between(reference, try ImageInspection.metricPixels(data))
@@ -72,7 +91,7 @@ struct QualitySearchTests {
             let below = try ImageEncoder.encode(image, encoding: lower, sourceFormat: .png)
             #expect(try measured(below.data) > target, "q=\(outcome.quality)")
         }
-        let again = try ImageEncoder.encodeWithin(distance: target, image, encoding: encoding, sourceFormat: .png)
+        let again = try AutoEncoder.encodeWithin(distance: target, image, encoding: encoding, sourceFormat: .png)
         #expect(again.encoding.data == outcome.encoding.data && again.quality == outcome.quality)
     }
 }

@@ -14,9 +14,9 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let format = Option<String>("format", value: "FORMAT", parser: .text, for: .fetchLike,
-                         choices: ImageFormat.writable.map(\.rawValue),
-                         help: "jpeg, png, webp, avif, heic, gif, tiff or jxl",
+    static let format = Option<String>("format", value: "FORMAT|auto[:LIST]", parser: .text, for: .fetchLike,
+                         choices: ImageFormat.writable.map(\.rawValue) + ["auto"],
+                         help: "jpeg, png, webp, avif, heic, gif, tiff, jxl or auto",
                          man: #"""
             Output format:
             .BR jpeg ,
@@ -43,14 +43,99 @@ extension Options {
             .BR .tiff ,
             .BR .jxl ),
             else the source's format.
+            .IP
+            .B auto
+            encodes the image in each format of
+            .I LIST
+            (formats separated by commas, from
+            .BR avif ,
+            .BR webp ,
+            .BR jxl ,
+            .B heic
+            and
+            .BR jpeg ;
+            default
+            .BR avif,webp,jpeg )
+            at its
+            .B \-\-quality auto
+            quality (the distance
+            .B \-\-quality auto:\fIDISTANCE\fR
+            gives, else 1.1) and keeps the smallest result; an equal size goes to the
+            first of avif, webp, jxl, heic, jpeg, the order they are tried in, whatever
+            the order of
+            .IR LIST .
+            A format is given up as soon as one of its results at a lower quality
+            than it could end at is already no smaller than the best so far.
+            When the processed image has pixels that are not fully opaque, only the
+            formats of the list that keep transparency compete (all of them, flattened
+            onto
+            .BR \-\-background ,
+            when none does); for an animation, only those that animate
+            .RB ( webp ).
+            The variant key names the list and the distance, not the format chosen;
+            the choice is stored with the variant, so a cache hit needs no search.
+            Names made by
+            .B \-O
+            get the chosen format's extension;
+            .B \-o
+            .I FILE
+            with an extension is a usage error (exit 2), and so are
+            .B \-\-quality
+            .I N
+            and
+            .BR \-\-lossless .
+            .B \-v
+            and
+            .B \-\-json
+            report the format, quality and distance chosen.
             """#)
-    static let quality = Option<String>("quality", value: "N", parser: .text, for: .fetchLike, help: "quality from 1 to 100 (JPEG 85, WebP 80)",
+    static let quality = Option<String>("quality", value: "N|auto[:DISTANCE]", parser: .text, for: .fetchLike,
+                         choices: ["auto"], help: "1 to 100 (JPEG 85, WebP 80), or auto",
                          man: #"""
             Quality from 1 to 100, for formats that have one.
             Defaults: JPEG 85, WebP 80, AVIF and HEIC 50, JPEG XL 75.
             PNG, GIF and TIFF have none and ignore it
             .RB ( \-v
             says so).
+            .IP
+            .B auto
+            chooses the lowest quality whose result is within Butteraugli
+            .I DISTANCE
+            (from 0.3 to 10; default 1.1, what
+            .B \-\-quality 85
+            JPEG gives photographs' thumbnails on average) of the processed image
+            before encoding, for JPEG, WebP, AVIF, HEIC and JPEG XL.
+            Butteraugli is libjxl's perceptual distance (about 1 at the threshold of a
+            visible difference), its 3-norm, measured on the output's own pixels
+            (the first frame, transparency flattened onto
+            .BR \-\-background ).
+            The search tries qualities 7, 10, .\|.\|. 100 in at most 6 encodes: it
+            starts at the quality predicted for the format and distance, walks from each
+            result towards the boundary (one step, then doubling), interpolates the
+            distances once the boundary lies between two results, and never tries a
+            quality after which a bisection could no longer finish within the 6.
+            The result was measured within the distance and the step below it outside,
+            unless it is quality 7, or 100 when no quality was within (then its distance
+            is over the target, and
+            .B \-v
+            says so).
+            The choice is deterministic (the same input and options give the same
+            bytes); the variant key names the distance, not the quality chosen, which
+            is stored with the variant, so a cache hit needs no search.
+            .B \-v
+            and
+            .B \-\-json
+            report the quality and the distance measured.
+            With
+            .BR \-\-lossless ,
+            or a format named that has no quality
+            .RB ( \-\-format
+            or the
+            .B \-o
+            extension), it is a usage error (exit 2); a source kept in a format
+            without one (PNG) is encoded as usual, and
+            .B \-v
+            says so.
             """#)
     static let lossless = Flag("lossless", for: .fetchLike, help: "lossless WebP or JPEG XL",
                          man: #"""

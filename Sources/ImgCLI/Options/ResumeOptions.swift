@@ -97,6 +97,14 @@ extension Options {
             with
             .BR \-\-facts ,
             .BR phash ;
+            with
+            .B \-\-quality auto
+            or
+            .BR "\-\-format auto" ,
+            .B quality
+            and
+            .B distance
+            (the quality chosen and the Butteraugli distance measured at it);
             for a near-duplicate,
             .B duplicate_of
             (the earlier line's URL) and, with

@@ -54,6 +54,11 @@ struct BatchItemMaker {
            let asked = requests.template.encoding.format, asked != format {
             throw .usage("the name '\(column)' says \(format.rawValue) but --format says \(asked.rawValue)")
         }
+        if let column = line.second, let format = NameTemplate.format(ofColumn: column),
+           requests.template.encoding.candidateFormats != nil {
+            throw .usage("the name '\(column)' says \(format.rawValue) but --format auto chooses the format: "
+                         + "give the name without an extension")
+        }
         return source
     }
 

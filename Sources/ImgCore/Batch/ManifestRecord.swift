@@ -58,6 +58,9 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     /// The file written; absent for `prefetch`.
     public var path: String?
     public var format: String?
+    /// `--quality auto` and `--format auto`: the quality chosen and the Butteraugli distance measured at it.
+    public var quality: Int?
+    public var distance: Double?
     public var width: Int?
     public var height: Int?
     public var bytes: Int
@@ -78,7 +81,7 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     public var recordedURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case variant, path, format, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of"
+        case variant, path, format, quality, distance, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of"
         case queryDiffers = "query_differs", recordedURL = "recorded_url"
     }
 }
@@ -176,6 +179,7 @@ extension ManifestRecord {
             case .success(let response):
                 let data = response.data
                 outputs.append(ManifestOutput(variant: output.variant, path: output.path, format: data.format?.rawValue,
+                                              quality: data.chosen?.quality, distance: data.chosen?.distance,
                                               width: data.width, height: data.height, bytes: data.bytes.count,
                                               sha256: data.bytes.sha256, key: output.key, source: response.source.rawValue,
                                               phash: data.facts?.phash,

@@ -33,6 +33,8 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     /// The `X-Robots-Tag` headers the original was sent with (a variant's entry copies its original's), one value
     /// per header: empty for none, nil (absent) in an entry written before they were recorded.
     public var robotsTags: [String]?
+    /// The quality and distance `--quality auto` or `--format auto` chose for a variant; nil (absent) otherwise.
+    public var chosen: EncodingChoice?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could

@@ -93,6 +93,8 @@ public struct CachedImage: Sendable {
     /// The `X-Robots-Tag` headers its original was sent with, one value per header (a variant carries its
     /// original's); empty for none, nil when not known (an entry written before they were recorded, a local file).
     public var robotsTags: [String]?
+    /// What `--quality auto` or `--format auto` chose for a variant (stored in its disk entry too); nil otherwise.
+    public var chosen: EncodingChoice?
 
     public init(data: Data, format: ImageFormat?, width: Int? = nil, height: Int? = nil,
                 validators: Validators? = nil, contentType: String? = nil) {

@@ -262,6 +262,7 @@ extension CachedImage {
         checkedAt = entry.checkedAt
         recordedURL = entry.url
         robotsTags = entry.robotsTags
+        chosen = entry.chosen
     }
 }
 
@@ -275,5 +276,6 @@ extension CacheEntryMetadata {
                   lastModified: body.validators?.lastModified, contentType: body.contentType)
         facts = body.facts
         robotsTags = body.robotsTags
+        chosen = body.chosen
     }
 }

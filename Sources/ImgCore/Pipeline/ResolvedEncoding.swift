@@ -1,9 +1,10 @@
 import Foundation
 
 extension ImageRequest {
-    /// Whether the encoding names its format; one that keeps the source's (`format` nil) is resolved first, so that
-    /// a variant's key names the encoding it really has (`-O` and `-o x.jpg` share the entry of a JPEG result).
-    var encodingResolved: Bool { encoding.format != nil }
+    /// Whether the encoding names its format, or the list `--format auto` chooses from; one that keeps the source's
+    /// (`format` nil) is resolved first, so that a variant's key names the encoding it really has (`-O` and `-o x.jpg`
+    /// share the entry of a JPEG result).
+    var encodingResolved: Bool { encoding.format != nil || encoding.candidateFormats != nil }
 
     /// This request with the source's format spelled out: the format the encoder writes for it
     /// (`ImageEncoder.writableFormat`: the source's own, else PNG).

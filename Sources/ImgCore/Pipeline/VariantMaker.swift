@@ -51,6 +51,7 @@ final class VariantMaker: Sendable {
             image.sourceSize = encoded.sourceSize
             image.damage = encoded.damage
             image.facts = encoded.facts
+            image.chosen = encoded.chosen
             image.checkedAt = request.decoding.failOn
             return image
         }

@@ -11,6 +11,12 @@ public struct OutputEncoding: Sendable, Hashable {
     public var background = Color.white
     /// Keep EXIF, XMP and ICC metadata; default false (stripped after conversion to sRGB).
     public var keepMetadata = false
+    /// `--quality auto[:DISTANCE]`: the quality is the lowest whose result is within this Butteraugli distance of the
+    /// processed image (`AutoEncoder`); nil (the default) for `quality` as it is.
+    public var targetDistance: Double?
+    /// `--format auto[:LIST]`: the formats the smallest result is chosen from (each at its `targetDistance`
+    /// quality), in `EncodingChoice.candidateOrder`; `format` is then nil. Nil (the default) for one format.
+    public var candidateFormats: [ImageFormat]?
 
     public init(format: ImageFormat? = nil, quality: Int? = nil) {
         self.format = format
@@ -30,9 +36,23 @@ public struct OutputEncoding: Sendable, Hashable {
 
     /// The canonical spelling for the variant key, e.g. `webp(q=80)` or `source(bg=#000000)`:
     /// everything that changes the bytes, defaults spelled out, nothing that doesn't.
+    /// A searched quality is named by its target (`q=auto:1.1`) and a chosen format by its list
+    /// (`auto:avif+webp+jpeg`), never by what they turned out to be; both name the background, which the metric
+    /// flattens transparency onto.
     public func identifier(decoding: DecodeOptions = DecodeOptions()) -> String {
         var parts: [String] = []
-        if let format {
+        if let candidateFormats {
+            let names = candidateFormats.map(\.rawValue).joined(separator: "+")
+            parts.append("q=auto:\(EncodingChoice.spelling(targetDistance ?? EncodingChoice.defaultDistance))")
+            parts.append("bg=\(background)")
+            if keepMetadata { parts.append("keep-metadata") }
+            return "auto:\(names)(\(parts.joined(separator: ",")))" + decoding.identifierSuffix
+        }
+        if let targetDistance, !(lossless && (format == .webp || format == .jxl)),
+           format.map({ OutputEncoding.defaultQuality(of: $0) != nil }) ?? true {
+            parts.append("q=auto:\(EncodingChoice.spelling(targetDistance))")
+            parts.append("bg=\(background)")
+        } else if let format {
             if lossless, format == .webp || format == .jxl {
                 parts.append("lossless")
             } else if let defaultQuality = OutputEncoding.defaultQuality(of: format) {
@@ -55,8 +75,8 @@ public struct OutputEncoding: Sendable, Hashable {
         guard let format else { return [] }
         let hasLossless = format == .webp || format == .jxl
         var notes: [String] = []
-        if let _ = quality, OutputEncoding.defaultQuality(of: format) == nil {
-            notes.append("\(format.rawValue) has no quality setting: --quality ignored")
+        if quality != nil || targetDistance != nil, OutputEncoding.defaultQuality(of: format) == nil {
+            notes.append("\(format.rawValue) has no quality setting: --quality\(quality == nil ? " auto" : "") ignored")
         } else if quality != nil, lossless, hasLossless {
             notes.append("lossless \(format.rawValue) has no quality setting: --quality ignored")
         }

@@ -20,6 +20,8 @@ public struct EncodedImage: Sendable {
     /// The libvips threads the encoder computed the pixels on when the rendering limited them
     /// (`DecodedImage.limitingThreads`, read back from the image it wrote); nil (the default) for libvips' own number.
     public var pixelThreads: Int?
+    /// What `--quality auto` or `--format auto` chose (`AutoEncoder`); nil (the default) for a quality as given.
+    public var chosen: EncodingChoice?
 
     /// No notes and no source size by default.
     public init(data: Data, format: ImageFormat, width: Int, height: Int, frames: Int, notes: [String] = []) {

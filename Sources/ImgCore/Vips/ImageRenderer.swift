@@ -86,7 +86,7 @@ public enum ImageRenderer {
             image = try image.derive("facts: processed image in memory") { imgf_copy_memory($0, $1) }
             imageFacts = ImageFacts(pixels: try image.factPixels(), blurhashComponents: (facts.blurhashX, facts.blurhashY))
         }
-        var encoded = try ImageEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
+        var encoded = try AutoEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
         encoded.facts = imageFacts
         encoded.sourceSize = (header.width, header.frameHeight)
         if let damage = header.damage {
