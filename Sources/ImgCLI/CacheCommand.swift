@@ -5,7 +5,8 @@ import ImgCore
 /// Summaries go to stdout (nothing with `-q`); errors are one line on stderr with the documented exit code
 /// (2 usage, 7 local I/O or an unsafe directory, 8 damaged entries found by verify).
 enum CacheCommand {
-    static let subcommands = ["inspect", "clean-expired", "prune", "clear", "remove", "verify", "config"]
+    /// Its subcommands, as `CommandName` lists them.
+    static var subcommands: [String] { CommandName.subcommands(of: CommandName.cacheInspect.word) }
 
     static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String]) -> Int32 {
         do throws(ImgError) {
@@ -20,7 +21,7 @@ enum CacheCommand {
         guard let subcommand = words.first else {
             throw .usage("cache needs a command: \(subcommands.joined(separator: ", "))")
         }
-        guard subcommands.contains(subcommand) else {
+        guard let command = CommandName(word: CommandName.cacheInspect.word, subcommand: subcommand) else {
             let meant = CommandName.nearest(to: subcommand, among: subcommands)
             throw .usage("unknown cache command '\(subcommand)'"
                          + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
@@ -34,8 +35,8 @@ enum CacheCommand {
                                         json: arguments[Options.json], command: "cache \(subcommand)")
         let dryRun = arguments[Options.dryRun]
 
-        switch subcommand {
-        case "inspect":
+        switch command {
+        case .cacheInspect:
             guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
             var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
             if arguments[Options.all] { limit = nil }
@@ -54,7 +55,7 @@ enum CacheCommand {
             }
             return 0
 
-        case "clean-expired":
+        case .cacheCleanExpired:
             try noArguments(rest, subcommand)
             let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
             guard let root else { return try output.nothing(dryRun) }
@@ -62,7 +63,7 @@ enum CacheCommand {
                                                       listingPaths: output.listsPaths)
             return try output.report(report, dryRun: dryRun)
 
-        case "prune":
+        case .cachePrune:
             try noArguments(rest, subcommand)
             let settings = try settings(arguments, root: root, environment: environment)
             guard let limit = settings.sizeLimit else {
@@ -73,12 +74,12 @@ enum CacheCommand {
             let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
             return try output.report(report, dryRun: dryRun, limit: limit)
 
-        case "clear":
+        case .cacheClear:
             try noArguments(rest, subcommand)
             guard let root else { return try output.nothing(dryRun) }
             return try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun), dryRun: dryRun)
 
-        case "remove":
+        case .cacheRemove:
             guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
             let query = try settings(arguments, root: root, environment: environment).query
             let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: try arguments[Options.cacheKey])
@@ -86,7 +87,7 @@ enum CacheCommand {
             return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun),
                                      dryRun: dryRun)
 
-        case "verify":
+        case .cacheVerify:
             try noArguments(rest, subcommand)
             let repair = arguments[Options.repair]
             let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
@@ -101,7 +102,7 @@ enum CacheCommand {
             }
             return 0
 
-        default: // config
+        default: // .cacheConfig
             if !rest.isEmpty {
                 let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
                 guard let opened = made else { throw .io("cannot open \(directory)") }

@@ -5,15 +5,10 @@ enum ListSettings {
     /// The layout the options give; the column options with a plain list are a usage error.
     static func layout(_ arguments: ScannedArguments, inputs: [BatchInput]) throws(ImgError) -> ListLayout {
         var layout = ListLayout()
-        if let text = try arguments[Options.inputFormat] {
-            guard let format = ListFormat(rawValue: text) else {
-                throw .usage("bad --input-format '\(text)': expected auto, lines, csv, tsv or jsonl")
-            }
-            layout.format = format
-        }
-        for option in ["url-column", "name-column"] {
-            if let name = arguments.value(option), name.trimmingCharacters(in: .whitespaces).isEmpty {
-                throw .usage("bad --\(option) '\(name)': expected a column's name")
+        if let format = try arguments[Options.inputFormat] { layout.format = format }
+        for option in [Options.urlColumn, Options.nameColumn] {
+            if let name = try arguments[option], name.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw .usage("bad --\(option.long) '\(name)': expected a column's name")
             }
         }
         if let name = try arguments[Options.urlColumn] { layout.urlColumn = name }

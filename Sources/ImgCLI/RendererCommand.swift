@@ -5,11 +5,13 @@ import ImgRenderer
 /// `imgfetch renderer serve|start|stop|status`: the warm renderer that keeps libvips loaded for one-off commands
 /// (opt-in: nothing starts it unless asked).
 enum RendererCommand {
-    static let subcommands = ["serve", "start", "stop", "status"]
+    /// Its subcommands, as `CommandName` lists them.
+    static var subcommands: [String] { CommandName.subcommands(of: CommandName.rendererServe.word) }
 
     static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String]) -> Int32 {
         do throws(ImgError) {
-            guard words.count == 1, let subcommand = words.first, subcommands.contains(subcommand) else {
+            guard words.count == 1, let subcommand = words.first,
+                  let command = CommandName(word: CommandName.rendererServe.word, subcommand: subcommand) else {
                 if words.count == 1, let meant = CommandName.nearest(to: words[0], among: subcommands) {
                     throw .usage("unknown renderer command '\(words[0])'; did you mean '\(meant)'?")
                 }
@@ -18,14 +20,14 @@ enum RendererCommand {
             let settings = try RendererSettings(arguments, environment: environment)
             let client = RendererClient(address: settings.address)
             let quiet = arguments[Options.quiet]
-            switch subcommand {
-            case "serve":
+            switch command {
+            case .rendererServe:
                 let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
                 // SIGTERM (systemctl stop) and SIGINT end it as `renderer stop` does: its socket file goes with it.
                 let watchers = SignalWatcher.watch { _ in server.stop() }
                 defer { watchers.forEach { $0.cancel() } }
                 if try !server.serve(), !quiet { try Reporter.printLine("a renderer is already running at \(settings.address)") }
-            case "start":
+            case .rendererStart:
                 try client.checkDirectory(create: true)
                 if client.isRunning() {
                     let process = client.status().map { "pid \($0.process)" } ?? "not answering"
@@ -35,7 +37,7 @@ enum RendererCommand {
                 } else {
                     throw .internalFailure("cannot start the renderer")
                 }
-            case "stop":
+            case .rendererStop:
                 try client.checkDirectory()
                 let stopped = client.stop()
                 if !quiet {
@@ -54,7 +56,7 @@ enum RendererCommand {
                     throw .internalFailure("still stopping after 10 s: pid "
                                            + running.map(String.init).joined(separator: ", ") + " ('renderer status' says when it ends)")
                 }
-            default:
+            default: // .rendererStatus
                 try client.checkDirectory()
                 let sightings = client.survey()
                 if arguments[Options.json] {

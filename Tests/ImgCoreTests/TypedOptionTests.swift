@@ -92,4 +92,19 @@ struct TypedOptionTests {
         #expect(settings.configuration.network.timeout == Options.timeout.defaultValue)
         #expect(settings.template.decoding.maxFrames == Options.maxFrames.defaultValue)
     }
+
+    @Test func completionsOfferTheDeclaredChoices() throws {
+        #expect(Options.inputFormat.definition.choices == ListFormat.allCases.map(\.rawValue))
+        #expect(Options.renderer.definition.choices == ["auto", "off"])
+        let fish = CompletionWriter.fish()
+        #expect(fish.contains("-l input-format -r -f -a 'auto lines csv tsv jsonl'"), "\(fish)")
+        #expect(try arguments(["--input-format", "tsv"])[Options.inputFormat] == .tsv)
+        // A value syntax that is a list of words is offered only through a declaration's choices.
+        for option in OptionCatalog.all where !option.isHidden {
+            guard let value = option.value, value.contains("|"), !value.contains(where: \.isUppercase) else { continue }
+            #expect(option.choices != nil, "--\(option.long) \(value) declares no choices")
+        }
+    }
+
+    private func arguments(_ words: [String]) throws(ImgError) -> ScannedArguments { try Self.scan(words) }
 }

@@ -20,6 +20,9 @@ enum CommandName: String, CaseIterable, Sendable {
         return allCases.map(\.word).filter { seen.insert($0).inserted }
     }
 
+    /// The first words that name a command only with a subcommand (`cache`, `renderer`).
+    static var multiWord: [String] { words.filter { !subcommands(of: $0).isEmpty } }
+
     /// The subcommands of a first word (`prune`, `clear`, ... for `cache`); empty for a one-word command.
     static func subcommands(of word: String) -> [String] { allCases.filter { $0.word == word }.compactMap(\.subcommand) }
 

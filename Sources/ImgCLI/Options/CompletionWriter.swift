@@ -38,13 +38,9 @@ enum CompletionWriter {
             (OptionCatalog.named(name).map(names) ?? ["--" + name], options.filter { $0.needed(by: command) == name })
         }
     }
-    /// `auto|off` gives `auto off`; a value without listed choices gives nil (file names are offered).
-    private static func choices(_ option: OptionDefinition) -> [String]? {
-        if let choices = option.choices { return choices }
-        guard let value = option.value, value.contains("|"), !value.contains(where: \.isUppercase) else { return nil }
-        return value.split(separator: "|").map(String.init)
-    }
-    private static var multiWord: [String] { ["cache", "renderer"] }
+    /// The words its declaration offers (its parser's choices, `auto off`); nil: file names are offered.
+    private static func choices(_ option: OptionDefinition) -> [String]? { option.choices }
+    private static var multiWord: [String] { CommandName.multiWord }
 
     // MARK: bash
 
@@ -58,7 +54,7 @@ enum CompletionWriter {
             return arm + " ;;"
         }
         var arms = commands.map { arm("\"\($0.rawValue)\"", $0) }
-        arms.append("        cache|renderer) options=\"\(visible.filter(\.isGlobal).map { "--" + $0.long }.joined(separator: " "))\" ;;")
+        arms.append("        \(multiWord.joined(separator: "|"))) options=\"\(visible.filter(\.isGlobal).map { "--" + $0.long }.joined(separator: " "))\" ;;")
         arms.append(arm("*", .fetch))
         let choiceArms = visible.compactMap { option -> String? in
             guard let words = choices(option) else { return nil }
@@ -132,7 +128,7 @@ enum CompletionWriter {
 
     static func zsh() -> String {
         var arms = commands.map { zshArm(zshQuoted($0.rawValue), $0) }
-        arms.append("    (cache|renderer) entries=(\(zshEntries(visible.filter(\.isGlobal)))) ;;")
+        arms.append("    (\(multiWord.joined(separator: "|"))) entries=(\(zshEntries(visible.filter(\.isGlobal)))) ;;")
         arms.append(zshArm("*", .fetch))
         let choiceArms = visible.compactMap { option -> String? in
             guard let words = choices(option) else { return nil }

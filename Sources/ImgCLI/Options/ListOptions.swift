@@ -10,7 +10,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let inputFormat = Option<String>("input-format", value: "auto|lines|csv|tsv|jsonl", parser: .text, shownDefault: "auto", for: .batchLike,
+    static let inputFormat = Option<ListFormat>("input-format", value: "auto|lines|csv|tsv|jsonl", parser: .choice(["auto": .auto, "lines": .lines, "csv": .csv, "tsv": .tsv, "jsonl": .jsonl]), default: ListLayout().format, statesDefault: false, for: .batchLike,
                          help: "how the list is written",
                          man: #"""
             How the list

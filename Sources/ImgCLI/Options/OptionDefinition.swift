@@ -28,8 +28,8 @@ struct OptionDefinition: Sendable {
     let isHidden: Bool
     /// For some of its commands, another option it is taken only with; nil for none.
     let needs: OptionNeed?
-    /// The words the shell completions offer for its value (`jpeg png ...` for `--format`); nil: those listed in
-    /// `value` when it is a list of literal words (`auto|off`), else file names.
+    /// The words the shell completions offer for its value (`jpeg png ...` for `--format`, a typed option's
+    /// parser's choices: `auto off`); nil: file names.
     let choices: [String]?
     /// The man page's last line for it is "Default: X." made from `defaultValue` (the man text does not word it).
     let statesDefault: Bool
