@@ -153,7 +153,8 @@ static void note_message(j_common_ptr common, int level) {
 }
 static void ignore_output(j_common_ptr cinfo) { (void)cinfo; }
 
-int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, int64_t offset, int *rows, int *height) {
+int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, int64_t offset, long max_memory,
+                   int *rows, int *height) {
     *rows = 0;
     *height = 0;
     if (!look_up_jpeg()) return -1;
@@ -175,6 +176,8 @@ int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, i
         goto done;
     }
     jpeg.create(&cinfo, JPEG_LIB_VERSION, sizeof cinfo);
+    /* Over this, libjpeg asks for backing store, which this build has none of: an error, not an allocation. */
+    if (max_memory > 0) cinfo.mem->max_memory_to_use = max_memory;
     source->memory = memory;
     source->length = length;
     source->descriptor = descriptor;

@@ -13,17 +13,8 @@ struct ResourceBoundsTests {
         work = try TemporaryDirectory()
     }
 
-    /// Runs imgfetch under a Python parent: exit status, peak RSS in KiB and stderr.
     func measured(_ arguments: [String]) throws -> (status: Int, peakKiB: Int, stderr: String) {
-        let result = try Imgfetch.run(["-c", """
-            import resource, subprocess, sys
-            r = subprocess.run(sys.argv[1:], stderr=subprocess.PIPE)
-            sys.stderr.write(r.stderr.decode())
-            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
-            """, Paths.binary] + arguments, program: "/usr/bin/env", prefix: ["python3"])
-        let fields = result.stdoutText.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard fields.count == 2 else { throw TestFailure("no measurement: \(result.stdoutText) \(result.stderr)") }
-        return (fields[1], fields[0], result.stderr)
+        try Imgfetch.measured(arguments)
     }
 
     /// A 9999×9999 progressive JPEG of 0.6 MB took 346 MB to thumbnail (libjpeg keeps every coefficient); a

@@ -8,11 +8,13 @@ import Foundation
 /// tolerate it. The bytes are read through a `ByteReader`, a window at a time for a file.
 enum IntegrityCheck {
     /// The worst damage found, or nil when the pixel data is all there (other formats: always nil). `reader`
-    /// reads `input` (by default through `input.reader()`; tests give one with tiny windows).
-    static func damage(in input: VipsInput, format: ImageFormat, reader: ByteReader? = nil) -> DataDamage? {
+    /// reads `input` (by default through `input.reader()`; tests give one with tiny windows). `memoryLimit`
+    /// bounds what libjpeg may allocate for a JPEG's check (default: no bound of ours).
+    static func damage(in input: VipsInput, format: ImageFormat, reader: ByteReader? = nil,
+                       memoryLimit: Int64 = 0) -> DataDamage? {
         let bytes = reader ?? input.reader()
         return switch format {
-        case .jpeg: JPEGCheck.damage(in: input, reader: bytes)
+        case .jpeg: JPEGCheck.damage(in: input, reader: bytes, memoryLimit: memoryLimit)
         case .png: PNGCheck.damage(in: bytes)
         case .gif: GIFCheck.damage(in: bytes)
         case .webp: webpDamage(in: bytes)

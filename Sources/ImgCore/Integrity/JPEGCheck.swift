@@ -4,20 +4,27 @@ import Foundation
 /// JPEG: truncated when the entropy-coded data of the last scan ends before the image's last MCU row, as libjpeg's
 /// "Premature end of JPEG file" with rows missing. A missing end-of-image marker after complete data is not.
 enum JPEGCheck {
-    static func damage(in input: VipsInput, reader: ByteReader) -> DataDamage? {
+    /// `memoryLimit` (bytes, 0 for none) is libjpeg's `max_memory_to_use` for the check, with room for libjpeg's
+    /// own tables on top (`slack`): a check that would need more gives no verdict (the decode-memory limit judged
+    /// the header before).
+    static func damage(in input: VipsInput, reader: ByteReader, memoryLimit: Int64 = 0) -> DataDamage? {
         // The usual case costs one pass of memchr: an end-of-image marker after the last scan means nothing is cut.
         if hasEndAfterLastScan(reader) { return nil }
         var rows: Int32 = 0, height: Int32 = 0
+        let limit = memoryLimit > 0 ? Int(clamping: memoryLimit.saturatingAdding(slack)) : 0
         let result: Int32 = switch input {
         case .buffer(let bytes):
-            imgf_jpeg_rows(bytes.pointer.assumingMemoryBound(to: UInt8.self), bytes.count, -1, 0, &rows, &height)
+            imgf_jpeg_rows(bytes.pointer.assumingMemoryBound(to: UInt8.self), bytes.count, -1, 0, limit, &rows, &height)
         case .region(let region):
-            imgf_jpeg_rows(nil, region.count, region.descriptor, region.offset, &rows, &height)
+            imgf_jpeg_rows(nil, region.count, region.descriptor, region.offset, limit, &rows, &height)
         }
         guard result == 1 else { return nil }
         return height > 0 ? .truncated(row: Int(rows), of: Int(height))
             : DataDamage(severity: .truncated, message: "truncated: the file ends inside the JPEG header (\(input.count) bytes)")
     }
+
+    /// What libjpeg may allocate beyond the decode-memory limit for its tables and buffers: 16 MiB.
+    static let slack: Int64 = 16 << 20
 
     /// Whether the last start-of-scan marker (FF DA) is followed by an end-of-image marker (FF D9). Inside
     /// entropy-coded data FF is always followed by 00 or a restart marker, so FF D9 can't appear by accident.

@@ -82,7 +82,9 @@ enum ImageDecoder {
         let format = sniffed
         var damage: DataDamage?
         if let format {
-            damage = earlier.map(\.damage) ?? IntegrityCheck.damage(in: input, format: format)
+            if earlier == nil { try judgeDeclaredSize(input, loader: loader, format: format, options: options) }
+            damage = earlier.map(\.damage)
+                ?? IntegrityCheck.damage(in: input, format: format, memoryLimit: options.maxDecodeMemory)
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
         if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()) {
@@ -122,6 +124,17 @@ enum ImageDecoder {
         header.allFramesOpened = allFrames && !pagesDiffer
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
         return try withinLimits(header, options: options, estimatingFrom: input)
+    }
+
+    /// Judges the size a JPEG's frame header declares against `options`' pixel and decode-memory limits before
+    /// the integrity check reads its data (libjpeg allocates a progressive JPEG's coefficients for the whole
+    /// declared image first): a header over a limit is refused before any decoding. Other formats are judged
+    /// once their header is opened.
+    private static func judgeDeclaredSize(_ input: VipsInput, loader: String, format: ImageFormat,
+                                          options: DecodeOptions) throws(ImgError) {
+        guard format == .jpeg, let frame = JPEGMarkers.header(input.reader()) else { return }
+        let declared = Header(loader: loader, format: format, width: frame.width, frameHeight: frame.height, frames: 1)
+        _ = try withinLimits(declared, options: options, estimatingFrom: input)
     }
 
     /// `header` if its frames, pixels and decode memory are within `options`' limits; the first one over throws.

@@ -34,6 +34,20 @@ enum Imgfetch {
                              stderr: String(decoding: try errors.collect(), as: UTF8.self))
     }
 
+    /// Runs `imgfetch ARGUMENTS` under a Python parent: exit status, peak RSS in KiB (the child's own, from
+    /// `getrusage(RUSAGE_CHILDREN)` in a parent that has no other child) and stderr.
+    static func measured(_ arguments: [String]) throws -> (status: Int, peakKiB: Int, stderr: String) {
+        let result = try run(["-c", """
+            import resource, subprocess, sys
+            r = subprocess.run(sys.argv[1:], stderr=subprocess.PIPE)
+            sys.stderr.write(r.stderr.decode())
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
+            """, Paths.binary] + arguments, program: "/usr/bin/env", prefix: ["python3"])
+        let fields = result.stdoutText.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard fields.count == 2 else { throw TestFailure("no measurement: \(result.stdoutText) \(result.stderr)") }
+        return (fields[1], fields[0], result.stderr)
+    }
+
     /// Starts `imgfetch ARGUMENTS` without waiting, its standard output and error on /dev/null (standard output to
     /// the file `output` when given, created empty; standard error to `errors` when given), with the test
     /// environment and `extra` over it.
