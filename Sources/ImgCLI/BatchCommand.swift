@@ -40,6 +40,7 @@ enum BatchCommand {
             options.sizeFilter = try FilterSettings.sizeFilter(arguments)
             settings.template.robotsTags = try OptOutSettings.robotsTagRule(
                 arguments, userAgent: settings.configuration.network.userAgent, webDataset: false)
+            options.robotsTxt = arguments[Options.robotsTxt]
             options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
                 try OutputWriter.prepareDirectory(directory)
             }

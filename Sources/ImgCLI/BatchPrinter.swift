@@ -30,6 +30,7 @@ final class BatchPrinter: Sendable {
         var skipped: Int
         var filtered: Int?
         var optedOut: Int?
+        var robotsDisallowed: Int?
         var written: Int
         var ms: Int
         var signal: Int32?
@@ -93,7 +94,8 @@ final class BatchPrinter: Sendable {
         emit(record)
     }
 
-    /// A line its site refused: `-v` says why, `--json` has its status (`opted_out`), the reason and the directive.
+    /// A line its site refused: `-v` says why, `--json` has its status (`opted_out`, `robots_disallowed`), the reason
+    /// and the directive or rule.
     private func printRefusal(_ refusal: SiteRefusal, of item: BatchItem) {
         let input = URLCredentials.maskingPassword(in: item.input)
         reporter.info("\(input): \(refusal.status.replacingOccurrences(of: "_", with: " ")), not written: \(refusal.reason)")
@@ -101,6 +103,7 @@ final class BatchPrinter: Sendable {
         var record = Reporter.Record(input: input, status: refusal.status, ms: 0, url: input)
         record.reason = refusal.reason
         record.directive = refusal.directive
+        record.rule = refusal.rule
         record.columns = item.columns
         emit(record)
     }
@@ -149,7 +152,9 @@ final class BatchPrinter: Sendable {
             emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,
                                         failed: progress.failed, skipped: progress.skipped,
                                filtered: progress.filtered > 0 ? progress.filtered : nil,
-                               optedOut: progress.optedOut > 0 ? progress.optedOut : nil, written: summary.written,
+                               optedOut: progress.optedOut > 0 ? progress.optedOut : nil,
+                               robotsDisallowed: progress.robotsDisallowed > 0 ? progress.robotsDisallowed : nil,
+                               written: summary.written,
                                         ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal,
                                         redone: progress.redone.isEmpty ? nil : progress.redoneCount))
             return
@@ -159,6 +164,7 @@ final class BatchPrinter: Sendable {
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
         if progress.filtered > 0 { line += ", \(progress.filtered) filtered" }
         if progress.optedOut > 0 { line += ", \(progress.optedOut) opted out" }
+        if progress.robotsDisallowed > 0 { line += ", \(progress.robotsDisallowed) disallowed by robots.txt" }
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         if !progress.redone.isEmpty { line += ", \(progress.redoneCount) done again (\(Self.reasons(progress.redone)))" }
         line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "

@@ -56,6 +56,7 @@ struct BatchRecords: Sendable {
                                      shard: shard.map { "\($0.index)/\($0.count)" }, ms: Int(progress.elapsed * 1000))
         if progress.filtered > 0 { record.filtered = progress.filtered }
         if progress.optedOut > 0 { record.optedOut = progress.optedOut }
+        if progress.robotsDisallowed > 0 { record.robotsDisallowed = progress.robotsDisallowed }
         if previous?.mode == .resume { record.redone = progress.redoneCount }
         writer.write(record)
     }

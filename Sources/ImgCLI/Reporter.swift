@@ -39,10 +39,12 @@ struct Reporter: Sendable {
         /// query served it (the key drops the query).
         var queryDiffers: Bool?
         var recordedURL: String?
-        /// `batch`: why a line was `filtered` or `opted_out`.
+        /// `batch`: why a line was `filtered`, `opted_out` or `robots_disallowed`.
         var reason: String?
         /// `batch`: the `X-Robots-Tag` directive that opted a line out.
         var directive: String?
+        /// `batch --robots-txt`: the robots.txt rule that disallowed a line.
+        var rule: String?
         /// `batch --keep-columns`: the row's kept columns.
         var columns: [String: ColumnValue]?
 

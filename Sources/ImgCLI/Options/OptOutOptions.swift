@@ -5,6 +5,7 @@ extension OptionCatalog {
         Options.minSize,
         Options.maxAspectRatio,
         Options.disallowRobotsTags,
+        Options.robotsTxt,
     ])
 }
 
@@ -69,5 +70,43 @@ extension Options {
             already in the cache (from a run without this option) records its original's headers and is judged by
             them with no request (one cached before they were recorded is fetched again).
             Default: none.
+            """#)
+    static let robotsTxt = Flag("robots-txt", for: .batchLike, help: "fetch nothing a host's robots.txt disallows",
+                         man: #"""
+            Before a line's URL is asked for, read its host's
+            .B /robots.txt
+            (one per scheme, host and port, fetched once a run however many workers ask, with the same rules as an
+            image for each redirect and at most 5 redirects) as RFC 9309 says: the groups for the product token
+            of
+            .B \-\-user\-agent
+            .RB ( imgfetch
+            by default; several are merged), else those for
+            .BR * ;
+            the longest matching
+            .BR Allow " or " Disallow
+            rule wins,
+            .B Allow
+            a tie;
+            .B *
+            matches any characters and a final
+            .B $
+            the end of the path and query; percent-encoding is normalised before comparing.
+            A line it disallows is not requested: it is recorded with status
+            .BR robots_disallowed ,
+            the
+            .B rule
+            and a
+            .BR reason ,
+            counted apart from
+            .BR ok " and " failed ,
+            and does not change the exit status.
+            A 4xx answer (no robots.txt) allows everything; a 5xx, a 429 or a failed connection disallows the
+            whole host for the run; more than 5 redirects allows everything.
+            What it said is kept in the disk cache (its own entry per host) for the cache's TTL, at most 24 hours;
+            a failure is not kept. With
+            .BR \-\-only\-from\-cache ,
+            a host whose robots.txt is not cached fails its lines as not cached.
+            Redirects of an image itself are not judged again.
+            Default: off.
             """#)
 }

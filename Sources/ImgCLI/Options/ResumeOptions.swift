@@ -58,7 +58,13 @@ extension Options {
             (see
             .BR \-\-disallow\-robots\-tags ,
             with the
-            .BR directive )),
+            .BR directive )
+            or
+            .B robots_disallowed
+            (see
+            .BR \-\-robots\-txt ,
+            with the
+            .BR rule )),
             for a failure
             .B error
             .RB ( class ,
@@ -121,7 +127,7 @@ extension Options {
             .BR ms ,
             and
             .B reason
-            for a line skipped, filtered, opted out, done earlier, or done again by
+            for a line skipped, filtered, opted out, disallowed by robots.txt, done earlier, or done again by
             .B \-\-resume
             .RB ( "done again: output size differs" ).
             The last line is a summary:
@@ -133,7 +139,7 @@ extension Options {
             .BR failed_transient ,
             .BR skipped ,
             .BR done_earlier ,
-            .BR filtered " and " opted_out
+            .BR filtered ", " opted_out " and " robots_disallowed
             (when some line was),
             .B redone
             (with

@@ -72,6 +72,9 @@ public struct BatchOptions: Sendable {
     public var listLayout = ListLayout()
     /// Originals whose size is outside it are `filtered` (`--min-size`, `--max-aspect-ratio`); default none.
     public var sizeFilter = SizeFilter()
+    /// Judge each URL by its host's robots.txt before asking for it (`--robots-txt`): a disallowed one is
+    /// `robots_disallowed`, never requested; default false.
+    public var robotsTxt = false
 
     public init() {}
 

@@ -23,6 +23,22 @@ struct BatchOutputMaker: Sendable {
         return outputs
     }
 
+    /// With `BatchOptions.robotsTxt`, the report of a remote line its host's robots.txt disallows (nothing
+    /// requested), or of the failure to learn what it says; nil for a line it allows.
+    func robotsReport(_ item: BatchItem, source: ImageSource) -> BatchItemReport? {
+        guard options.robotsTxt, case .remote(let url) = source else { return nil }
+        do throws(ImgError) {
+            guard let verdict = try pipeline.robots.verdict(for: url) else { return nil }
+            var report = BatchItemReport(item: item, outputs: [])
+            report.refusal = .robotsTxt(verdict)
+            return report
+        } catch {
+            return BatchItemReport(item: item, outputs: requests.positions.map {
+                BatchOutput(variant: $0?.name, result: .failure(error), milliseconds: 0)
+            })
+        }
+    }
+
     /// The report of a line its site refused or its size filtered, its staged outputs discarded; nil for another.
     func declined(_ item: BatchItem, outputs: [BatchOutput], source: ImageSource) -> BatchItemReport? {
         for case .failure(.siteRefusal(let refusal)) in outputs.map(\.result) {

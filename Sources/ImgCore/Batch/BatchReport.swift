@@ -58,6 +58,8 @@ public struct BatchProgress: Sendable {
     public var filtered = 0
     /// Items whose response's `X-Robots-Tag` opted them out (`ImageRequest.robotsTags`).
     public var optedOut = 0
+    /// Items their host's robots.txt disallows (`BatchOptions.robotsTxt`), never requested.
+    public var robotsDisallowed = 0
     public var failed = 0
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
@@ -84,7 +86,7 @@ public struct BatchSummary: Sendable {
     /// Output files written.
     public var written = 0
     /// Items whose outputs all succeeded (filtered and refused ones not counted).
-    public var succeeded: Int { progress.done - progress.failed - progress.filtered - progress.optedOut }
+    public var succeeded: Int { progress.done - progress.failed - progress.filtered - progress.optedOut - progress.robotsDisallowed }
     /// The signal that interrupted the batch, or 0.
     public var signal: Int32 = 0
     /// Whether `--fail-fast` stopped it.

@@ -178,6 +178,11 @@ public final class BatchRunner: Sendable {
         case .success(let value):
             source = value
         }
+        if let report = maker.robotsReport(item, source: source) {
+            // A robots.txt transfer cut short by a signal: the line is not done.
+            if cancellation?.isCancelled == true, report.failed { return BatchItemReport(item: item, outputs: [], skipped: true) }
+            return report
+        }
         let outputs = maker.outputs(of: source, item: item)
         if folderOutOfSpace != nil, outputs.contains(where: { if case .failure = $0.result { true } else { false } }) {
             return notDoneForLackOfSpace(item, outputs)
@@ -255,6 +260,7 @@ public final class BatchRunner: Sendable {
             if report.filtered != nil { order.progress.filtered += 1 }
             switch report.refusal {
             case .robotsTag?: order.progress.optedOut += 1
+            case .robotsTxt?: order.progress.robotsDisallowed += 1
             case nil: break
             }
             if report.failed { order.progress.failed += 1 }

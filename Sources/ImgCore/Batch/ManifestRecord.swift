@@ -12,12 +12,16 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var raw: String?
     /// `ok`, `failed`, `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry),
     /// `filtered` (the original's size is outside `--min-size` or `--max-aspect-ratio`: nothing written) or
-    /// `opted_out` (its `X-Robots-Tag` carries a directive of `--disallow-robots-tags`: nothing written).
+    /// `opted_out` (its `X-Robots-Tag` carries a directive of `--disallow-robots-tags`: nothing written) or
+    /// `robots_disallowed` (its host's robots.txt disallows it, `--robots-txt`: not requested).
     public var status: String
     /// Why a line was skipped, filtered or opted out, or that an `ok` line was done by an earlier run (`done earlier`).
     public var reason: String?
     /// The `X-Robots-Tag` directive that opted the line out (`noai`).
     public var directive: String?
+    /// The robots.txt rule that disallowed the line (`disallow: /private/`); absent when its robots.txt could
+    /// not be had (every path of the host disallowed: `reason` says why).
+    public var rule: String?
     /// One per output (per variant) that was written or cached.
     public var outputs: [ManifestOutput]?
     /// The original's width and height, when known.
@@ -33,7 +37,7 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var columns: [String: ColumnValue]?
 
     enum CodingKeys: String, CodingKey {
-        case line, url, raw, status, reason, directive, outputs, original, error, exitClass = "exit_class", ms, columns
+        case line, url, raw, status, reason, directive, rule, outputs, original, error, exitClass = "exit_class", ms, columns
     }
 
     public init(line: Int, url: String?, status: String) {
@@ -117,6 +121,8 @@ public struct ManifestSummary: Codable, Sendable {
     public var filtered: Int?
     /// Lines whose `X-Robots-Tag` opted them out.
     public var optedOut: Int?
+    /// Lines their host's robots.txt disallows.
+    public var robotsDisallowed: Int?
     /// Lines an earlier run's manifest recorded as done, not fetched again.
     public var doneEarlier: Int
     /// Lines an earlier run's manifest recorded as `ok` that `--resume` did again (their outputs were not what
@@ -131,7 +137,7 @@ public struct ManifestSummary: Codable, Sendable {
     public var ms: Int
 
     enum CodingKeys: String, CodingKey {
-        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, optedOut = "opted_out", doneEarlier = "done_earlier", redone,
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, optedOut = "opted_out", robotsDisallowed = "robots_disallowed", doneEarlier = "done_earlier", redone,
              written, exit, signal, shard, ms
     }
 
@@ -161,7 +167,7 @@ extension ManifestRecord {
             return
         }
         if let refusal = report.refusal {
-            (status, reason, directive) = (refusal.status, refusal.reason, refusal.directive)
+            (status, reason, directive, rule) = (refusal.status, refusal.reason, refusal.directive, refusal.rule)
             return
         }
         if let filtered = report.filtered {

@@ -35,6 +35,8 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var robotsTags: [String]?
     /// The quality and distance `--quality auto` or `--format auto` chose for a variant; nil (absent) otherwise.
     public var chosen: EncodingChoice?
+    /// A robots.txt entry's HTTP status (a 4xx is kept with no body: everything allowed); absent for other entries.
+    public var httpStatus: Int?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could

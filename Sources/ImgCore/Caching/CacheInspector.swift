@@ -83,7 +83,9 @@ public enum CacheInspector {
         let path = root.shown(entry.relativeName)
         let prefix = EntryIO.readUntouched(entry.relativeName, in: root, limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
         let metadata = prefix.flatMap { CacheEntryFile.parseHeader($0.data)?.0 }
-        return CacheItem(kind: entry.isOriginal ? "original" : "variant", url: metadata?.url, key: metadata?.key,
+        // A host's robots.txt (`--robots-txt`) is kept as an original under its own key namespace.
+        let kind = !entry.isOriginal ? "variant" : metadata?.key.hasPrefix(RobotsTxtGate.key("")) == true ? "robots" : "original"
+        return CacheItem(kind: kind, url: metadata?.url, key: metadata?.key,
                          variant: metadata?.variant, path: path, size: entry.size, imageBytes: metadata?.size,
                          format: metadata?.format, width: metadata?.width, height: metadata?.height,
                          created: metadata?.created, lastAccess: entry.lastAccess,

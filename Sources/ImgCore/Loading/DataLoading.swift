@@ -9,11 +9,19 @@ public protocol DataLoading: Sendable {
     /// Loads `url`; with `validators`, a conditional request, answered by a 304 (`HTTPResponse.notModified`) when
     /// the cached copy is still valid. Throws `ImgError.network` or `.http` for a failed transfer.
     func load(_ url: URL, validators: Validators?) throws(ImgError) -> HTTPResponse
+    /// Loads a host's `/robots.txt` as `load` loads an image (the same hosts' slots and turns, the same rules for
+    /// each redirect) but following at most `robotsRedirects` redirects. Default: `load` without validators.
+    func loadRobots(_ url: URL) throws(ImgError) -> HTTPResponse
 }
 
 extension DataLoading {
     public func prepare() {}
+
+    public func loadRobots(_ url: URL) throws(ImgError) -> HTTPResponse { try load(url, validators: nil) }
 }
+
+/// The redirects followed to a robots.txt (RFC 9309: at least five), whatever `--max-redirects` says for images.
+public let robotsRedirects = 5
 
 /// Loads with libcurl: at most `connectionsPerHost` transfers at once per host, each on an idle handle of that host
 /// when there is one, so that its kept-alive connections serve the next URL.
@@ -39,6 +47,16 @@ public final class HTTPDataLoader: DataLoading {
         let host = HostLimiter.hostKey(url)
         return try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
             try withLoader(host: host) { loader throws(ImgError) in try loader.fetch(url, validators: validators, gate: hosts.gate(for: host)) }
+        }
+    }
+
+    /// Loads a robots.txt on a handle of its own (once per host and run), in the host's slot and turn.
+    public func loadRobots(_ url: URL) throws(ImgError) -> HTTPResponse {
+        let host = HostLimiter.hostKey(url)
+        var robotsOptions = options
+        robotsOptions.maxRedirects = robotsRedirects
+        return try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
+            try HTTPLoader(options: robotsOptions).fetch(url, gate: hosts.gate(for: host))
         }
     }
 

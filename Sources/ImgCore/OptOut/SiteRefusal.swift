@@ -3,11 +3,14 @@
 public enum SiteRefusal: Sendable, Equatable {
     /// The response's `X-Robots-Tag` carried a directive of `ImageRequest.robotsTags`: status `opted_out`.
     case robotsTag(RobotsTagMatch)
+    /// The host's robots.txt disallows the URL (`--robots-txt`), which was not requested: status `robots_disallowed`.
+    case robotsTxt(RobotsVerdict)
 
     /// `opted_out` or `robots_disallowed`, as the records name it.
     public var status: String {
         switch self {
         case .robotsTag: "opted_out"
+        case .robotsTxt: "robots_disallowed"
         }
     }
 
@@ -15,13 +18,20 @@ public enum SiteRefusal: Sendable, Equatable {
     public var directive: String? {
         switch self {
         case .robotsTag(let match): match.directive
+        case .robotsTxt: nil
         }
     }
 
-    /// One line: `X-Robots-Tag: imgfetch: noai`.
+    /// The robots.txt rule that disallowed the URL (`disallow: /private/`); nil otherwise.
+    public var rule: String? {
+        if case .robotsTxt(let verdict) = self { verdict.rule } else { nil }
+    }
+
+    /// One line: `X-Robots-Tag: imgfetch: noai`, `robots.txt disallows /private/a.jpg (disallow: /private/)`.
     public var reason: String {
         switch self {
         case .robotsTag(let match): "X-Robots-Tag: \(match.header)"
+        case .robotsTxt(let verdict): verdict.reason
         }
     }
 }

@@ -11,6 +11,8 @@ public final class ImagePipeline: Sendable {
     let originals: OriginalFetcher
     let variants: VariantMaker
     let writer: VariantWriter
+    /// Each host's robots.txt, had once a run (`--robots-txt`; asked only by a batch that honours it).
+    let robots: RobotsTxtGate
     /// Inputs decoded once for several variants (what `SharedDecode` reuses).
     var decodedImages: DecodedImageCache { variants.decodedImages }
     /// Inputs met so far, to warn about keys that would collide (`PipelineConfiguration.queryCollisions`).
@@ -58,6 +60,8 @@ public final class ImagePipeline: Sendable {
                                 threadsPerRendering: configuration.threadsPerRendering,
                                 cancellation: configuration.network.cancellation)
         writer = VariantWriter(configuration: configuration, memory: memory, store: store, failureWarning: failureWarning)
+        robots = RobotsTxtGate(loader: loader, store: store, policy: configuration.policy, ttl: configuration.ttl,
+                               userAgent: configuration.network.userAgent, cancellation: configuration.network.cancellation)
     }
 
     /// The original key of a request (what `--shard` hashes), or nil for standard input.

@@ -136,6 +136,8 @@ class FixtureServer(http.server.ThreadingHTTPServer):
         self.ssl_context = ssl_context
         self.stats = Stats()
         self.stopping = threading.Event()
+        self.robots = None  # what /robots.txt answers: see --robots
+        self.robots_delay = 0.0
         super().__init__(addr, handler)
 
     def handle_error(self, request, client_address):
@@ -367,6 +369,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         count = self.server.stats.count_request(path, self)
         self._stat_path = path
+
+        if path == "/robots.txt":
+            return self.serve_robots()
 
         parts = path.split("/")  # ['', 'img', 'a.jpg', ...]
         head = parts[1] if len(parts) > 1 else ""
@@ -660,6 +665,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         value = urllib.parse.unquote(rest[0])
         self._serve_file("/".join(rest[1:]), extra_headers=[("Cache-Control", value)])
 
+    def serve_robots(self):
+        # --robots file:PATH (200, text/plain), status:N (N with a short body) or redirect:LOCATION (302); 404 without.
+        spec = self.server.robots or "status:404"
+        self._sleep(self.server.robots_delay)
+        kind, _, value = spec.partition(":")
+        if kind == "file":
+            with open(value, "rb") as f:
+                return self._send(200, f.read(), ctype="text/plain")
+        if kind == "redirect":
+            return self._redirect(value)
+        code = int(value)
+        self._text(code, "robots.txt status %d" % code)
+
     def route_robots_tag(self, rest, count):
         # /robots-tag/<headers, percent-encoded, a line feed between two>/<relpath>: one X-Robots-Tag header each.
         if len(rest) < 2:
@@ -689,6 +707,8 @@ def main(argv=None):
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0 = random)")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     ap.add_argument("--port-file", help="write the bound port to this file")
+    ap.add_argument("--robots", help="/robots.txt: file:PATH, status:N or redirect:LOCATION (default status:404)")
+    ap.add_argument("--robots-delay", type=float, default=0.0, help="seconds /robots.txt waits before answering")
     args = ap.parse_args(argv)
 
     if not os.path.isdir(args.root):
@@ -701,6 +721,8 @@ def main(argv=None):
 
     server = FixtureServer(("127.0.0.1", args.port), Handler, args.root, ssl_context=ctx)
     port = server.server_address[1]
+    server.robots = args.robots
+    server.robots_delay = args.robots_delay
 
     def on_signal(signum, frame):
         if not server.stopping.is_set():

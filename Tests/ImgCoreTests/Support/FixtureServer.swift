@@ -7,13 +7,17 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     private let process: Process
     private let scheme: String
 
-    /// Starts the server over `root` (default: the bundled images); with `tls`, serves https with that cert and key.
-    init(root: String = Paths.fixtures + "/images", tls: (cert: String, key: String)? = nil) throws {
+    /// Starts the server over `root` (default: the bundled images); with `tls`, serves https with that cert and key;
+    /// `robots` is what `/robots.txt` answers (`file:PATH`, `status:N`, `redirect:LOCATION`; default a 404), after
+    /// `robotsDelay` seconds.
+    init(root: String = Paths.fixtures + "/images", tls: (cert: String, key: String)? = nil, robots: String? = nil,
+         robotsDelay: Double = 0) throws {
         let portFile = NSTemporaryDirectory() + "imgfetch-port-\(UUID().uuidString)"
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", Paths.fixtures + "/server/fixture_server.py", "--root", root, "--port", "0", "--port-file", portFile]
         if let tls { arguments += ["--tls", tls.cert, tls.key] }
+        if let robots { arguments += ["--robots", robots, "--robots-delay", String(robotsDelay)] }
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

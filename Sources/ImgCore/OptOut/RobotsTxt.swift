@@ -1,0 +1,155 @@
+import Foundation
+
+/// A robots.txt as RFC 9309 reads it, for one crawler: the rules of the groups whose `user-agent` is its product
+/// token (case-insensitively; several such groups are merged), else those of the `*` groups, else none. A path is
+/// judged by the longest rule that matches it (in octets, after percent-encoding is normalised); `allow` wins a
+/// tie; `*` matches any run of characters and a final `$` the end of the path. No rule matching allows the path, and
+/// `/robots.txt` is always allowed. Only the first 500 KiB are read, as RFC 9309 lets a crawler do.
+public struct RobotsTxt: Sendable, Equatable {
+    /// One `allow` or `disallow` line of the groups that apply.
+    public struct Rule: Sendable, Equatable {
+        public var allows: Bool
+        /// The pattern, percent-encoding normalised (`RobotsTxt.normalised`).
+        public var pattern: String
+
+        /// As the file would say it: `disallow: /private/`.
+        public var text: String { "\(allows ? "allow" : "disallow"): \(pattern)" }
+    }
+
+    /// The rules that apply to the crawler, in the order written.
+    public let rules: [Rule]
+
+    /// The most of a robots.txt that is read (RFC 9309: at least 500 kibibytes).
+    public static let readLimit = 500 * 1024
+
+    /// Parses `body` for the crawler whose product token is `productToken` (`RobotsTagRule.productToken`).
+    public init(parsing body: Data, productToken: String) {
+        let text = String(decoding: body.prefix(Self.readLimit), as: UTF8.self)
+        var groups: [(agents: [String], rules: [Rule])] = []
+        var lastWasAgent = false
+        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+            let content = line.prefix { $0 != "#" }
+            guard let colon = content.firstIndex(of: ":") else { continue }
+            let key = content[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = content[content.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            switch key {
+            case "user-agent":
+                if !lastWasAgent { groups.append(([], [])) }
+                let agent = value == "*" ? "*" : String(value.prefix(while: RobotsTagRule.isTokenCharacter)).lowercased()
+                groups[groups.count - 1].agents.append(agent)
+                lastWasAgent = true
+            case "allow", "disallow":
+                lastWasAgent = false
+                // A rule before any user-agent line belongs to no group; an empty one says nothing.
+                guard !groups.isEmpty, !value.isEmpty else { continue }
+                let pattern = value.hasPrefix("/") || value.hasPrefix("*") ? value : "/" + value
+                groups[groups.count - 1].rules.append(Rule(allows: key == "allow", pattern: Self.normalised(pattern)))
+            default:
+                // sitemap, crawl-delay and other records end no group.
+                continue
+            }
+        }
+        let own = groups.filter { $0.agents.contains(productToken.lowercased()) && !productToken.isEmpty }
+        let chosen = own.isEmpty ? groups.filter { $0.agents.contains("*") } : own
+        rules = chosen.flatMap(\.rules)
+    }
+
+    /// The rule that decides `path` (the URL's path and query, percent-encoded as sent), or nil when none matches
+    /// (allowed).
+    public func deciding(_ path: String) -> Rule? {
+        let target = Self.normalised(path.isEmpty ? "/" : path)
+        if target == "/robots.txt" { return nil }
+        var best: Rule?
+        for rule in rules where Self.matches(rule.pattern, target) {
+            guard let current = best else { best = rule; continue }
+            let (length, bestLength) = (rule.pattern.utf8.count, current.pattern.utf8.count)
+            if length > bestLength || (length == bestLength && rule.allows && !current.allows) { best = rule }
+        }
+        return best
+    }
+
+    /// Whether `path` may be fetched.
+    public func allows(_ path: String) -> Bool { deciding(path)?.allows ?? true }
+}
+
+extension RobotsTxt {
+    /// Whether `pattern` (`*` any run of characters, a final `$` the end) matches the start of `path` (or all of
+    /// it, with `$`), octet by octet.
+    static func matches(_ pattern: String, _ path: String) -> Bool {
+        var pattern = Substring(pattern).utf8[...]
+        let anchored = pattern.last == UInt8(ascii: "$")
+        if anchored { pattern = pattern.dropLast() }
+        let parts = pattern.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false)
+        let target = Array(path.utf8)
+        var position = 0
+        for (index, part) in parts.enumerated() {
+            let bytes = Array(part)
+            let isLast = index == parts.count - 1
+            if index == 0 {
+                guard target.starts(with: bytes) else { return false }
+                position = bytes.count
+                if isLast { return !anchored || target.count == bytes.count }
+                continue
+            }
+            if isLast && anchored {
+                // The last piece ends the path, after what the earlier pieces matched.
+                return target.count - bytes.count >= position && target.suffix(bytes.count).elementsEqual(bytes)
+            }
+            guard let found = firstOccurrence(of: bytes, in: target, from: position) else { return false }
+            position = found + bytes.count
+        }
+        return true
+    }
+
+    private static func firstOccurrence(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty else { return start }
+        guard haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+        for index in start...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
+            return index
+        }
+        return nil
+    }
+
+    /// A path or pattern with its percent-encoding normalised as RFC 9309 asks before they are compared: an escaped
+    /// unreserved character (letters, digits, `-._~`) is unescaped, other escapes get upper-case hex digits, and an
+    /// octet outside printable ASCII is escaped (`/café` and `/caf%c3%a9` are `/caf%C3%A9`; `%2F` stays escaped).
+    static func normalised(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), let value = hexValue(bytes, at: index + 1) {
+                if isUnreserved(value) { result.append(value) } else { result += escaped(value) }
+                index += 3
+                continue
+            }
+            if byte <= 0x20 || byte >= 0x7F { result += escaped(byte) } else { result.append(byte) }
+            index += 1
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private static func hexValue(_ bytes: [UInt8], at index: Int) -> UInt8? {
+        guard index + 1 < bytes.count, let high = hexDigit(bytes[index]), let low = hexDigit(bytes[index + 1]) else { return nil }
+        return high << 4 | low
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
+    private static func escaped(_ byte: UInt8) -> [UInt8] {
+        Array(String(format: "%%%02X", byte).utf8)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `--robots-txt`: each host's robots.txt, fetched once a run and cached, read as RFC 9309 says; a URL it
+/// disallows is `robots_disallowed` and never requested.
+@Suite("Opt-out: robots.txt")
+struct RobotsTxtTests {
+    private static func robots(_ text: String, agent: String = "imgfetch") -> RobotsTxt {
+        RobotsTxt(parsing: Data(text.utf8), productToken: agent)
+    }
+
+    @Test func theMatcherFollowsRFC9309() {
+        let robots = Self.robots("User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /a/b/c\nAllow: /x\nDisallow: /x\n")
+        #expect(!robots.allows("/a") && !robots.allows("/abc") && robots.allows("/a/b") && !robots.allows("/a/b/c/d"))
+        #expect(robots.allows("/x/y"), "allow wins a tie")
+        #expect(robots.allows("/") && robots.allows("/b"))
+        #expect(robots.deciding("/a/z")?.text == "disallow: /a")
+        let wild = Self.robots("User-agent: *\nDisallow: /*.gif$\nDisallow: /p*q/r\nDisallow: /exact$\nAllow: /*.gif$?\n")
+        #expect(!wild.allows("/f.gif") && !wild.allows("/d/e.gif") && wild.allows("/f.gif?x=1") && wild.allows("/f.gifs"))
+        #expect(!wild.allows("/p1q/r2") && !wild.allows("/pq/r") && wild.allows("/pq/s"))
+        #expect(!wild.allows("/exact") && wild.allows("/exact/more") && wild.allows("/no/exact"))
+        // Percent-encoding: unreserved characters unescaped, hex case and raw UTF-8 alike; %2F stays apart from /.
+        let encoded = Self.robots("User-agent: *\nDisallow: /caf%c3%a9/\nDisallow: /%7Euser\nDisallow: /a%2Fb\n")
+        #expect(!encoded.allows("/caf%C3%A9/x") && !encoded.allows("/café/x") && !encoded.allows("/~user/p"))
+        #expect(!encoded.allows("/a%2fb") && encoded.allows("/a/b"))
+        #expect(Self.robots("User-agent: *\nDisallow: /\n").allows("/robots.txt"))
+    }
+
+    @Test func theGroupIsTheCrawlersElseTheWildcards() throws {
+        let text = try String(contentsOfFile: Paths.fixtures + "/server/robots/agents.txt", encoding: .utf8)
+        let own = Self.robots(text)
+        #expect(own.rules.map(\.text) == ["disallow: /img/private/", "allow: /img/private/ok", "disallow: /*.png$",
+                                          "disallow: /img/caf%C3%A9/", "disallow: /img/tail*.jpg"])
+        #expect(Self.robots(text, agent: "somebot").rules.count == 4)
+        #expect(Self.robots(text, agent: "nobody").rules.map(\.text) == ["disallow: /img/", "allow: /img/public/"])
+        #expect(!Self.robots(text, agent: "otherbot").allows("/anything"))
+        #expect(Self.robots("Disallow: /\nUser-agent: x\n").allows("/"), "a rule before any group is no one's")
+        #expect(Self.robots("User-agent: other\nDisallow: /\n").allows("/"), "no group for us nor *: allowed")
+        #expect(RobotsTagRule.productToken(ofUserAgent: "ImgFetch/2.0 (+x)") == "imgfetch")
+    }
+
+    /// A server whose www holds the files the agents.txt lines name.
+    private static func server(robots: String, delay: Double = 0) throws -> (TemporaryDirectory, FixtureServer) {
+        let root = try TemporaryDirectory()
+        let sample = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        for name in ["img1.jpg", "private/a.jpg", "private/ok.jpg", "tail1.jpg", "café/a.jpg", "public/p.jpg", "secret.jpg"] {
+            let path = root.path + "/www/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try sample.write(to: URL(fileURLWithPath: path))
+        }
+        try FileManager.default.copyItem(atPath: Paths.images + "/sample.png", toPath: root.path + "/www/a.png")
+        try FileManager.default.copyItem(atPath: Paths.fixtures + "/server/robots/redirected.txt", toPath: root.path + "/www/redirected.txt")
+        return (root, try FixtureServer(root: root.path + "/www", robots: robots, robotsDelay: delay))
+    }
+
+    private static func batch(_ root: TemporaryDirectory, _ urls: [String], _ extra: [String]) throws -> (CommandResult, [[String: Any]]) {
+        let list = root.file("list-\(UUID().uuidString).txt")
+        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let manifest = root.file("m-\(UUID().uuidString).jsonl")
+        let result = try Imgfetch.run(["batch", list, "-O", root.file("out-\(UUID().uuidString)"), "--cache-dir", root.file("cache"),
+                                       "--no-progress", "--robots-txt", "--manifest", manifest] + extra)
+        return (result, try BatchManifestTests.lines(manifest))
+    }
+
+    @Test func disallowedURLsAreRecordedAndNeverRequested() throws {
+        let (root, server) = try Self.server(robots: "file:" + Paths.fixtures + "/server/robots/agents.txt", delay: 0.3)
+        let paths = ["/img/img1.jpg", "/img/private/a.jpg", "/img/private/ok.jpg", "/img/a.png", "/img/a.png?v=1",
+                     "/img/tail1.jpg", "/img/caf%C3%A9/a.jpg", "/img/%70rivate/a.jpg"]
+        let (result, records) = try Self.batch(root, paths.map(server.url), ["-j", "8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("3 ok, 0 failed, 5 disallowed by robots.txt"), "\(result.stderr)")
+        #expect(records.dropLast().map { $0["status"] as? String } == ["ok", "robots_disallowed", "ok", "robots_disallowed",
+                                                                        "ok", "robots_disallowed", "robots_disallowed", "robots_disallowed"])
+        #expect(records[1]["rule"] as? String == "disallow: /img/private/")
+        #expect(records[1]["reason"] as? String == "robots.txt disallows /img/private/a.jpg (disallow: /img/private/)")
+        #expect(records[7]["rule"] as? String == "disallow: /img/private/")
+        #expect(records.last?["robots_disallowed"] as? Int == 5)
+        // One robots.txt for eight workers; no disallowed path was ever asked for.
+        let asked = try server.recordedRequests().map(\.path)
+        #expect(asked.filter { $0 == "/robots.txt" }.count == 1)
+        #expect(Set(asked) == ["/robots.txt", "/img/img1.jpg", "/img/private/ok.jpg", "/img/a.png?v=1"], "\(asked)")
+        // Another crawler, the same cache: the * group, from the cached robots.txt.
+        let (other, otherRecords) = try Self.batch(root, ["/img/public/p.jpg", "/img/img1.jpg"].map(server.url),
+                                                   ["--user-agent", "nobody/1.0", "--json"])
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(otherRecords.dropLast().map { $0["status"] as? String } == ["ok", "robots_disallowed"])
+        #expect(try BatchFixture.records(other).last?["robotsDisallowed"] as? Int == 1)
+        #expect(try server.requests("/robots.txt") == 1)
+        #expect(try server.requests("/img/public/p.jpg") == 1)
+        let inspect = try Imgfetch.run(["cache", "inspect", "--cache-dir", root.file("cache"), "--json"])
+        #expect(inspect.stdoutText.contains(#""kind":"robots""#) && inspect.stdoutText.contains(server.url("/robots.txt")),
+                "\(inspect.stdoutText)")
+    }
+
+    @Test func answersOtherThanABodyAllowOrDisallowTheHost() throws {
+        for (spec, allowed, cached) in [("status:404", true, true), ("status:500", false, false), ("status:429", false, false)] {
+            let (root, server) = try Self.server(robots: spec)
+            let (result, records) = try Self.batch(root, [server.url("/img/img1.jpg")], ["--retry", "0"])
+            #expect(result.status == 0, "\(spec): \(result.stderr)")
+            #expect(records.first?["status"] as? String == (allowed ? "ok" : "robots_disallowed"), "\(spec)")
+            if !allowed {
+                #expect((records.first?["reason"] as? String)?.contains("could not be fetched (HTTP \(spec.dropFirst(7))") == true, "\(records)")
+                #expect(try server.requests("/img/img1.jpg") == 0)
+            }
+            _ = try Self.batch(root, [server.url("/img/img1.jpg")], ["--retry", "0"])
+            #expect(try server.requests("/robots.txt") == (cached ? 1 : 2), "\(spec)")
+        }
+        // Redirects are followed; a host that can't be reached is disallowed.
+        let (root, server) = try Self.server(robots: "redirect:/img/redirected.txt")
+        let (_, records) = try Self.batch(root, ["/img/secret.jpg", "/img/img1.jpg"].map(server.url), [])
+        #expect(records.dropLast().map { $0["status"] as? String } == ["robots_disallowed", "ok"])
+        let closed = "http://127.0.0.1:\(try FixtureServer.closedPort())/img/img1.jpg"
+        let (refused, refusedRecords) = try Self.batch(root, [closed], ["--retry", "0"])
+        #expect(refused.status == 0 && refusedRecords.first?["status"] as? String == "robots_disallowed", "\(refused.stderr)")
+    }
+
+    @Test func onlyFromCacheAndOtherCommands() throws {
+        let (root, server) = try Self.server(robots: "status:404")
+        let (result, records) = try Self.batch(root, [server.url("/img/img1.jpg")], ["--only-from-cache"])
+        #expect(result.status == 1 && records.first?["status"] as? String == "failed", "\(result.stderr)")
+        #expect(try server.requests("/robots.txt") == 0)
+        let prefetch = try Imgfetch.run(["prefetch", server.url("/img/img1.jpg"), "--robots-txt", "--cache-dir", root.file("c2"), "--json"])
+        let prefetched = try BatchFixture.records(prefetch)
+        #expect(prefetch.status == 0 && prefetched.first?["status"] as? String == "ok", "\(prefetch.stderr)")
+        for command in [["fetch", server.url("/img/img1.jpg"), "-o", root.file("a.jpg")], ["info", server.url("/img/img1.jpg")]] {
+            let refused = try Imgfetch.run(command + ["--robots-txt"])
+            #expect(refused.status == 2 && refused.stderr.contains("--robots-txt"), "\(refused.stderr)")
+        }
+    }
+}
