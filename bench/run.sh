@@ -177,5 +177,14 @@ say "nginx (pid $NGINX_PID) serves $WWW on $BASE"
 rc=0
 child "$PYTHON" "$BENCH/bench.py" --www "$WWW" --base-url "$BASE" --run-dir "$WORK/run" \
   --imgfetch "$IMGFETCH" --count "$BENCH_COUNT" --report "$REPORT" || rc=$?
+# Workload 9: --quality 85 against --quality auto against --format auto on the photos, scored with SSIMULACRA2 from
+# the tests' venv (make pyref), its section put into the report bench.py wrote.
+if [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,9,* ]]; then
+  [[ -d $WWW/photos ]] || child "$PYTHON" "$BENCH/photo_set.py" "$WWW/photos" "${BENCH_PHOTOS:-400}"
+  PYREF_PYTHON=$ROOT/.build/pyref/bin/python
+  "$PYREF_PYTHON" -c 'import ssimulacra2' 2>/dev/null || { make -s pyref >&2 || true; }
+  "$PYREF_PYTHON" -c 'import ssimulacra2' 2>/dev/null || { say "no ssimulacra2 (make pyref): workload 9 without scores"; PYREF_PYTHON=; }
+  child "$PYTHON" "$BENCH/auto_quality.py" "$IMGFETCH" "$WWW/photos" "$REPORT" $PYREF_PYTHON || rc=$?
+fi
 say "done in $(( (SECONDS - T0) / 60 )) min $(( (SECONDS - T0) % 60 )) s"
 exit "$rc"

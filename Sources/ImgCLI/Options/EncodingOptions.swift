@@ -60,7 +60,7 @@ extension Options {
             .B \-\-quality auto
             quality (the distance
             .B \-\-quality auto:\fIDISTANCE\fR
-            gives, else 1.1) and keeps the smallest result; an equal size goes to the
+            gives, else 1.8) and keeps the smallest result; an equal size goes to the
             first of avif, webp, jxl, heic, jpeg, the order they are tried in, whatever
             the order of
             .IR LIST .
@@ -101,10 +101,17 @@ extension Options {
             .B auto
             chooses the lowest quality whose result is within Butteraugli
             .I DISTANCE
-            (from 0.3 to 10; default 1.1, what
+            (from 0.3 to 10; default 1.8) of the processed image before encoding,
+            for JPEG, WebP, AVIF, HEIC and JPEG XL.
+            The default is where
+            .B \-\-quality auto
+            JPEG thumbnails of photographs score, on average, what
             .B \-\-quality 85
-            JPEG gives photographs' thumbnails on average) of the processed image
-            before encoding, for JPEG, WebP, AVIF, HEIC and JPEG XL.
+            JPEG scores on SSIMULACRA2 (an independent metric), measured by
+            .BR "make bench" 's
+            workload 9: it spends more bytes on images
+            .B \-\-quality 85
+            leaves visibly damaged and fewer on those it does not need.
             Butteraugli is libjxl's perceptual distance (about 1 at the threshold of a
             visible difference), its 3-norm, measured on the output's own pixels
             (the first frame, transparency flattened onto
