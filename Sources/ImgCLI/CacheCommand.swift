@@ -117,10 +117,7 @@ enum CacheCommand {
 
     private static func settings(_ arguments: ScannedArguments, root: CacheRoot?,
                                  environment: [String: String]) throws(ImgError) -> CacheSettings {
-        try CacheSettings.resolve(root: root, sizeLimitOption: try arguments[Options.sizeLimit],
-                                  ttlOption: try arguments[Options.ttl], failOnOption: try arguments[Options.failOn],
-                                  queryOption: try FetchSettings.queryOption(arguments),
-                                  environment: environment)
+        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment)
     }
 
     private static func noArguments(_ rest: [String], _ subcommand: String) throws(ImgError) {

@@ -102,9 +102,7 @@ struct FetchSettings {
                                         : try? CacheRoot.open(cacheDirectory, create: false)
         if policy.usesDisk { configuration.cacheRoot = cacheRoot }
         // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
-        cacheSettings = try CacheSettings.resolve(root: cacheRoot, sizeLimitOption: try arguments[Options.sizeLimit],
-                                                  ttlOption: try arguments[Options.ttl], failOnOption: try arguments[Options.failOn],
-                                                  queryOption: try Self.queryOption(arguments), environment: environment)
+        cacheSettings = try CacheSettingsChoice.resolve(arguments, root: cacheRoot, environment: environment)
         configuration.ttl = cacheSettings.ttl
         template.decoding.failOn = cacheSettings.failOn
         template.query = cacheSettings.query

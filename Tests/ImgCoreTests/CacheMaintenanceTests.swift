@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ImgCLI
 @testable import ImgCore
 
 /// CacheMaintenance in process: the rules that keep it safe beside fetchers and other cleaners.
@@ -279,18 +280,18 @@ struct CacheMaintenanceTests {
     @Test func settingsPrecedenceAndTheConfigFile() throws {
         let home = try TemporaryDirectory()
         try CacheSettings.writeConfig(directory: home.path, assignments: ["size-limit=2M", "ttl=14d"])
-        let stored = try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: [:])
+        let stored = try CacheSettingsChoice.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: [:])
         #expect(stored.sizeLimit == 2 << 20 && stored.ttl == .seconds(14 * 86_400) && stored.ttlOrigin == .config)
-        let environment = try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil,
+        let environment = try CacheSettingsChoice.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil,
                                                     environment: ["IMGFETCH_SIZE_LIMIT": "none", "IMGFETCH_TTL": "never"])
         #expect(environment.sizeLimit == nil && environment.ttl == .never && environment.sizeLimitOrigin == .environment)
-        let option = try CacheSettings.resolve(directory: home.path, sizeLimitOption: "1G", ttlOption: "1h",
+        let option = try CacheSettingsChoice.resolve(directory: home.path, sizeLimitOption: "1G", ttlOption: "1h",
                                                environment: ["IMGFETCH_SIZE_LIMIT": "5M", "IMGFETCH_TTL": "2h"])
         #expect(option.sizeLimit == 1 << 30 && option.ttl == .seconds(3600) && option.ttlOrigin == .option)
-        let defaults = try CacheSettings.resolve(directory: home.file("none"), sizeLimitOption: nil, ttlOption: nil, environment: [:])
+        let defaults = try CacheSettingsChoice.resolve(directory: home.file("none"), sizeLimitOption: nil, ttlOption: nil, environment: [:])
         #expect(defaults == CacheSettings() && defaults.sizeLimit == CacheSettings.defaultSizeLimit && defaults.ttl == .seconds(7 * 86_400))
         #expect(throws: ImgError.usage("bad ttl '3w' in IMGFETCH_TTL: expected e.g. 30s, 15m, 12h, 7d or never")) {
-            try CacheSettings.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: ["IMGFETCH_TTL": "3w"])
+            try CacheSettingsChoice.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: ["IMGFETCH_TTL": "3w"])
         }
     }
 }

@@ -5,8 +5,8 @@ import Glibc
 
 /// A cache directory's settings: its size limit and the TTL of entries written to it.
 ///
-/// Each value comes from the first of: the command-line option, the environment (`IMGFETCH_SIZE_LIMIT`,
-/// `IMGFETCH_TTL`), the directory's own `config` file (written by `imgfetch cache config`), the built-in default.
+/// Each value comes from the first of: a value chosen by the caller (the command line's option or environment
+/// variable), the directory's own `config` file (written by `imgfetch cache config`), the built-in default.
 public struct CacheSettings: Sendable, Equatable {
     /// Where a value came from, for `cache config` to show.
     public enum Origin: String, Sendable {
@@ -43,59 +43,60 @@ public struct CacheSettings: Sendable, Equatable {
     /// The keys `cache config` knows.
     public static let keys = ["size-limit", "ttl", "keep-query", "fail-on"]
 
-    /// Resolves the settings. The directory's `config` is read only when the directory exists and is safe
-    /// (`CacheRoot.open`: no other user could swap it or a folder on the way); a malformed value anywhere is `ImgError.usage` naming its place.
-    /// `queryOption` is what `--keep-query` said (no option: nil); it wins over the directory's `keep-query`.
-    public static func resolve(directory: String, sizeLimitOption: String?, ttlOption: String?, failOnOption: String? = nil,
-                               queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
-        try resolve(root: try? CacheRoot.open(directory, create: false), sizeLimitOption: sizeLimitOption, ttlOption: ttlOption,
-                    failOnOption: failOnOption, queryOption: queryOption, environment: environment)
+    /// A value chosen before the directory's config is read (by the caller: the command line picks its option,
+    /// else its environment variable): the text, where it came from and how a message names that place.
+    public struct Chosen: Sendable, Equatable {
+        public let text: String
+        public let origin: Origin
+        /// `--ttl`, `IMGFETCH_TTL`: what a message about a bad value names.
+        public let place: String
+
+        public init(_ text: String, origin: Origin, place: String) {
+            (self.text, self.origin, self.place) = (text, origin, place)
+        }
     }
 
-    /// `resolve(directory:…)` with the directory open already (nil: there is none, so no `config` either).
-    public static func resolve(root: CacheRoot?, sizeLimitOption: String?, ttlOption: String?, failOnOption: String? = nil,
-                               queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
+    /// Resolves the settings: each value `chosen` already, else the directory's `config` (read only when the
+    /// directory is open: nil, there is none), else the built-in default; a malformed value is `ImgError.usage`
+    /// naming its place. `query` is a keep-query already chosen (nil: none); it wins over the directory's.
+    public static func resolve(root: CacheRoot?, sizeLimit: Chosen?, ttl: Chosen?, failOn: Chosen? = nil,
+                               query: QueryInKey? = nil) throws(ImgError) -> CacheSettings {
         var settings = CacheSettings()
         let stored = try root.map { root throws(ImgError) in try readConfig(root: root) } ?? [:]
         let configName = root?.shown("config") ?? "config"
-        if let (value, origin, place) = pick(sizeLimitOption, "--size-limit", environment["IMGFETCH_SIZE_LIMIT"],
-                                             "IMGFETCH_SIZE_LIMIT", stored["size-limit"], configName) {
-            guard let limit = parseSizeLimit(value) else {
-                throw .usage("bad size limit '\(value)' in \(place): expected a size such as 500M or 2G, or none")
+        if let chosen = pick(sizeLimit, stored["size-limit"], configName) {
+            guard let limit = parseSizeLimit(chosen.text) else {
+                throw .usage("bad size limit '\(chosen.text)' in \(chosen.place): expected a size such as 500M or 2G, or none")
             }
-            settings.sizeLimit = limit
-            settings.sizeLimitOrigin = origin
+            (settings.sizeLimit, settings.sizeLimitOrigin) = (limit, chosen.origin)
         }
-        if let (value, origin, place) = pick(ttlOption, "--ttl", environment["IMGFETCH_TTL"], "IMGFETCH_TTL",
-                                             stored["ttl"], configName) {
-            guard let ttl = TimeToLive.parse(value) else {
-                throw .usage("bad ttl '\(value)' in \(place): expected e.g. 30s, 15m, 12h, 7d or never")
+        if let chosen = pick(ttl, stored["ttl"], configName) {
+            guard let value = TimeToLive.parse(chosen.text) else {
+                throw .usage("bad ttl '\(chosen.text)' in \(chosen.place): expected e.g. 30s, 15m, 12h, 7d or never")
             }
-            settings.ttl = ttl
-            settings.ttlOrigin = origin
+            (settings.ttl, settings.ttlOrigin) = (value, chosen.origin)
         }
-        if let queryOption {
-            (settings.query, settings.queryOrigin) = (queryOption, .option)
+        if let query {
+            (settings.query, settings.queryOrigin) = (query, .option)
         } else if let stored = stored["keep-query"], !stored.isEmpty {
             guard let query = QueryInKey(setting: stored) else {
                 throw .usage("bad keep-query '\(stored)' in \(configName): expected all, none or NAME,NAME")
             }
             (settings.query, settings.queryOrigin) = (query, .config)
         }
-        if let (value, origin, place) = pick(failOnOption, "--fail-on", environment["IMGFETCH_FAIL_ON"], "IMGFETCH_FAIL_ON",
-                                             stored["fail-on"], configName) {
-            guard let level = FailOn(name: value) else { throw .usage("bad fail-on '\(value)' in \(place): \(failOnLevels)") }
-            settings.failOn = level
-            settings.failOnOrigin = origin
+        if let chosen = pick(failOn, stored["fail-on"], configName) {
+            guard let level = FailOn(name: chosen.text) else {
+                throw .usage("bad fail-on '\(chosen.text)' in \(chosen.place): \(failOnLevels)")
+            }
+            (settings.failOn, settings.failOnOrigin) = (level, chosen.origin)
         }
         return settings
     }
 
-    private static func pick(_ option: String?, _ optionName: String, _ environment: String?, _ environmentName: String,
-                             _ stored: String?, _ configName: String) -> (String, Origin, String)? {
-        if let option { return (option, .option, optionName) }
-        if let environment, !environment.isEmpty { return (environment, .environment, environmentName) }
-        if let stored, !stored.isEmpty { return (stored, .config, configName) }
+    /// The value chosen, else the config's (not empty), else nil.
+    private static func pick(_ chosen: Chosen?, _ stored: String?, _ configName: String) -> Chosen? {
+        if let chosen { return chosen }
+        if let stored, !stored.isEmpty { return Chosen(stored, origin: .config, place: configName) }
         return nil
     }
 
