@@ -13,6 +13,9 @@ struct ScannedArguments {
     /// The words before `--`.
     var optionWords: ArraySlice<String> { positionals.prefix(wordsBeforeDashDash) }
 
+    // Look-ups by long name: what the typed declarations (`arguments[Options.timeout]`, `Option.value(in:)`) and
+    // the scope checks use underneath. Read an option through its declaration instead; these stay public to the
+    // module only for options not yet declared typed (the dataset output options being added alongside).
     func has(_ name: String) -> Bool { options.contains { $0.name == name } }
     /// The last value given for an option (later ones win).
     func value(_ name: String) -> String? { options.last { $0.name == name }?.value }

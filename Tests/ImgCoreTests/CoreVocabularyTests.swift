@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import ImgCLI
+
+/// ImgCore knows no option names: `Sources/ImgCLI` words errors (ErrorWording) and chooses settings
+/// (CacheSettingsChoice). This scans ImgCore's string literals for a declared option (`--ttl`) or `-o`/`-O`.
+@Suite("ImgCore speaks its own terms")
+struct CoreVocabularyTests {
+    /// The literals still naming options, by file, until their errors carry values and causes instead; a count may
+    /// only go down (lower it when one is moved), and a file not listed has none.
+    static let remaining: [String: Int] = [
+        "Batch/BatchItemMaker.swift": 3, "Batch/BatchOptions.swift": 3, "Batch/BatchOutputNamer.swift": 1,
+        "Batch/ListLayout.swift": 3, "Batch/ListRowReader.swift": 3, "Batch/ManifestWriter.swift": 2,
+        "Batch/NameTemplate.swift": 6, "Batch/PreviousManifest.swift": 3, "Batch/ResumeJudge.swift": 1,
+        "Batch/Shard.swift": 1, "Batch/ShardEngine.swift": 12, "Inspection/HeaderReader.swift": 1,
+        "Inspection/ImageInspector.swift": 2, "Inspection/RangedDownload.swift": 1, "Keys/QueryCollisionWatch.swift": 2,
+        "Loading/HTTPLoader.swift": 1, "Loading/RequestHeader.swift": 3, "Pipeline/OriginalFetcher.swift": 1,
+        "Pipeline/OutputWriter.swift": 4, "Pipeline/ResolvedEncoding.swift": 2, "Processing/OutputEncoding.swift": 3,
+        "Vips/ImageDecoder.swift": 1,
+    ]
+
+    static let core = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/ImgCore")
+
+    /// How many string literals of `line` name an option (`--NAME` of a declared one, or `-o`/`-O` alone).
+    static func optionNames(in line: String, options: Set<String>) throws -> Int {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("//") { return 0 }
+        let literal = try Regex(#""((?:[^"\\]|\\.)*)""#)
+        let long = try Regex(#"--([a-z][a-z0-9-]*)"#)
+        let short = try Regex(#"(^|[\s(])-[oO]( |$)"#)
+        var count = 0
+        for match in line.matches(of: literal) {
+            let text = String(line[match.range])
+            count += text.matches(of: long).filter { options.contains(String(text[$0.range].dropFirst(2))) }.count
+            if text.dropFirst().dropLast().contains(short) { count += 1 }
+        }
+        return count
+    }
+
+    static func scan() throws -> [String: Int] {
+        let options = Set(OptionCatalog.all.map(\.long))
+        var found: [String: Int] = [:]
+        let files = FileManager.default.enumerator(atPath: core.path)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: core.appendingPathComponent(file), encoding: .utf8)
+            let count = try text.split(separator: "\n").reduce(0) { $0 + (try optionNames(in: String($1), options: options)) }
+            if count > 0 { found[file] = count }
+        }
+        return found
+    }
+
+    @Test func theScanSeesAnOptionName() throws {
+        let options = Set(OptionCatalog.all.map(\.long))
+        #expect(try Self.optionNames(in: #"throw .usage("bad --ttl '\(x)'")"#, options: options) == 1)
+        #expect(try Self.optionNames(in: #"throw .usage("-o \(path) is a directory")"#, options: options) == 1)
+        #expect(try Self.optionNames(in: #"/// `--ttl` in a doc comment"#, options: options) == 0)
+        #expect(try Self.optionNames(in: #"let place = "IMGFETCH_TTL""#, options: options) == 0)
+    }
+
+    @Test func imgCoreNamesNoNewOption() throws {
+        let found = try Self.scan()
+        #expect(!found.isEmpty || Self.remaining.isEmpty)
+        for (file, count) in found.sorted(by: { $0.key < $1.key }) {
+            #expect(count <= Self.remaining[file] ?? 0, "\(file) names \(count) options; word them in ErrorWording")
+        }
+        for (file, count) in Self.remaining where (found[file] ?? 0) < count {
+            Issue.record("\(file) names \(found[file] ?? 0) options now: lower its count in `remaining` to match")
+        }
+        #expect(found["Caching/CacheSettings.swift"] == nil, "cache settings are chosen by the command line")
+    }
+}
