@@ -150,8 +150,14 @@ extension Options {
             .B error
             also refuses what the decoder reports as an error, and
             .B warning
-            refuses on any decoder warning (a bad checksum on an ancillary PNG chunk
-            included).
+            refuses on any decoder warning: a bad checksum on an ancillary PNG chunk,
+            and the quirks of complete files that libvips reads at its default level
+            (a bad IDAT checksum on a PNG without interlace whose data still inflates
+            whole, a GIF frame whose data ends early inside a complete file, its missing
+            pixels left transparent, every frame kept);
+            below it they are decoded, and
+            .B \-v
+            notes them.
             Also
             .B IMGFETCH_FAIL_ON
             and
@@ -161,12 +167,13 @@ extension Options {
             the last row of blocks (a missing end marker after complete data is not),
             a PNG when its IDAT stream does not reach its end or holds fewer bytes than
             the image needs (a missing IEND, or junk after it, is not),
-            a GIF when a frame's data ends before its pixels (stray bytes between
-            blocks, a missing trailer or garbage after the last complete frame are not),
+            a GIF when the file ends inside a frame's data before its pixels (stray bytes
+            between blocks, a missing trailer or garbage after the last complete frame
+            are not),
             a WebP when a chunk is shorter than it declares.
             The message says where:
             .BR "truncated: pixel data ends at row 1210 of 3000" .
-            A bad checksum on IHDR, PLTE or IDAT is refused at every level but
+            Any other bad checksum on IHDR, PLTE or IDAT is refused at every level but
             .BR none .
             So is a GIF frame whose data holds an LZW code that can\(aqt be (libvips\(aq
             GIF loader fails that frame), whichever frames the output needs:

@@ -7,7 +7,8 @@ public enum FailOn: String, CaseIterable, Sendable, Comparable, Codable {
     case truncated
     /// Also refuse what the decoder reports as an error (libvips `fail_on=error`).
     case error
-    /// Also refuse on any decoder warning (libvips `fail_on=warning`), bad ancillary PNG checksums included.
+    /// Also refuse on any decoder warning (libvips `fail_on=warning`), and the quirks of complete files that libvips
+    /// reads (`DataDamage.Severity.warning`): bad ancillary PNG checksums, a GIF frame whose data ends early.
     case warning
 
     /// The default: `truncated`.
@@ -37,7 +38,8 @@ public enum FailOn: String, CaseIterable, Sendable, Comparable, Codable {
 /// (`ImageDecoder.checkHeader(earlier:)`).
 struct DataDamage: Equatable, Sendable {
     enum Severity: Int, Comparable, Sendable {
-        /// Harmless to the pixels (a bad checksum on an ancillary PNG chunk): refused only at `--fail-on warning`.
+        /// A decoder quirk inside a complete file (a bad PNG chunk checksum on data that inflates whole, a GIF
+        /// frame's data ending early): decoded as libvips decodes it, refused only at `--fail-on warning`.
         case warning
         /// Pixel data is missing: refused from `--fail-on truncated` up.
         case truncated
@@ -69,6 +71,13 @@ struct DataDamage: Equatable, Sendable {
         let place = frame > 0 ? " of frame \(frame + 1)" : ""
         return DataDamage(severity: .corrupt, message: "corrupt gif data: an invalid LZW code at row \(row) of \(height)\(place)",
                           wholeFrames: frame)
+    }
+
+    /// A GIF frame (0-based `frame`) whose LZW data ends at `row` inside a complete file: decoded with the rest of
+    /// its pixels transparent, as libnsgif decodes it; refused only at `--fail-on warning`.
+    static func shortGIFFrame(row: Int, of height: Int, frame: Int) -> DataDamage {
+        DataDamage(severity: .warning, message: "gif frame \(frame + 1)'s data ends at row \(row) of \(height): "
+                   + "the rest of it left transparent")
     }
 
     static func truncated(row: Int, of height: Int, frame: Int? = nil) -> DataDamage {

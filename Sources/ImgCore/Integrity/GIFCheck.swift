@@ -1,7 +1,9 @@
-/// GIF: truncated when a frame's LZW data ends before its pixels do; corrupt when it holds a code that can't be
-/// (libnsgif, libvips' GIF loader, fails that frame, and libvips 8.14 loses the failure now and then under its
-/// thread pool), the frames before it whole. Tolerated, as giflib and libnsgif tolerate them: stray bytes between
-/// blocks, a missing trailer, garbage or a cut-off block after the last complete frame.
+/// GIF: truncated when the file ends inside a frame's LZW data before its pixels do; corrupt when the data holds a
+/// code that can't be (libnsgif, libvips' GIF loader, fails that frame, and libvips 8.14 loses the failure now and
+/// then under its thread pool), the frames before it whole. A frame whose LZW data ends early inside a complete
+/// file (its sub-blocks reach their terminator, more follows) is a warning: libnsgif leaves the missing pixels
+/// transparent and reads on, every frame of it. Tolerated, as giflib and libnsgif tolerate them: stray bytes
+/// between blocks, a missing trailer, garbage or a cut-off block after the last complete frame.
 enum GIFCheck {
     static func damage(in bytes: ByteReader) -> DataDamage? {
         guard bytes.count >= 13, let flags = bytes.byte(at: 10) else {
@@ -10,17 +12,18 @@ enum GIFCheck {
         var offset = 13
         if flags & 0x80 != 0 { offset += 3 << (Int(flags & 0x07) + 1) }
         var frame = 0
+        var shortFrame: DataDamage?
         while offset < bytes.count, let introducer = bytes.byte(at: offset) {
             switch introducer {
             case 0x3B:
-                return nil
+                return shortFrame
             case 0x21:
                 offset += 2
-                guard skipSubBlocks(bytes, &offset) else { return nil }  // a cut extension: no pixels lost
+                guard skipSubBlocks(bytes, &offset) else { return shortFrame }  // a cut extension: no pixels lost
             case 0x2C:
                 // A frame whose descriptor is cut off has no pixels to lose; one with none before it is no image.
                 guard let descriptor = bytes.bytes(at: offset, length: 10), let codeSize = bytes.byte(at: offset + 10 + colorTableLength(descriptor[9])) else {
-                    return frame == 0 ? .truncated(row: 0, of: 0) : nil
+                    return frame == 0 ? .truncated(row: 0, of: 0) : shortFrame
                 }
                 let width = Int(descriptor[5]) | Int(descriptor[6]) << 8, height = Int(descriptor[7]) | Int(descriptor[8]) << 8
                 offset += 10 + colorTableLength(descriptor[9]) + 1
@@ -29,14 +32,17 @@ enum GIFCheck {
                     return .invalidGIFCode(row: width > 0 ? count.pixels / width : 0, of: height, frame: frame)
                 }
                 if count.pixels < width * height, width > 0 {
-                    return .truncated(row: count.pixels / width, of: height, frame: frame == 0 && offset >= bytes.count ? nil : frame)
+                    guard count.terminated else {
+                        return .truncated(row: count.pixels / width, of: height, frame: frame == 0 && offset >= bytes.count ? nil : frame)
+                    }
+                    shortFrame = shortFrame ?? .shortGIFFrame(row: count.pixels / width, of: height, frame: frame)
                 }
                 frame += 1
             default:
                 offset += 1  // a stray byte between blocks
             }
         }
-        return frame == 0 ? DataDamage(severity: .truncated, message: "truncated: the GIF file ends before its first frame") : nil
+        return frame == 0 ? DataDamage(severity: .truncated, message: "truncated: the GIF file ends before its first frame") : shortFrame
     }
 
     private static func colorTableLength(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 3 << (Int(flags & 0x07) + 1) : 0 }
@@ -62,6 +68,8 @@ enum LZWCounter {
         /// A code that can't be: past the next free table entry, or a first code (after a clear) outside the
         /// initial table. libnsgif fails the frame there (lenient decoders, ImageMagick's, guess on).
         var invalidCode = false
+        /// The sub-blocks reached their terminator: the frame's data is complete as written, whatever it decodes to.
+        var terminated = false
     }
 
     /// Reads the sub-blocks from `offset` (left past the terminator, or at the end of the file) and returns how many
@@ -75,7 +83,7 @@ enum LZWCounter {
         var finished = false, invalidCode = false
         while let size = bytes.byte(at: offset) {
             offset += 1
-            if size == 0 { return Count(pixels: produced, invalidCode: invalidCode) }
+            if size == 0 { return Count(pixels: produced, invalidCode: invalidCode, terminated: true) }
             // The last sub-block may be cut: its bytes up to the end of the file still count.
             let available = min(Int(size), bytes.count - offset)
             if !finished { bytes.scan(from: offset, length: available) { consume($0); return !finished } }

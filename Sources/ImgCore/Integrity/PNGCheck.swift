@@ -2,8 +2,10 @@ import CVips
 
 /// PNG: truncated when the IDAT zlib stream does not reach its end or inflates to fewer bytes than the image needs
 /// (height × (1 + row bytes), per Adam7 pass when interlaced), whatever follows it (a missing IEND, junk after it).
-/// A bad checksum on a critical chunk (IHDR, PLTE, IDAT) is corrupt, as libpng has it; on an ancillary chunk, a
-/// warning (libpng drops the chunk and goes on).
+/// A bad checksum on an ancillary chunk is a warning (libpng drops the chunk and goes on); on a critical chunk
+/// (IHDR, PLTE, IDAT) it is corrupt, but for IDAT of an image without interlace whose data still inflates whole
+/// and checks out (its zlib stream ends, Adler-32 right, with every byte the image needs): a warning, as libvips
+/// (libpng) reads that one at its default level, and refuses the others.
 enum PNGCheck {
     /// What IHDR says.
     struct Header: Equatable {
@@ -61,20 +63,20 @@ enum PNGCheck {
     /// The damage in a PNG's chunks (read by `PNGChunks`, whose rules for chunk lengths and the header apply).
     static func damage(in bytes: ByteReader) -> DataDamage? {
         var worstChecksum: DataDamage?
-        var reachedEnd = false
+        var reachedEnd = false, badCriticalChunks: Set<String> = []
         // Chunk walk: checksums, and whether the file reaches a complete IEND.
         // A chunk length over 2^31-1 ends the walk as the end of the bytes would: whether the pixels before it are
         // all there is what decides (libspng stops reading there too).
         PNGChunks.walk(bytes) { chunk in
             guard chunk.complete else { return false }
-            if let bad = checksumDamage(bytes, chunk), worstChecksum.map({ $0.severity < bad.severity }) ?? true {
-                worstChecksum = bad
+            if let bad = checksumDamage(bytes, chunk) {
+                if worstChecksum.map({ $0.severity < bad.severity }) ?? true { worstChecksum = bad }
+                if bad.severity == .corrupt { badCriticalChunks.insert(String(decoding: chunk.type, as: UTF8.self)) }
             }
             if chunk.isType("IEND") { reachedEnd = true; return false }
             return true
         }
-        if let worstChecksum, worstChecksum.severity == .corrupt { return worstChecksum }
-        guard !reachedEnd else { return worstChecksum }
+        guard !reachedEnd || worstChecksum?.severity == .corrupt else { return worstChecksum }
         guard let ihdr = PNGChunks.header(bytes) else {
             guard bytes.count >= PNGChunks.firstChunk + 8 + 13 else {
                 return DataDamage(severity: .truncated, message: "truncated: the file ends before the PNG header (\(bytes.count) bytes)")
@@ -83,9 +85,15 @@ enum PNGCheck {
         }
         let header = Header(width: ihdr.width, height: ihdr.height, bitDepth: ihdr.bitDepth, colorType: ihdr.colorType,
                             interlaced: ihdr.interlaced)
-        // The file does not reach IEND: inflate what image data there is to see whether the pixels are all there.
-        let (inflated, ended) = inflateImageData(bytes)
+        // The file does not reach IEND, or a critical chunk fails its checksum: inflate what image data there is
+        // to see whether the pixels are all there.
+        let (inflated, ended, clean) = inflateImageData(bytes)
         let needed = header.neededBytes
+        if let worstChecksum, worstChecksum.severity == .corrupt {
+            guard clean, inflated >= needed, !header.interlaced, badCriticalChunks == ["IDAT"] else { return worstChecksum }
+            return DataDamage(severity: .warning, message: worstChecksum.message
+                .replacingOccurrences(of: "corrupt png data: the", with: "the png") + " (its image data inflates whole)")
+        }
         if inflated >= needed, ended { return worstChecksum }
         return .truncated(row: header.rowReached(inflated: min(inflated, max(needed - 1, 0))), of: header.height)
     }
@@ -107,9 +115,10 @@ enum PNGCheck {
     }
 
     /// Inflates the IDAT chunks in order, the last one as far as the file goes: how many bytes, and whether the
-    /// zlib stream reached its end (or an error that ends it).
-    private static func inflateImageData(_ bytes: ByteReader) -> (inflated: Int, ended: Bool) {
-        guard let inflater = imgf_inflater_new() else { return (0, false) }
+    /// zlib stream reached its end (or an error that ends it), and whether it reached it cleanly (no data error,
+    /// its Adler-32 right).
+    private static func inflateImageData(_ bytes: ByteReader) -> (inflated: Int, ended: Bool, clean: Bool) {
+        guard let inflater = imgf_inflater_new() else { return (0, false, false) }
         defer { imgf_inflater_free(inflater) }
         var status: Int32 = 0
         var seenImageData = false
@@ -124,6 +133,6 @@ enum PNGCheck {
             return status == 0
         }
         // A data error is not for this check to judge: the stream ended there, as far as inflating goes.
-        return (Int(imgf_inflater_total(inflater)), status != 0)
+        return (Int(imgf_inflater_total(inflater)), status != 0, status == 1)
     }
 }
