@@ -52,6 +52,7 @@ struct BoundedCheckTests {
     /// libjpeg's `max_memory_to_use` bounds the check itself: under a 16 MiB limit it gives no verdict instead
     /// of allocating the 1.5 GB (it has no backing store), where without a limit it finds the data cut short.
     @Test func theJPEGCheckIsBoundedByTheDecodeMemoryLimit() throws {
+        try VipsRuntime.start()  // the check uses the libjpeg libvips loads, looked up once
         let data = Self.truncatedProgressiveJPEG()
         let input = VipsInput(.memory(data))
         let bounded = data.withUnsafeBytes { JPEGCheck.damage(in: input, reader: ByteReader(memory: $0), memoryLimit: 16 << 20) }
