@@ -189,7 +189,9 @@ struct HostileInputTests: EndToEndSuite {
         for line in lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
             let name = ((object["input"] as? String ?? "") as NSString).lastPathComponent
-            if name.hasPrefix("x") {
+            // xcsn0g01's one fault is its IDAT checksum while its data inflates whole: libvips reads it as
+            // libpng does, so it is a warning, accepted unless --fail-on warning (DecodeFidelityTests).
+            if name.hasPrefix("x") && name != "xcsn0g01.png" {
                 #expect(object["status"] as? String == "error", "\(name) was accepted")
                 #expect((object["error"] as? [String: Any])?["exit"] as? Int == 5, "\(name)")
             } else {

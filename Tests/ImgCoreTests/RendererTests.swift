@@ -81,7 +81,7 @@ struct RendererTests: RendererSuite {
         let bad = [
             [server.url("/img/truncated.jpg")], [server.url("/img/truncated.gif")], [server.url("/img/logo.svg")],
             [server.url("/type/text%2Fhtml/truncated.jpg")], [work.file("giant.gif")],
-            [Paths.fixtures + "/pngsuite/xcsn0g01.png"], [Paths.images + "/sample.jpg", "--max-pixels", "1000"],
+            [Paths.fixtures + "/pngsuite/xhdn0g08.png"], [Paths.images + "/sample.jpg", "--max-pixels", "1000"],
         ]
         let output = work.file("out.jpg")
         for (round, input) in (0..<10).flatMap({ round in bad.map { (round, $0) } }) {
