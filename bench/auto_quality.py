@@ -11,7 +11,6 @@ The section replaces the one between the markers in REPORT (appended when REPORT
 import glob
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys

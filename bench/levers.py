@@ -75,7 +75,7 @@ def main():
             if rc == 0 and written == count:
                 results[name].append(run)
     shutil.rmtree(trash, ignore_errors=True)
-    print(f"\n| variant | env | args | median wall | median CPU (user+sys) | max peak RSS | runs |")
+    print("\n| variant | env | args | median wall | median CPU (user+sys) | max peak RSS | runs |")
     print("|---|---|---|---|---|---|---|")
     for name, env, extra in variants:
         rs = results[name]

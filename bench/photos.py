@@ -13,12 +13,9 @@ Peers that need Python packages run from a venv that bench/run.sh makes (pip ins
 import os
 import shlex
 import statistics
-import subprocess
 
-from bench import Contender, env_int, fmt_mib, fmt_ratio, fmt_time, human_bytes, log, measure, md_code, \
-    ratio, rounds_text, spread, time_table
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from common import HERE, Contender, env_int, fmt_mib, fmt_time, human_bytes, log, measure, \
+    ratio, rounds_text, time_table
 
 
 def read_into_page_cache(paths):

@@ -106,8 +106,10 @@ child() {
 mkdir -p "$WORK"
 child "$PYTHON" "$BENCH/gen_images.py" "$WWW" "$BENCH_COUNT"
 # Workloads 7 and 8: real photographs from Debian's wallpaper packages, and the Python peers in a venv of their own.
-if [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,7,* || ,$BENCH_ONLY, == *,8,* ]]; then
-  child "$PYTHON" "$BENCH/photo_set.py" "$WWW/photos" "${BENCH_PHOTOS:-400}"
+# Workload 10 (small images) takes its peers from the same venv and img2dataset from a venv of its own.
+wants() { [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,$1,* ]]; }
+if wants 7 || wants 8 || wants 10; then
+  wants 7 || wants 8 && child "$PYTHON" "$BENCH/photo_set.py" "$WWW/photos" "${BENCH_PHOTOS:-400}"
   VENV=$WORK/venv
   if [[ -n ${BENCH_PEER_PYTHON:-} ]]; then
     "$BENCH_PEER_PYTHON" -c 'import pyvips, PIL, requests' \
@@ -123,6 +125,21 @@ if [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,7,* || ,$BENCH_ONLY, == *,8,* ]];
         || say "the venv could not be made (bench/work/venv.log); workloads 7 and 8 are skipped"
     fi
     "$VENV/bin/python" -c 'import pyvips, PIL, requests' 2>/dev/null && export BENCH_PEER_PYTHON=$VENV/bin/python
+  fi
+fi
+if wants 10 && [[ -n ${BENCH_PEER_PYTHON:-} ]]; then
+  child "$BENCH_PEER_PYTHON" "$BENCH/small_set.py" "$WWW/small" "${BENCH_SMALL:-10000}"
+  # img2dataset pins its own versions of numpy, OpenCV and pyarrow: a venv of its own. It runs offline over
+  # loopback once albumentations no longer asks PyPI for a newer version of itself.
+  export NO_ALBUMENTATIONS_UPDATE=1
+  I2D=$WORK/venv-img2dataset
+  if [[ -z ${BENCH_IMG2DATASET:-} ]]; then
+    if [[ ! -x $I2D/bin/img2dataset ]]; then
+      say "making img2dataset's venv (pip install img2dataset) in bench/work/venv-img2dataset"
+      "$PYTHON" -m venv "$I2D" && "$I2D/bin/pip" install -q img2dataset >"$WORK/venv-img2dataset.log" 2>&1 \
+        || say "img2dataset could not be installed (bench/work/venv-img2dataset.log); workload 10 runs without it"
+    fi
+    [[ -x $I2D/bin/img2dataset ]] && export BENCH_IMG2DATASET=$I2D/bin/img2dataset
   fi
 fi
 
