@@ -60,10 +60,10 @@ TSAN_SCRATCH := .build/tsan
 TSAN_FILTER ?= Concurrency
 
 # Debian packages needed to build, test and demo (libvips-tools is not needed; libxxhash-dev gives cache entries
-# their XXH3-128 integrity digests, ~30x faster than glib's SHA-256). python3-venv: the tests' venv of reference
-# decoders (pyref below; Debian's python3 has no ensurepip without it).
+# their XXH3-128 integrity digests, ~30x faster than glib's SHA-256; libarchive-dev writes WebDataset tar shards).
+# python3-venv: the tests' venv of reference decoders (pyref below; Debian's python3 has no ensurepip without it).
 # dpkg-dev (dpkg-shlibdeps), lintian and binutils (strip): `make deb`.
-DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev libjxl-dev pkg-config python3 python3-venv openssl groff-base \
+DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev libjxl-dev libarchive-dev pkg-config python3 python3-venv openssl groff-base \
   dpkg-dev lintian binutils
 # Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
 # page's GNU parallel recipe is run as written; zsh and fish check that the completion scripts for them parse.
@@ -131,21 +131,21 @@ test-deb: test-deps deb
 
 test-unit: debug test-deps pyref
 	$(SWIFT) build --build-tests $(WARNINGS_AS_ERRORS) $(SWIFT_BUILD_FLAGS)
-	@if $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2' 2>/dev/null; then \
+	@if $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2, webdataset' 2>/dev/null; then \
 	  echo "IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build"; \
 	  IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build; \
 	else $(SWIFT) test --skip-build; fi
 
-# The reference BlurHash and ThumbHash decoders and the SSIMULACRA2 metric from PyPI (packages blurhash, thumbhash,
-# ssimulacra2) in a venv of the tests'
-# own: FactsReferenceTests decode what imgfetch printed with them, AutoEncodingTests score auto results with it
+# The reference BlurHash and ThumbHash decoders, the SSIMULACRA2 metric and the WebDataset reader from PyPI (packages
+# blurhash, thumbhash, ssimulacra2, webdataset) in a venv of the tests' own: FactsReferenceTests decode what imgfetch
+# printed with them, AutoEncodingTests score auto results with it, WebDatasetTests read the shards with it
 # (IMGFETCH_PYREF_PYTHON). Made once; when it
 # can't be made (no network), those tests are disabled and say why.
 PYREF := .build/pyref
 pyref:
-	@if ! $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2' 2>/dev/null; then \
-	  echo "pyref: making $(PYREF) (python3 -m venv; pip install blurhash thumbhash ssimulacra2)"; \
-	  mkdir -p .build; { python3 -m venv $(PYREF) && $(PYREF)/bin/pip install -q blurhash thumbhash ssimulacra2; } >.build/pyref.log 2>&1 \
+	@if ! $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2, webdataset' 2>/dev/null; then \
+	  echo "pyref: making $(PYREF) (python3 -m venv; pip install blurhash thumbhash ssimulacra2 webdataset)"; \
+	  mkdir -p .build; { python3 -m venv $(PYREF) && $(PYREF)/bin/pip install -q blurhash thumbhash ssimulacra2 webdataset; } >.build/pyref.log 2>&1 \
 	    || echo "pyref: could not make $(PYREF) (.build/pyref.log): the reference-decoder tests are disabled"; \
 	fi
 

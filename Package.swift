@@ -32,7 +32,10 @@ let package = Package(
         // libjxl's Butteraugli API (libjxl-dev, jxl/butteraugli.h): the perceptual distance of an encoding to the
         // processed image, a well-kept metric rather than a hand-written one. Opened with dlopen on first use.
         .target(name: "CJxl", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash", "CJxl"]),
+        // libarchive's tar writer (libarchive-dev, archive.h) for WebDataset shards. Opened with dlopen on first use, so
+        // a run that writes no shard never loads it and the nine libraries it brings (libxml2, ICU, the compressors).
+        .target(name: "CArchive", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash", "CJxl", "CArchive"]),
         // The warm renderer (opt-in): its socket and process helpers in C (socket file, peer credentials, detached
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),

@@ -38,11 +38,16 @@ enum BatchCommand {
             options.listLayout = try ListSettings.layout(arguments, inputs: inputs)
             try options.listLayout.prepare(inputs)
             options.sizeFilter = try FilterSettings.sizeFilter(arguments)
+            options.webDataset = try DatasetSettings.layout(arguments, shard: options.shard,
+                                                            keptColumns: options.listLayout.keptColumns)
             settings.template.robotsTags = try OptOutSettings.robotsTagRule(
-                arguments, userAgent: settings.configuration.network.userAgent, webDataset: false)
+                arguments, userAgent: settings.configuration.network.userAgent, webDataset: options.webDataset != nil)
             options.robotsTxt = arguments[Options.robotsTxt]
             options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
                 try OutputWriter.prepareDirectory(directory)
+            }
+            if let layout = options.webDataset, let folder = options.outputFolder {
+                try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
             }
             records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose)
             options.previous = records.previous
@@ -68,7 +73,8 @@ enum BatchCommand {
         case .failure(let error): return error.exitCode
         }
 
-        let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly)
+        let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly,
+                                   webDataset: options.webDataset != nil)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
                                  cancellation: cancellation) { [records] event in
             records.record(event)
@@ -87,6 +93,7 @@ enum BatchCommand {
         if let reason = summary.outputFolderFull, let directory = options.outputDirectory {
             Reporter.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped))
         }
+        if let failure = summary.tarFailure { Reporter.error(failure.commandLineMessage) }
         printer.finish(summary)
         let status = exitStatus(summary, outputFailure: printer.outputFailure)
         records.finish(summary, exit: status, shard: options.shard)
@@ -118,6 +125,7 @@ enum BatchCommand {
         if summary.signal != 0 { return 128 + summary.signal }
         if let failure = summary.listFailure { return failure.exitCode }
         if summary.outputFolderFull != nil { return ImgError.io("").exitCode }
+        if let failure = summary.tarFailure { return failure.exitCode }
         return exitStatus(summary.progress)
     }
 

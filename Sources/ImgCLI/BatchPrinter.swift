@@ -13,12 +13,17 @@ final class BatchPrinter: Sendable {
     private let writeFailure = Mutex<ImgError?>(nil)
     private let givenUpHosts = Mutex<Set<String>>([])
     private let prefetchOnly: Bool
+    /// `--output-format webdataset`: outputs are samples in tars.
+    private let webDataset: Bool
+    /// Tars completed so far.
+    private let tars = Mutex(0)
 
-    init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool) {
+    init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool, webDataset: Bool = false) {
         reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         self.progressLine = progressLine
         line = progressLine ? ProgressLine() : nil
         self.prefetchOnly = prefetchOnly
+        self.webDataset = webDataset
     }
 
     struct SummaryRecord: Encodable {
@@ -79,6 +84,12 @@ final class BatchPrinter: Sendable {
             for output in report.outputs { print(output, of: report.item) }
         case .progress(let progress):
             line?.draw { ProgressLine.batch(progress, columns: $0) }
+        case .tarWritten(let written):
+            tars.withLock { $0 += 1 }
+            if progressLine { Reporter.clearProgress() }
+            let stats = written.stats
+            reporter.info("\(written.path): \(Counted.of(stats.samples, "sample", "samples")), \(stats.bytes) bytes, "
+                          + String(format: "%.1fs", stats.seconds))
         }
     }
 
@@ -117,13 +128,15 @@ final class BatchPrinter: Sendable {
         switch output.result {
         case .success(let response):
             let duplicateOf = output.duplicateOf.map { URLCredentials.maskingPassword(in: $0) }
-            reporter.success(input: label, output: output.path, response: response, milliseconds: output.milliseconds)
+            let shown = output.path ?? output.sample.map { "\($0.tar) (\($0.member))" }
+            reporter.success(input: label, output: shown, response: response, milliseconds: output.milliseconds)
             if let duplicateOf {
                 reporter.info("  duplicate of \(duplicateOf)\(output.skippedAsDuplicate ? ": not written (--skip-duplicates)" : "")")
             }
             if reporter.json {
-                var record = Reporter.Record.ok(input: input, output: output.path, response: response,
+                var record = Reporter.Record.ok(input: input, output: output.path ?? output.sample?.tar, response: response,
                                                 milliseconds: output.milliseconds, url: input, variant: output.variant)
+                record.member = output.sample?.member
                 record.duplicateOf = duplicateOf
                 if output.skippedAsDuplicate { record.skipped = "duplicate" }
                 record.columns = item.columns
@@ -167,7 +180,14 @@ final class BatchPrinter: Sendable {
         if progress.robotsDisallowed > 0 { line += ", \(progress.robotsDisallowed) disallowed by robots.txt" }
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         if !progress.redone.isEmpty { line += ", \(progress.redoneCount) done again (\(Self.reasons(progress.redone)))" }
-        line += prefetchOnly ? " (cached) in " : ", \(Counted.of(summary.written, "file", "files")) written in "
+        if prefetchOnly {
+            line += " (cached) in "
+        } else if webDataset {
+            let tars = tars.withLock { $0 }
+            line += ", \(Counted.of(summary.written, "sample", "samples")) written into \(Counted.of(tars, "tar", "tars")) in "
+        } else {
+            line += ", \(Counted.of(summary.written, "file", "files")) written in "
+        }
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(Interruption.signalName(summary.signal))" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }

@@ -11,6 +11,8 @@ struct Reporter: Sendable {
     struct Record: Encodable {
         var input: String
         var output: String?
+        /// `batch --output-format webdataset`: the image's name in the tar `output`.
+        var member: String?
         var status: String
         var source: String?
         var bytes: Int?

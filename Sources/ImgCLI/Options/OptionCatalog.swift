@@ -4,7 +4,7 @@ import ImgCore
 enum OptionCatalog {
     /// The topics in the order `--help` and the man page show them.
     static let groups: [OptionGroup] = [general, output, processing, encoding, network, reporting, facts, cache,
-                                        renderer, batch, records, list, optOut, cacheCommands]
+                                        renderer, batch, records, list, dataset, optOut, cacheCommands]
 
     static let all: [OptionDefinition] = groups.flatMap(\.options)
 

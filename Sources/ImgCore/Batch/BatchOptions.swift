@@ -75,6 +75,9 @@ public struct BatchOptions: Sendable {
     /// Judge each URL by its host's robots.txt before asking for it (`--robots-txt`): a disallowed one is
     /// `robots_disallowed`, never requested; default false.
     public var robotsTxt = false
+    /// Write the outputs as WebDataset tar shards in `outputDirectory` (one image and its JSON a sample) instead of
+    /// files; default nil (files).
+    public var webDataset: WebDatasetLayout?
 
     public init() {}
 

@@ -5,8 +5,10 @@ public struct BatchOutput: Sendable {
     /// The variant's name; nil without `--variant`.
     public var variant: String?
     public var result: Result<ImageResponse, ImgError>
-    /// The file written under the output directory; nil for prefetch and failures.
+    /// The file written under the output directory; nil for prefetch, failures and WebDataset samples.
     public var path: String?
+    /// Where a WebDataset sample went (`BatchOptions.webDataset`); nil otherwise.
+    public var sample: SamplePlacement?
     /// The key it was asked under: its variant key (`CacheKey.variant`, the one the request names, whatever entry
     /// served it), or the original key for a prefetch; nil for failures.
     public var key: String?
@@ -97,6 +99,9 @@ public struct BatchSummary: Sendable {
     /// Why the output folder took no more outputs (`No space left on device`, `Disk quota exceeded`), when a write
     /// into it failed so: the batch stopped starting lines, and the lines not done are `skipped`. Nil otherwise.
     public var outputFolderFull: String?
+    /// Why a WebDataset tar could not be written (`BatchOptions.webDataset`): the batch stopped starting lines, and
+    /// the tar's samples so far are not kept. Nil otherwise.
+    public var tarFailure: ImgError?
 }
 
 /// What a running batch tells its caller, always from one thread at a time.
@@ -105,4 +110,6 @@ public enum BatchEvent: Sendable {
     case item(BatchItemReport)
     /// The counts changed.
     case progress(BatchProgress)
+    /// A WebDataset tar was completed and took its name (`BatchOptions.webDataset`).
+    case tarWritten(WrittenTar)
 }

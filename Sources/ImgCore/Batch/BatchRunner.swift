@@ -38,6 +38,8 @@ public final class BatchRunner: Sendable {
     private let outputFolder: Result<OutputFolder, ImgError>?
     /// The pipeline's memory policy, when it is a batch's: told of every line's uses of its original.
     private let announcements: BatchMemoryPolicy?
+    /// With `BatchOptions.webDataset`: the tars the outputs go into (nothing is staged as a file of its own).
+    private let webDataset: WebDatasetShards?
 
     /// `template` carries the shared processing, encoding and decoding options (its source is replaced per item).
     /// `cancellation` should be the one in the pipeline's network options, so that `stop(signal:)` aborts transfers.
@@ -55,11 +57,15 @@ public final class BatchRunner: Sendable {
             options.outputFolder.map { .success($0) } ?? Result { () throws(ImgError) in try OutputFolder(opening: directory) }
         }
         self.outputFolder = outputFolder
-        maker = BatchOutputMaker(pipeline: pipeline, requests: requests, options: options, outputFolder: outputFolder)
+        webDataset = options.webDataset.flatMap { layout in
+            (try? outputFolder?.get()).map { WebDatasetShards(layout: layout, folder: $0, shard: options.shard) }
+        }
+        maker = BatchOutputMaker(pipeline: pipeline, requests: requests, options: options,
+                                 outputFolder: webDataset == nil ? outputFolder : nil)
         judge = options.previous?.mode == .resume ? ResumeJudge(
             directory: options.outputDirectory, folder: try? outputFolder?.get(),
             marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates,
-            verifyDigests: options.verifyOutputs) : nil
+            verifyDigests: options.verifyOutputs, tars: options.webDataset.map(TarIdentities.init)) : nil
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
         let announcements = pipeline.configuration.memoryPolicy as? BatchMemoryPolicy
         self.announcements = announcements
@@ -108,11 +114,12 @@ public final class BatchRunner: Sendable {
         workers.wait()
         pipeline.settleCache()
         return order.withLock { order in
+            if let written = webDataset?.finish() { events(.tarWritten(written)) }
             var progress = order.progress
             progress.elapsed = Date().timeIntervalSince(started)
             return BatchSummary(progress: progress, written: order.written, signal: cancellation?.signal ?? 0,
                                 stoppedEarly: stoppedByFailure.load(ordering: .relaxed), listFailure: order.listFailure,
-                                outputFolderFull: folderOutOfSpace)
+                                outputFolderFull: folderOutOfSpace, tarFailure: webDataset?.failure)
         }
     }
 
@@ -199,13 +206,15 @@ public final class BatchRunner: Sendable {
     // MARK: retiring in input order
 
     private func finish(_ report: BatchItemReport) {
-        var stopForFailure = false
+        var stopForFailure = false, stopForTar = false
         order.withLock { order in
             order.pending[report.item.sequence] = report
             while let next = order.pending.removeValue(forKey: order.next) {
                 let retired = retire(next, order: &order)
                 if retired.failed { stopForFailure = options.failFast }
                 events(.item(retired))
+                if let written = webDataset?.completeIfFull() { events(.tarWritten(written)) }
+                if webDataset?.failure != nil { stopForTar = true }
                 order.next += 1
                 queue.releaseSlot()
             }
@@ -216,6 +225,7 @@ public final class BatchRunner: Sendable {
             stoppedByFailure.store(true, ordering: .relaxed)
             stop()
         }
+        if stopForTar { stop() }
     }
 
     /// Names and commits the item's staged outputs and counts it.
@@ -224,7 +234,9 @@ public final class BatchRunner: Sendable {
         if let distance = options.duplicateDistance {
             order.duplicates.mark(&report, within: distance, skipping: options.skipDuplicates)
         }
-        if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
+        if let webDataset {
+            order.written += webDataset.retire(&report)
+        } else if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
             for index in report.outputs.indices {
                 guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result
                 else { continue }

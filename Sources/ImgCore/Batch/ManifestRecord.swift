@@ -59,8 +59,12 @@ extension ManifestRecord {
 public struct ManifestOutput: Codable, Sendable, Equatable {
     /// The variant's name; absent without `--variant`.
     public var variant: String?
-    /// The file written; absent for `prefetch`.
+    /// The file written; absent for `prefetch` and WebDataset samples.
     public var path: String?
+    /// A WebDataset sample's tar (`DIR/00000.tar`), the tar's id (in its `_stats.json`) and the image's name in it.
+    public var tar: String?
+    public var tarID: String?
+    public var member: String?
     public var format: String?
     /// `--quality auto` and `--format auto`: the quality chosen and the Butteraugli distance measured at it.
     public var quality: Int?
@@ -85,7 +89,7 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     public var recordedURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case variant, path, format, quality, distance, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of"
+        case variant, path, tar, tarID = "tar_id", member, format, quality, distance, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of"
         case queryDiffers = "query_differs", recordedURL = "recorded_url"
     }
 }
@@ -184,7 +188,9 @@ extension ManifestRecord {
             switch output.result {
             case .success(let response):
                 let data = response.data
-                outputs.append(ManifestOutput(variant: output.variant, path: output.path, format: data.format?.rawValue,
+                outputs.append(ManifestOutput(variant: output.variant, path: output.path, tar: output.sample?.tar,
+                                              tarID: output.sample?.tarID, member: output.sample?.member,
+                                              format: data.format?.rawValue,
                                               quality: data.chosen?.quality, distance: data.chosen?.distance,
                                               width: data.width, height: data.height, bytes: data.bytes.count,
                                               sha256: data.bytes.sha256, key: output.key, source: response.source.rawValue,

@@ -15,6 +15,8 @@ public enum ResumeMismatch: String, Sendable, CaseIterable {
     case size = "output size differs"
     case digest = "output SHA-256 differs"
     case noPhash = "recorded without a phash"
+    case tarMissing = "its tar is not complete"
+    case tarReplaced = "its tar was written again since"
 }
 
 /// What this run would make for one output of a line: what `--resume` compares its record with.
@@ -47,6 +49,8 @@ struct ResumeJudge: Sendable {
     var skipsDuplicates = false
     /// `--verify-outputs`: the files' SHA-256 must be the recorded one.
     var verifyDigests = false
+    /// With a WebDataset output: the ids of the complete tars, which a sample's record must name.
+    var tars: TarIdentities?
 
     enum Verdict {
         /// Skip the line, carrying this record, once these files have the recorded SHA-256 (none to read: skip now).
@@ -65,6 +69,11 @@ struct ResumeJudge: Sendable {
         for (output, wanted) in zip(outputs, expected) {
             guard let key = output.key else { return .redo(.noKey) }
             guard key == wanted.key else { return .redo(.otherKey) }
+            if let tars {
+                guard let tar = output.tar, let name = tarName(of: tar) else { return .redo(.otherPath) }
+                if let mismatch = tars.mismatch(tar: name, id: output.tarID, in: folder) { return .redo(mismatch) }
+                continue
+            }
             guard let claimed = wanted.name else { continue }
             guard let path = output.path else {
                 if skipsDuplicates, output.duplicateOf != nil { continue }
@@ -98,6 +107,14 @@ struct ResumeJudge: Sendable {
         let recordedFolder = String(path[..<slash])
         guard recordedFolder == directory || sameFolder(recordedFolder.isEmpty ? "/" : recordedFolder) else { return nil }
         return recordedName
+    }
+
+    /// The name of the tar at `path` when it is in this run's output folder.
+    private func tarName(of path: String) -> String? {
+        guard let directory, let slash = path.lastIndex(of: "/") else { return nil }
+        let recordedFolder = String(path[..<slash])
+        guard recordedFolder == directory || sameFolder(recordedFolder.isEmpty ? "/" : recordedFolder) else { return nil }
+        return String(path[path.index(after: slash)...])
     }
 
     /// Whether `path` is the output folder (`-O out/` resumes what `-O out` wrote).

@@ -157,6 +157,12 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
                 throw .io("cannot write \(shown): \(String(cString: strerror(reason)))")
             }
         }
+        let (named, name) = try createNamed(mode: mode, shownAs: shown)
+        return (named, name)
+    }
+
+    /// A new `.imgfetch-PID-NONCE.part`, open for writing.
+    private func createNamed(mode: mode_t, shownAs shown: String) throws(ImgError) -> (Int32, String) {
         for _ in 0..<8 {
             let name = OutputFolder.temporaryName()
             let named = Self.outsideUmaskChanges {
@@ -168,6 +174,17 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
         noteFailure(errno)
         throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
     }
+
+    /// A file written as it goes (a tar shard): a new named temporary in the folder, open for writing (the
+    /// descriptor is the caller's to close), and its staged output to `commit` under its name once it is whole, or
+    /// to discard. Killed meanwhile, the process leaves the temporary, which the next run opening the folder removes.
+    public func createGrowing(mode: mode_t = 0o644, shownAs shown: String) throws(ImgError) -> (Int32, StagedOutput) {
+        let (named, name) = try createNamed(mode: mode, shownAs: shown)
+        return (named, StagedOutput(descriptor: -1, temporaryName: name, folder: self))
+    }
+
+    /// Remembers why a write into the folder failed (a full file system stops the batch).
+    func noteWriteFailure(_ code: Int32) { noteFailure(code) }
 
     func unnamedClosed() { unnamedOpen.withLock { $0 -= 1 } }
 

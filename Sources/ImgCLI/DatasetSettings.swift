@@ -1,0 +1,38 @@
+import ImgCore
+
+/// `--output-format` and `--samples-per-shard`: whether a batch writes WebDataset tar shards, and how.
+enum DatasetSettings {
+    /// Whether `--output-format webdataset` is given.
+    static func isWebDataset(_ arguments: ScannedArguments) throws(ImgError) -> Bool {
+        try arguments[Options.outputFormat] == .webDataset
+    }
+
+    /// The layout of the shards for `shard`, nil for files; the options that don't go with it are usage errors.
+    static func layout(_ arguments: ScannedArguments, shard: Shard?, keptColumns: [String]) throws(ImgError) -> WebDatasetLayout? {
+        let samples = try arguments[Options.samplesPerShard]
+        guard try isWebDataset(arguments) else {
+            if samples != nil { throw .usage("--samples-per-shard applies with --output-format webdataset") }
+            return nil
+        }
+        let unfit = [Options.variant.definition, Options.name.definition, Options.nameColumn.definition,
+                     Options.verifyOutputs.definition]
+        if let given = unfit.first(where: { arguments.has($0.long) }) {
+            throw .usage("--\(given.long) doesn't apply with --output-format webdataset: a sample is one image "
+                         + "named by its line's key")
+        }
+        if let clash = keptColumns.first(where: WebDatasetLayout.sampleFields.contains) {
+            throw .usage("--keep-columns \(clash): a sample's JSON has a field of that name (--output-format webdataset)")
+        }
+        return WebDatasetLayout(samplesPerShard: samples ?? Options.samplesPerShard.defaultValue!, shard: shard)
+    }
+
+    /// Refuses an output folder that already holds this layout's tars, unless the run resumes or retries into it:
+    /// a fresh run's samples would be mixed with an earlier run's.
+    static func checkFolder(_ folder: OutputFolder, layout: WebDatasetLayout, arguments: ScannedArguments) throws(ImgError) {
+        guard !arguments.has(Options.resume), !arguments.has(Options.retryFailed) else { return }
+        let existing = layout.existingTars(in: folder)
+        guard let first = existing.keys.min().flatMap({ existing[$0] }) else { return }
+        throw .usage("\(folder.path) already holds WebDataset tars (\(first)\(existing.count > 1 ? ", ..." : "")): "
+                     + "give --resume MANIFEST to add to them, or another folder")
+    }
+}

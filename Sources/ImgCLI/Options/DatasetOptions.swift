@@ -1,0 +1,135 @@
+import ImgCore
+
+/// `batch --output-format`: loose files, or WebDataset tar shards.
+enum BatchOutputFormat: Sendable, Equatable {
+    case files
+    case webDataset
+}
+
+extension OptionCatalog {
+    static let dataset = OptionGroup(title: "WebDataset output", options: [
+        Options.outputFormat,
+        Options.samplesPerShard,
+    ])
+}
+
+extension Options {
+    static let outputFormat = Option<BatchOutputFormat>("output-format", value: "files|webdataset",
+                         parser: .choice(["files": .files, "webdataset": .webDataset]), default: .files, for: [.batch],
+                         help: "write files, or WebDataset tar shards, under -O",
+                         man: #"""
+            What
+            .B \-O
+            .I DIR
+            receives:
+            .B files
+            (one file an output, named as
+            .B "OUTPUT NAMES"
+            says) or
+            .BR webdataset :
+            tar shards
+            .BR 00000.tar ,
+            .BR 00001.tar ,
+            \&.\|.\|. of up to
+            .B \-\-samples\-per\-shard
+            samples each, as img2dataset and the Python
+            .B webdataset
+            package lay them out.
+            A sample is
+            .IB KEY . EXT
+            (the image written) and
+            .IB KEY .json
+            (its
+            .BR url ,
+            the
+            .B \-\-keep\-columns
+            by name,
+            .BR width ,
+            .BR height ,
+            .BR original_width ,
+            .BR original_height ,
+            .BR bytes ,
+            the
+            .B sha256
+            of the image,
+            .BR key ,
+            .BR format ,
+            and with
+            .B \-\-facts
+            .BR blurhash ,
+            .BR thumbhash ,
+            .BR dominant_color " and " phash );
+            .I KEY
+            is the line's number in the list (the manifest's
+            .BR line ),
+            zero-padded to 9 digits, so it is the same in every run and every shard.
+            Only
+            .B ok
+            lines are samples; a tar holds them in list order.
+            With
+            .BR \-\-shard ,
+            the names carry the shard
+            .RB ( s0003\-00000.tar
+            for shard 3), so the tasks of an array can share one folder.
+            .IP
+            Each tar is written (with libarchive: ustar, read by GNU tar, Python's
+            .B tarfile
+            and
+            .BR webdataset )
+            under a temporary name in the folder and takes its name only when complete, with
+            .IB NAME _stats.json
+            written beside it first: its
+            .BR id ,
+            .BR samples ,
+            the lines retired while it was written counted by
+            .BR statuses ,
+            its
+            .BR bytes ,
+            the images'
+            .BR image_bytes ,
+            and the
+            .B seconds
+            it took.
+            The last tar of a run (also one stopped by a signal) is completed with what it has; a tar with no
+            sample is not written. A run killed with
+            .B "kill \-9"
+            leaves only the temporary, which the next run removes. The manifest records each sample's
+            .BR tar ,
+            .B tar_id
+            and
+            .BR member .
+            .B \-\-resume
+            keeps a line recorded
+            .B ok
+            only when its tar is complete and is still the one it went into (the stats'
+            .B id
+            is the recorded one), so the samples of a torn tar are done again; new tars are numbered after
+            the complete ones, which are never replaced, and across all tars every
+            .B ok
+            line is one sample.
+            .B \-\-retry\-failed
+            writes the lines it retries into new tars too.
+            A folder that already holds this shard's tars is refused (exit 2) without
+            .B \-\-resume
+            or
+            .BR \-\-retry\-failed .
+            .B \-\-variant ,
+            .BR \-\-name ,
+            .B \-\-name\-column
+            and
+            .B \-\-verify\-outputs
+            don't apply, nor a kept column named like a sample's field.
+            The default of
+            .B \-\-disallow\-robots\-tags
+            is then
+            .BR noai,noimageai,noindex,noimageindex .
+            """#)
+    static let samplesPerShard = Option<Int>("samples-per-shard", value: "N", parser: .integer(1...10_000_000),
+                         default: WebDatasetLayout.defaultSamplesPerShard, for: [.batch],
+                         help: "samples a WebDataset tar holds at most",
+                         man: #"""
+            With
+            .BR "\-\-output\-format webdataset" ,
+            the samples a tar holds at most (img2dataset's default).
+            """#)
+}

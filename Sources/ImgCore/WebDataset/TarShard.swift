@@ -1,0 +1,115 @@
+import CArchive
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One WebDataset tar being written: members are appended with libarchive (pax restricted: plain ustar for a
+/// sample's short names) to a named temporary in the output folder, which takes the tar's name only once the tar
+/// is complete, its `NAME_stats.json` written beside it first. Until then nothing is at the tar's name; a process
+/// killed meanwhile leaves only the temporary, removed by the next run that opens the folder.
+final class TarShard {
+    /// `00000.tar`.
+    let name: String
+    /// Set in the tar's stats file and in the manifest records of its samples: a sample recorded in a tar of this
+    /// name is in it only when the stats beside it carry this id (a later run may have written another tar there).
+    let id: String
+    let started = Date()
+    /// Samples appended.
+    private(set) var samples = 0
+    /// Bytes of the images appended.
+    private(set) var imageBytes = 0
+    /// Lines retired while this tar was being written, by status (`ok`, `failed`, ...).
+    var statuses: [String: Int] = [:]
+    private let folder: OutputFolder
+    private let descriptor: Int32
+    private let staged: StagedOutput
+    private var archive: OpaquePointer?
+
+    /// A new tar `name` in `folder`, written under a temporary.
+    init(name: String, folder: OutputFolder) throws(ImgError) {
+        self.name = name
+        self.folder = folder
+        id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let shown = "\(folder.path)/\(name)"
+        (descriptor, staged) = try folder.createGrowing(shownAs: shown)
+        guard let opened = imgf_tar_open(descriptor) else {
+            close(descriptor)
+            staged.discard()
+            let reason = String(cString: imgf_archive_load_error())
+            throw .io("cannot write \(shown): \(reason.isEmpty ? "libarchive could not make a tar writer" : reason)")
+        }
+        archive = opened
+    }
+
+    deinit { abandon() }
+
+    /// Appends a member `member` with `bytes`, a sample's image or JSON.
+    func add(member: String, bytes: EncodedBytes) throws(ImgError) {
+        guard let archive else { throw .internalFailure("tar \(name) written after it was closed") }
+        var failed = imgf_tar_begin(archive, member, Int64(bytes.count), time(nil)) != ARCHIVE_OK
+        if !failed {
+            switch bytes {
+            case .memory(let data):
+                failed = !data.isEmpty && data.withUnsafeBytes { imgf_tar_data(archive, $0.baseAddress, $0.count) } != data.count
+            case .file(let region):
+                var written = 0
+                let read = region.forEachWindow { window in
+                    if imgf_tar_data(archive, window.baseAddress, window.count) == window.count { written += window.count }
+                }
+                failed = !read || written != region.count
+            }
+        }
+        if !failed { failed = imgf_tar_end(archive) != ARCHIVE_OK }
+        if failed { throw failure(member) }
+    }
+
+    /// Appends one sample: its image as `KEY.EXT`, then its metadata as `KEY.json`.
+    func add(key: String, ext: String, image: EncodedBytes, metadata: Data) throws(ImgError) {
+        try add(member: "\(key).\(ext)", bytes: image)
+        try add(member: "\(key).json", bytes: .memory(metadata))
+        samples += 1
+        imageBytes += image.count
+    }
+
+    /// Ends the tar, writes `stats(tarBytes)` as `NAME_stats.json` and gives the tar its name; returns the tar's
+    /// size. On failure the temporary is removed and nothing is at the tar's name.
+    func complete(stats: (Int) -> Data) throws(ImgError) -> Int {
+        guard let archive else { throw .internalFailure("tar \(name) completed twice") }
+        self.archive = nil
+        let ended = imgf_tar_close(archive) == ARCHIVE_OK
+        var info = stat()
+        let measured = fstat(descriptor, &info) == 0
+        let closed = close(descriptor) == 0
+        guard ended, measured, closed else {
+            folder.noteWriteFailure(errno)
+            staged.discard()
+            throw .io("cannot write \(folder.path)/\(name): \(String(cString: strerror(errno)))")
+        }
+        let size = Int(info.st_size)
+        do throws(ImgError) {
+            try folder.write(stats(size), as: WebDatasetLayout.statsName(ofTar: name))
+        } catch {
+            staged.discard()
+            throw error
+        }
+        try folder.commit(staged, as: name)
+        return size
+    }
+
+    /// Gives the tar up: the writer freed, the temporary removed. Nothing happens once it is complete.
+    func abandon() {
+        guard let archive else { return }
+        self.archive = nil
+        imgf_tar_abandon(archive)
+        close(descriptor)
+        staged.discard()
+    }
+
+    private func failure(_ member: String) -> ImgError {
+        let code = errno
+        folder.noteWriteFailure(code)
+        let message = archive.map { String(cString: imgf_tar_error($0)) } ?? ""
+        return .io("cannot write \(member) into \(folder.path)/\(name): \(message.isEmpty ? String(cString: strerror(code)) : message)")
+    }
+}

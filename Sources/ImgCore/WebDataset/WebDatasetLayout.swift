@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a batch lays its outputs out as a WebDataset: tar shards `00000.tar`, `00001.tar`, ... in the output folder
+/// (`s0003-00000.tar` for shard 3 of a `Shard`), each holding up to `samplesPerShard` samples; a sample is
+/// `KEY.EXT` (the image written) and `KEY.json` (its metadata), KEY being its list line's number zero-padded.
+public struct WebDatasetLayout: Sendable {
+    /// Samples a tar holds at most: img2dataset's default.
+    public static let defaultSamplesPerShard = 10_000
+    /// The fields of a sample's JSON (some only with facts): a kept column may not take one of these names.
+    public static let sampleFields: Set<String> = ["url", "key", "width", "height", "original_width", "original_height",
+                                                   "bytes", "sha256", "format", "blurhash", "thumbhash", "dominant_color",
+                                                   "phash"]
+    /// Samples a tar holds at most; default `defaultSamplesPerShard`.
+    public var samplesPerShard: Int
+    /// What every tar's name starts with: `sK-` (K of four digits or more) for a shard, empty without one.
+    public let prefix: String
+
+    public init(samplesPerShard: Int = WebDatasetLayout.defaultSamplesPerShard, shard: Shard?) {
+        self.samplesPerShard = max(1, samplesPerShard)
+        prefix = shard.map { "s" + Self.padded(Int($0.index), digits: 4) + "-" } ?? ""
+    }
+
+    /// The name of tar number `number`: `00000.tar`, `s0003-00012.tar`.
+    public func tarName(_ number: Int) -> String { prefix + Self.padded(number, digits: 5) + ".tar" }
+
+    /// The number of the tar called `name` when it is one of this layout's; nil otherwise.
+    public func tarNumber(of name: String) -> Int? {
+        guard name.hasPrefix(prefix), name.hasSuffix(".tar") else { return nil }
+        let digits = name.dropFirst(prefix.count).dropLast(4)
+        guard digits.count >= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// `00000_stats.json` beside `00000.tar`.
+    public static func statsName(ofTar name: String) -> String {
+        (name.hasSuffix(".tar") ? String(name.dropLast(4)) : name) + "_stats.json"
+    }
+
+    /// A sample's key: its list line's number (as the manifest's `line`), zero-padded to 9 digits.
+    public static func key(line: Int) -> String { padded(line, digits: 9) }
+
+    /// The complete tars of this layout in `folder` (regular files with a tar's name), by number.
+    public func existingTars(in folder: OutputFolder) -> [Int: String] {
+        var found: [Int: String] = [:]
+        for (name, _) in DirectoryListing.children(of: folder.descriptor) {
+            guard let number = tarNumber(of: name) else { continue }
+            var info = stat()
+            guard fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG
+            else { continue }
+            found[number] = name
+        }
+        return found
+    }
+
+    static func padded(_ number: Int, digits: Int) -> String {
+        let text = String(number)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// A tar the batch completed: its path and what its stats file says.
+public struct WrittenTar: Sendable {
+    /// `DIR/00000.tar`.
+    public var path: String
+    public var stats: TarStats
+}
+
+/// The tars of one batch's WebDataset output, filled in the order lines are retired: a sample goes into the open
+/// tar (a new one is opened for the first sample after the last was completed), which is completed once it holds
+/// `WebDatasetLayout.samplesPerShard` samples, and at the end of the run. New tars are numbered after the complete
+/// ones already in the folder (what a resumed run keeps), so a run never replaces a complete tar.
+final class WebDatasetShards: @unchecked Sendable { // touched only under BatchRunner's order lock: retiring is serial
+    let layout: WebDatasetLayout
+    private let folder: OutputFolder
+    private let shard: Shard?
+    private var next: Int
+    private var current: TarShard?
+    /// Lines retired while no tar was open, by status: they count in the next tar's stats.
+    private var waiting: [String: Int] = [:]
+    private var firstRetired: Date?
+    /// The first failure to write a tar: the batch stops on it (every later sample would likely fail alike).
+    private(set) var failure: ImgError?
+
+    init(layout: WebDatasetLayout, folder: OutputFolder, shard: Shard?) {
+        (self.layout, self.folder, self.shard) = (layout, folder, shard)
+        next = (layout.existingTars(in: folder).keys.max() ?? -1) + 1
+    }
+
+    /// Appends the sample of list line `line` to the open tar (opening one first) and returns where it went. On a
+    /// failure the open tar is given up (its earlier samples with it) and the error says how many were lost.
+    func add(line: Int, url: String, columns: [String: ColumnValue]?, image: CachedImage) throws(ImgError) -> SamplePlacement {
+        let tar = try openTar()
+        let key = WebDatasetLayout.key(line: line)
+        let ext = (image.format ?? ImageFormat.sniff(image.bytes.prefix(64)))?.fileExtension ?? "bin"
+        let sha256 = image.bytes.sha256
+        let metadata = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256).encoded()
+        do throws(ImgError) {
+            try tar.add(key: key, ext: ext, image: image.bytes, metadata: metadata)
+        } catch {
+            throw giveUp(tar, error)
+        }
+        return SamplePlacement(tar: "\(folder.path)/\(tar.name)", tarID: tar.id, member: "\(key).\(ext)")
+    }
+
+    /// Puts the retired line's successful outputs into the open tar (an output marked a skipped duplicate is not
+    /// written) and counts the line; returns how many samples were written. An output that can't be written fails.
+    func retire(_ report: inout BatchItemReport) -> Int {
+        var written = 0
+        if report.carried == nil, !report.skipped {
+            for index in report.outputs.indices {
+                guard case .success(let response) = report.outputs[index].result, !report.outputs[index].skippedAsDuplicate
+                else { continue }
+                do throws(ImgError) {
+                    report.outputs[index].sample = try add(line: report.item.line,
+                                                           url: URLCredentials.maskingPassword(in: report.item.input),
+                                                           columns: report.item.columns, image: response.data)
+                    written += 1
+                } catch {
+                    failure = failure ?? error
+                    report.outputs[index].result = .failure(error)
+                }
+            }
+        }
+        if report.carried == nil { count(status: Self.status(of: report)) }
+        return written
+    }
+
+    /// What a retired line is, as its manifest record says (`duplicate`: ok, not written as a near-duplicate).
+    static func status(of report: BatchItemReport) -> String {
+        if report.skipped { return "skipped" }
+        if let refusal = report.refusal { return refusal.status }
+        if report.filtered != nil { return "filtered" }
+        if report.failed { return "failed" }
+        return report.outputs.contains(where: \.skippedAsDuplicate) ? "duplicate" : "ok"
+    }
+
+    /// Counts a retired line of `status` in the open tar's stats (the next one's when none is open).
+    func count(status: String) {
+        if firstRetired == nil { firstRetired = Date() }
+        if let current { current.statuses[status, default: 0] += 1 } else { waiting[status, default: 0] += 1 }
+    }
+
+    /// Completes the open tar when it is full; the tar written, nil when it is not full.
+    func completeIfFull() -> WrittenTar? {
+        guard let current, current.samples >= layout.samplesPerShard else { return nil }
+        return complete(current)
+    }
+
+    /// Completes the open tar, if any, at the end of the run (a tar with no sample is not written).
+    func finish() -> WrittenTar? {
+        guard let current else { return nil }
+        return complete(current)
+    }
+
+    private func openTar() throws(ImgError) -> TarShard {
+        if let current { return current }
+        let tar = try TarShard(name: layout.tarName(next), folder: folder)
+        next += 1
+        tar.statuses = waiting
+        waiting = [:]
+        current = tar
+        return tar
+    }
+
+    /// The tar completed; nil (the failure kept) when it could not be.
+    private func complete(_ tar: TarShard) -> WrittenTar? {
+        current = nil
+        let started = firstRetired ?? tar.started
+        firstRetired = nil
+        var stats = TarStats(tar: tar.name, id: tar.id, samples: tar.samples, statuses: tar.statuses, bytes: 0,
+                             imageBytes: tar.imageBytes, seconds: 0, shard: shard.map { "\($0.index)/\($0.count)" })
+        do throws(ImgError) {
+            _ = try tar.complete { size in
+                stats.bytes = size
+                stats.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                return ((try? encoder.encode(stats)) ?? Data("{}".utf8)) + Data([0x0A])
+            }
+        } catch {
+            failure = failure ?? lost(tar, error)
+            return nil
+        }
+        return WrittenTar(path: "\(folder.path)/\(tar.name)", stats: stats)
+    }
+
+    private func giveUp(_ tar: TarShard, _ error: ImgError) -> ImgError {
+        tar.abandon()
+        current = nil
+        return lost(tar, error)
+    }
+
+    /// `error`, saying that the tar's samples so far are not kept.
+    private func lost(_ tar: TarShard, _ error: ImgError) -> ImgError {
+        guard tar.samples > 0 else { return error }
+        return .io("\(error.message); the \(tar.samples) samples written into it before are not kept")
+    }
+}
