@@ -84,3 +84,5 @@ const char *imgf_tar_error(struct archive *tar) {
     const char *message = imgf_archive()->archive_error_string(tar);
     return message ? message : "";
 }
+
+int imgf_tar_errno(struct archive *tar) { return imgf_archive()->archive_errno(tar); }

@@ -22,6 +22,7 @@
     X(archive_write_close) \
     X(archive_write_free) \
     X(archive_error_string) \
+    X(archive_errno) \
     X(archive_entry_new) \
     X(archive_entry_free) \
     X(archive_entry_set_pathname) \
@@ -59,7 +60,8 @@ int imgf_tar_close(struct archive *tar);
 /* Frees the writer without ending the archive (what was written is abandoned). */
 void imgf_tar_abandon(struct archive *tar);
 
-/* The writer's last error ("" when none). */
+/* The writer's last error ("" when none), and its errno (0 when none). */
 const char *imgf_tar_error(struct archive *tar);
+int imgf_tar_errno(struct archive *tar);
 
 #endif

@@ -44,6 +44,7 @@ enum CommandCatalog {
           GNU parallel: parallel imgfetch batch l.txt -O out --shard {}/4 ::: 0 1 2 3
           Slurm array:   imgfetch batch list.txt -O out --shard auto
           Kubernetes indexed Job, AWS Batch array: ... --shard auto/N
+        --output-format webdataset: tar shards of samples (image + KEY.json).
         Exit codes: 0 all ok, 1 a permanent failure, 75 every failure transient
         (network, 408, 429, 5xx: retry later), 2 usage, 7 output not writable,
         130/143 interrupted, 141 stdout closed.

@@ -93,7 +93,11 @@ extension Options {
             The last tar of a run (also one stopped by a signal) is completed with what it has; a tar with no
             sample is not written. A run killed with
             .B "kill \-9"
-            leaves only the temporary, which the next run removes. The manifest records each sample's
+            leaves only the temporary, which the next run removes. A tar that can't be written whole (a full
+            disk: the batch stops with exit 7, as for files) is removed, and the samples it had are not kept:
+            their manifest lines name a tar that is not there, so
+            .B \-\-resume
+            does them again. The manifest records each sample's
             .BR tar ,
             .B tar_id
             and
@@ -113,7 +117,7 @@ extension Options {
             .B \-\-resume
             or
             .BR \-\-retry\-failed .
-            .B \-\-variant ,
+            .BR \-\-variant ,
             .BR \-\-name ,
             .B \-\-name\-column
             and

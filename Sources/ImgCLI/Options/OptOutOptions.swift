@@ -69,7 +69,14 @@ extension Options {
             The response's body is then neither checked nor cached, and no variant of it is made; an original or variant
             already in the cache (from a run without this option) records its original's headers and is judged by
             them with no request (one cached before they were recorded is fetched again).
-            Default: none.
+            Default: none with
+            .BR "\-\-output\-format files" ;
+            .B noai,noimageai,noindex,noimageindex
+            (img2dataset's) with
+            .BR "\-\-output\-format webdataset" ,
+            whose samples are made to train on
+            .RB ( none
+            turns it off).
             """#)
     static let robotsTxt = Flag("robots-txt", for: .batchLike, help: "fetch nothing a host's robots.txt disallows",
                          man: #"""

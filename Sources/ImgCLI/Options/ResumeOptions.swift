@@ -81,7 +81,15 @@ extension Options {
             .B outputs
             (one per variant:
             .BR variant ,
-            .BR path ,
+            .B path
+            (with
+            .BR "\-\-output\-format webdataset" :
+            .B tar
+            (the tar the sample went into),
+            .B tar_id
+            (the id in its stats) and
+            .B member
+            (the image's name in it) instead),
             .BR format ,
             .BR width ,
             .BR height ,
@@ -191,7 +199,15 @@ extension Options {
             .BR \-O ,
             by this run's names), and that file, looked up in the output folder (never
             through the recorded path, nor a link), is a regular file of the recorded
-            .BR bytes ;
+            .B bytes
+            (with
+            .BR "\-\-output\-format webdataset" ,
+            the recorded
+            .B tar
+            is complete in this
+            .B \-O
+            and its stats have the recorded
+            .BR tar_id );
             with
             .BR \-\-verify\-outputs ,
             also of the recorded

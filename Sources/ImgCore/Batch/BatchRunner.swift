@@ -236,6 +236,7 @@ public final class BatchRunner: Sendable {
         }
         if let webDataset {
             order.written += webDataset.retire(&report)
+            if folderOutOfSpace != nil, report.failed { report = notDoneForLackOfSpace(report.item, report.outputs) }
         } else if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
             for index in report.outputs.indices {
                 guard let staged = report.outputs[index].staged, case .success(let response) = report.outputs[index].result

@@ -107,9 +107,9 @@ final class TarShard {
     }
 
     private func failure(_ member: String) -> ImgError {
-        let code = errno
+        let code = archive.map { imgf_tar_errno($0) }.flatMap { $0 > 0 ? $0 : nil } ?? errno
         folder.noteWriteFailure(code)
-        let message = archive.map { String(cString: imgf_tar_error($0)) } ?? ""
-        return .io("cannot write \(member) into \(folder.path)/\(name): \(message.isEmpty ? String(cString: strerror(code)) : message)")
+        let reason = code > 0 ? String(cString: strerror(code)) : archive.map { String(cString: imgf_tar_error($0)) } ?? ""
+        return .io("cannot write \(member) into \(folder.path)/\(name): \(reason)")
     }
 }
