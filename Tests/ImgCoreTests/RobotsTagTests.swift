@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import ImgCore
 
 /// `--disallow-robots-tags`: a response whose `X-Robots-Tag` carries a refused directive for this crawler is
@@ -81,6 +84,33 @@ struct RobotsTagTests {
                                       ["-O", fixture.root.file("agent"), "--disallow-robots-tags", "noai",
                                        "--user-agent", "OtherBot/2.0", "-v"])
         #expect(agent.stderr.contains("opted out, not written: X-Robots-Tag: otherbot: noai"), "\(agent.stderr)")
+    }
+
+    /// A 304 updates the recorded headers: an `X-Robots-Tag` the site added since is judged, and recorded.
+    @Test func aRevalidationJudgesTheTagsThe304Carries() throws {
+        let fixture = try BatchFixture(count: 2)
+        let header = "noai".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let changed = "noimageai".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        // Untagged for the first request of each path, tagged from the second on (the 304s too).
+        let paths = ["/robots-tag-after/1/\(header)/img1.jpg", "/robots-tag-after/1/\(changed)/img2.jpg"]
+        let lines = paths.map { fixture.server.url($0) }
+        let first = try fixture.batch(lines, ["--ttl", "1s"])
+        #expect(first.status == 0 && fixture.outputs() == ["img1.jpg", "img2.jpg"], "\(first.stderr)")
+        usleep(1_200_000)
+        let output = fixture.root.file("second")
+        let manifest = output + ".jsonl"
+        let second = try fixture.batch(lines, ["-O", output, "--disallow-robots-tags", "noai", "--manifest", manifest, "-v"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("revalidated"), "\(second.stderr)")
+        #expect(try BatchManifestTests.lines(manifest).dropLast().map { $0["status"] as? String } == ["opted_out", "ok"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["img2.jpg"])
+        #expect(try paths.map { try fixture.server.requests($0) } == [2, 2])
+        // The opted-out original is gone from the cache; the other's new tag is recorded: refused with no request.
+        let third = try fixture.batch(lines, ["-O", fixture.root.file("third"), "--only-from-cache",
+                                              "--disallow-robots-tags", "noimageai", "--json"])
+        #expect(try BatchFixture.records(third).dropLast().map { $0["status"] as? String } == ["error", "opted_out"],
+                "\(third.stderr)")
+        #expect(try paths.map { try fixture.server.requests($0) } == [2, 2])
     }
 
     @Test func prefetchRecordsOptOutsAndTheOptionIsRefusedElsewhere() throws {

@@ -126,10 +126,9 @@ final class OriginalFetcher: Sendable {
         let response = try loader.load(url, validators: validators)
 
         if response.notModified, let expired, let store {
-            store.touch(.original(key: key), ttl: expired.metadata.ttl)
-            let image = CachedImage(entry: expired.metadata, body: expired.body)
+            let (image, warnings) = try renewed(expired, by: response, key: key, request: request, store: store)
             keepInMemory(image, key: key)
-            return Fetched(image: image, source: .revalidated, recordedURL: expired.metadata.url)
+            return Fetched(image: image, source: .revalidated, warnings: warnings, recordedURL: expired.metadata.url)
         }
         var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
@@ -156,6 +155,27 @@ final class OriginalFetcher: Sendable {
             warnings += failureWarning.warnings(for: error)
         }
         return Fetched(image: image, source: .network, warnings: warnings, inspected: inspected)
+    }
+
+    /// The expired original a 304 answered, renewed. A 304 updates the stored response's headers (RFC 9111, 4.3.4):
+    /// an `X-Robots-Tag` it carries replaces the recorded one. Opted out now, the original and its variants are
+    /// removed and the request refused; other new tags are recorded (the original written again, its variants,
+    /// which recorded the old tags, removed). Without `X-Robots-Tag` the recorded tags stand and the entry is touched.
+    private func renewed(_ expired: (metadata: CacheEntryMetadata, body: EncodedBytes), by response: HTTPResponse,
+                         key: String, request: ImageRequest, store: any EntryStoring) throws(ImgError)
+        -> (image: CachedImage, warnings: [String]) {
+        var image = CachedImage(entry: expired.metadata, body: expired.body)
+        guard !response.robotsTags.isEmpty, response.robotsTags != (image.robotsTags ?? []) else {
+            store.touch(.original(key: key), ttl: expired.metadata.ttl)
+            return (image, [])
+        }
+        image.robotsTags = response.robotsTags
+        if let refusal = request.robotsRefusal(response.robotsTags) {
+            store.removeEverything(ofOriginal: key)
+            throw .siteRefusal(refusal)
+        }
+        let failure = store.publishOriginal(image, key: key, url: expired.metadata.url, ttl: configuration.ttl)
+        return (image, failure.map(failureWarning.warnings(for:)) ?? [])
     }
 
     /// Stores an original in memory when the policy uses memory and the memory policy keeps it.

@@ -685,6 +685,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         values = [v for v in urllib.parse.unquote(rest[0]).split("\n") if v]
         self._serve_file("/".join(rest[1:]), extra_headers=[("X-Robots-Tag", v) for v in values])
 
+    def route_robots_tag_after(self, rest, count):
+        # /robots-tag-after/<N>/<headers, as robots-tag's>/<relpath>: the first N requests of the path without the
+        # X-Robots-Tag headers, the later ones (304s to conditional requests included) with them.
+        if len(rest) < 3:
+            return self._not_found()
+        values = [v for v in urllib.parse.unquote(rest[1]).split("\n") if v] if count > int(rest[0]) else []
+        self._serve_file("/".join(rest[2:]), extra_headers=[("X-Robots-Tag", v) for v in values])
+
 
 def write_port_file(path, port):
     d = os.path.dirname(os.path.abspath(path))
