@@ -186,6 +186,25 @@ struct WebDatasetTests {
         #expect(try Self.keys(fixture.output).count == 12)
     }
 
+    /// A signal stops the run and completes the open tar with the samples it has: each ok line recorded is in it,
+    /// and no temporary is left.
+    @Test func aSignalCompletesTheOpenTar() throws {
+        let fixture = try BatchFixture(count: 6)
+        let lines = (1...6).map { fixture.server.url("/slow/img\($0).jpg?delay=0.04") }
+        let manifest = fixture.root.file("m.jsonl")
+        let process = try Imgfetch.launch(["batch", try fixture.list(lines), "-O", fixture.output, "--no-cache", "-j", "1",
+                                           "--output-format", "webdataset", "--manifest", manifest])
+        let deadline = Date().addingTimeInterval(30)
+        while (try? BatchManifestTests.lines(manifest, tolerant: true).count) ?? 0 < 2, Date() < deadline { usleep(10_000) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143)
+        let ok = try BatchManifestTests.lines(manifest).filter { $0["status"] as? String == "ok" }.compactMap { $0["line"] as? Int }
+        #expect(ok.count >= 2 && ok.count < 6)
+        #expect(fixture.outputs() == ["00000.tar", "00000_stats.json"], "\(fixture.outputs())")
+        #expect(try Self.keys(fixture.output) == ok.map { String(format: "%09d", $0) })
+    }
+
     /// `--retry-failed` writes the lines it retries into a new tar after the complete ones, which stay.
     @Test func retryFailedWritesIntoNewTars() throws {
         let fixture = try BatchFixture(count: 4)
@@ -219,6 +238,25 @@ struct WebDatasetTests {
         #expect(resumed.stderr.contains("3 done again (3 its tar was written again since)"), "\(resumed.stderr)")
         #expect(Self.tars(fixture.output) == ["00000.tar", "00001.tar"])
         #expect(try Self.members(fixture.output + "/00001.tar").count == 6)
+    }
+
+    /// With `--skip-duplicates`, a near-duplicate is no sample (its stats count it as `duplicate`), and `--resume`
+    /// keeps it as done.
+    @Test func aSkippedDuplicateIsNoSampleAndStaysDone() throws {
+        let fixture = try BatchFixture(count: 3)
+        let lines = (1...3).map { fixture.server.url("/img/img\($0).jpg") }
+        let manifest = fixture.root.file("m.jsonl")
+        let arguments = ["--output-format", "webdataset", "--no-cache", "--facts", "--skip-duplicates", "--manifest", manifest,
+                         "--resume", manifest]
+        let run = try fixture.batch(lines, arguments)
+        #expect(run.status == 0 && run.stderr.contains("3 ok, 0 failed, 1 sample written into 1 tar"), "\(run.stderr)")
+        #expect(try Self.keys(fixture.output) == ["000000001"])
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath:
+            fixture.output + "/00000_stats.json"))) as? [String: Any])
+        #expect(stats["statuses"] as? [String: Int] == ["ok": 1, "duplicate": 2])
+        let again = try fixture.batch(lines, arguments)
+        #expect(again.status == 0 && again.stderr.contains("3 done earlier, 0 samples written"), "\(again.stderr)")
+        #expect(try fixture.server.stats().total == 3)
     }
 
     /// A folder that fills up while a tar is written: the batch stops (exit 7), the torn tar is removed (nothing at

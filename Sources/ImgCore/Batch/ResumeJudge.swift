@@ -70,6 +70,7 @@ struct ResumeJudge: Sendable {
             guard let key = output.key else { return .redo(.noKey) }
             guard key == wanted.key else { return .redo(.otherKey) }
             if let tars {
+                if output.tar == nil, skipsDuplicates, output.duplicateOf != nil { continue }
                 guard let tar = output.tar, let name = tarName(of: tar) else { return .redo(.otherPath) }
                 if let mismatch = tars.mismatch(tar: name, id: output.tarID, in: folder) { return .redo(mismatch) }
                 continue
