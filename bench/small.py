@@ -1,7 +1,7 @@
 """Workload 10 (issue 35): the cost of a line. N distinct small images (small_set.py: 200-400 px, 80 % JPEG, 20 %
 palette PNG, a few KB each) from nginx on loopback, to 64 px and to 200 px JPEG thumbnails, one batch each, cold
-with the disk cache on: `imgfetch batch` against the pyvips thread pool (peers/pyvips_pool.py) and img2dataset
-(PyPI, OpenCV decode and resize, one process per core, WebDataset output, its best case). Reported: wall time, CPU
+with the disk cache on: `imgfetch batch` (loose files, and WebDataset tars) against the pyvips thread pool
+(peers/pyvips_pool.py) and img2dataset (PyPI, OpenCV decode and resize, one process per core, WebDataset output). Reported: wall time, CPU
 per line (user + system of the whole process tree, from wait4), lines per second per core, peak RSS of the largest
 process; then imgfetch's peak RSS at N and at BENCH_SMALL_TIMES x N lines (distinct URLs through alias folders)."""
 import glob
@@ -43,9 +43,19 @@ class SmallImageWorkload:
             return None if done == count else f"{done} of {count} samples written"
         return f
 
+    def tar_check(self, d, count):
+        """The samples the tars' NAME_stats.json files count as ok: every line."""
+        def f():
+            done = 0
+            for stats in glob.glob(os.path.join(d, "*_stats.json")):
+                with open(stats) as s:
+                    done += json.load(s).get("statuses", {}).get("ok", 0)
+            return None if done == count else f"{done} of {count} samples written"
+        return f
+
     def contenders(self, urls, count, size):
         b = self.b
-        od = {k: b.p("out", f"w10-{size}-{k}") for k in ("imgfetch", "pyvips", "img2dataset")}
+        od = {k: b.p("out", f"w10-{size}-{k}") for k in ("imgfetch", "wds", "pyvips", "img2dataset")}
         cmd = [b.imgfetch, "batch", urls, "-O", od["imgfetch"], "--resize", f"{size}x{size}", "--format", "jpeg",
                "-q", "--cache-dir", "PLACEHOLDER"]
 
@@ -55,6 +65,15 @@ class SmallImageWorkload:
         imf = Contender(f"w10-{size}-imgfetch", f"imgfetch batch urls.txt -O out --resize {size}x{size} "
                         "--format jpeg --cache-dir EMPTY (default -j)", cmd, imgfetch=True, prepare=prep,
                         check=self.count_check(od["imgfetch"], count))
+        wds_cmd = [b.imgfetch, "batch", urls, "-O", od["wds"], "--resize", f"{size}x{size}", "--format", "jpeg",
+                   "-q", "--output-format", "webdataset", "--cache-dir", "PLACEHOLDER"]
+
+        def prep_wds():
+            self.fresh(od["wds"])()
+            wds_cmd[-1] = b.fresh_cache(f"small-wds-{size}")
+        wds = Contender(f"w10-{size}-imgfetch-wds", f"imgfetch batch urls.txt -O out --resize {size}x{size} --format "
+                        "jpeg --output-format webdataset --cache-dir EMPTY", wds_cmd, imgfetch=True, prepare=prep_wds,
+                        check=self.tar_check(od["wds"], count), short="imgfetch (WebDataset)")
         pyv = Contender(f"w10-{size}-pyvips", "pyvips thread pool: requests + thumbnail_buffer "
                         "(bench/peers/pyvips_pool.py)",
                         [self.python, os.path.join(HERE, "peers", "pyvips_pool.py"), urls, od["pyvips"], str(size)],
@@ -73,7 +92,7 @@ class SmallImageWorkload:
                         short="img2dataset")
         if not self.img2dataset:
             i2d.fail("not installed", "no img2dataset venv (bench/work/venv-img2dataset.log)")
-        return [imf, pyv, i2d]
+        return [imf, wds, pyv, i2d]
 
     def w10(self):
         b = self.b
@@ -112,7 +131,7 @@ class SmallImageWorkload:
         self.rss_flatness(names, count)
 
     def aims(self, cs, count, size):
-        imf, pyv, i2d = cs
+        imf, wds, pyv, i2d = cs
         ours = statistics.median(imf.cpus) / count if imf.ok else None
         b = self.b
         b.add_aim(10, f"small images to {size} px: CPU per line", fmt_time(ours) if ours else (imf.failure or "—"),
@@ -121,6 +140,9 @@ class SmallImageWorkload:
             theirs = statistics.median(i2d.cpus) / count
             b.add_aim(10, f"small images to {size} px: CPU per line vs img2dataset", fmt_time(ours),
                       fmt_time(theirs), ratio(ours, theirs), "< 1.00", 0.999)
+        if wds.ok and i2d.ok:
+            b.add_aim(10, f"small images to {size} px, WebDataset: wall vs img2dataset", fmt_time(wds.median()),
+                      fmt_time(i2d.median()), ratio(wds.median(), i2d.median()), "≤ 0.50", 0.50)
         b.add_aim(10, f"small images to {size} px: wall vs pyvips pool",
                   fmt_time(imf.median()) if imf.ok else (imf.failure or "—"),
                   fmt_time(pyv.median()) if pyv.ok else (pyv.failure or "—"),
