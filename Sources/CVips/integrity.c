@@ -24,27 +24,36 @@ imgf_inflater *imgf_inflater_new(void) {
     return inflater;
 }
 
-int imgf_inflater_feed(imgf_inflater *inflater, const void *data, size_t length) {
+/* One inflate call into the scratch buffer (at most its 64 KiB out): 1 at the stream's end, 0 when it wants more
+ * input or has more output pending (`*pending`), -1 on a data error, 2 past `limit`. */
+static int inflate_step(imgf_inflater *inflater, uint64_t limit, int *pending) {
+    z_stream *stream = &inflater->stream;
+    stream->next_out = inflater->scratch;
+    stream->avail_out = sizeof inflater->scratch;
+    int status = inflate(stream, Z_NO_FLUSH);
+    if (status == Z_STREAM_END) return 1;
+    if (stream->total_out > limit) return 2;
+    *pending = status == Z_OK && stream->avail_out == 0;
+    if (status == Z_BUF_ERROR || status == Z_OK) return 0;
+    return -1;
+}
+
+int imgf_inflater_feed(imgf_inflater *inflater, const void *data, size_t length, uint64_t limit) {
     z_stream *stream = &inflater->stream;
     stream->next_in = (Bytef *)data;
     stream->avail_in = (uInt)length;
+    int pending = 1;
     while (stream->avail_in > 0) {
-        stream->next_out = inflater->scratch;
-        stream->avail_out = sizeof inflater->scratch;
-        int status = inflate(stream, Z_NO_FLUSH);
-        if (status == Z_STREAM_END) return 1;
-        if (status == Z_BUF_ERROR && stream->avail_out > 0) return 0;
-        if (status != Z_OK) return -1;
+        int status = inflate_step(inflater, limit, &pending);
+        if (status != 0) return status;
+        if (!pending && stream->avail_in > 0 && stream->avail_out > 0) return 0; /* Z_BUF_ERROR: no progress */
     }
     /* The input is used up, but output may still be pending in zlib's window. */
-    for (;;) {
-        stream->next_out = inflater->scratch;
-        stream->avail_out = sizeof inflater->scratch;
-        int status = inflate(stream, Z_NO_FLUSH);
-        if (status == Z_STREAM_END) return 1;
-        if (status == Z_BUF_ERROR || (status == Z_OK && stream->avail_out > 0)) return 0;
-        if (status != Z_OK) return -1;
+    while (pending) {
+        int status = inflate_step(inflater, limit, &pending);
+        if (status != 0) return status;
     }
+    return 0;
 }
 
 uint64_t imgf_inflater_total(const imgf_inflater *inflater) { return inflater->stream.total_out; }

@@ -116,7 +116,7 @@ struct DecodeFidelityTests {
     /// `none` the frames before it are decoded, never the one libvips fails.
     @Test func aGIFFrameWithAnInvalidCodeIsCorruptAndOnlyTheFramesBeforeItAreRead() throws {
         let data = try Self.fixture("invalid_multiframe.gif")
-        let damage = try #require(IntegrityCheck.damage(in: VipsInput(.memory(data)), format: .gif))
+        let damage = try #require(try IntegrityCheck.damage(in: VipsInput(.memory(data)), format: .gif))
         #expect(damage == .invalidGIFCode(row: 7, of: 9, frame: 3))
         #expect(damage.severity == .corrupt && damage.wholeFrames == 3 && !damage.refused(at: .none))
         #expect(DataDamage.invalidGIFCode(row: 7, of: 9, frame: 0).refused(at: .none), "no whole frame to decode")

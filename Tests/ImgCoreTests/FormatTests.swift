@@ -175,8 +175,11 @@ extension FormatTests {
     @Test func onlyPagesOfDifferentSizesFallBackToTheFirstPage() throws {
         try VipsRuntime.start()
         let differing = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/generated/multi-size-pages.tif"))
-        #expect(ImageDecoder.pagesDifferingInSize(.buffer(PinnedBytes(differing))) == 2)
+        #expect(try ImageDecoder.pagesDifferingInSize(.buffer(PinnedBytes(differing))) == 2)
         let single = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.tif"))
-        #expect(ImageDecoder.pagesDifferingInSize(.buffer(PinnedBytes(single))) == nil)
+        #expect(try ImageDecoder.pagesDifferingInSize(.buffer(PinnedBytes(single))) == nil)
+        // The same from the TIFF's IFD chain, read in one pass (`TIFFPages`).
+        #expect(try ImageDecoder.pagesDifferingInSize(.buffer(PinnedBytes(differing)), format: .tiff) == 2)
+        #expect(try ImageDecoder.pagesDifferingInSize(.buffer(PinnedBytes(single)), format: .tiff) == nil)
     }
 }

@@ -55,7 +55,7 @@ struct OverflowTrapTests {
         #expect(PNGCheck.Header(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, bitDepth: 16, colorType: 6, interlaced: true).neededBytes == Int.max)
         #expect(header.rowReached(inflated: 100) == 0)
         let data = Self.hugePNG()
-        let damage = data.withUnsafeBytes { IntegrityCheck.damage(in: VipsInput(.memory(data)), format: .png, reader: ByteReader(memory: $0)) }
+        let damage = try data.withUnsafeBytes { try IntegrityCheck.damage(in: VipsInput(.memory(data)), format: .png, reader: ByteReader(memory: $0)) }
         #expect(damage?.severity == .truncated)
         #expect(damage?.message.contains("of 2147483647") == true, "\(damage?.message ?? "nil")")
     }

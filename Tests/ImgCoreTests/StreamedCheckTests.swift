@@ -25,12 +25,12 @@ struct StreamedCheckTests {
         #expect(fixtures.count > 150)
         var refused = 0
         for fixture in fixtures {
-            let expected = IntegrityCheck.damage(in: VipsInput(.memory(fixture.data)), format: fixture.format)
+            let expected = try IntegrityCheck.damage(in: VipsInput(.memory(fixture.data)), format: fixture.format)
             if expected != nil { refused += 1 }
             let region = try #require(FileRegion.open(wholeFile: fixture.path))
             for windowSize in [1, 7, 64, 4099] {
                 let reader = ByteReader(region: region, windowSize: windowSize)
-                let found = IntegrityCheck.damage(in: .region(region), format: fixture.format, reader: reader)
+                let found = try IntegrityCheck.damage(in: .region(region), format: fixture.format, reader: reader)
                 #expect(found == expected, "\(fixture.name) through \(windowSize)-byte windows")
             }
         }
@@ -42,7 +42,7 @@ struct StreamedCheckTests {
             let region = try #require(FileRegion.open(wholeFile: Paths.images + "/" + name))
             let format = try #require(ImageFormat.sniff(region.prefix(64)))
             try VipsRuntime.start()  // the JPEG check reads the entropy-coded data with the libjpeg libvips loads
-            let damage = IntegrityCheck.damage(in: .region(region), format: format, reader: ByteReader(region: region, windowSize: 5))
+            let damage = try IntegrityCheck.damage(in: .region(region), format: format, reader: ByteReader(region: region, windowSize: 5))
             #expect(damage?.severity == .truncated, "\(name)")
         }
     }

@@ -10,8 +10,9 @@
 typedef struct imgf_inflater imgf_inflater;
 imgf_inflater *imgf_inflater_new(void);
 /* Feeds compressed bytes: 1 when the stream has ended (the rest of `data` is ignored), 0 when it wants more,
- * -1 on a data error (the count so far stays readable). */
-int imgf_inflater_feed(imgf_inflater *inflater, const void *data, size_t length);
+ * -1 on a data error, 2 once the stream has inflated to more than `limit` bytes in all (it stops there: a stream
+ * of deflate blocks can inflate to 1032 times its size). The count so far stays readable. */
+int imgf_inflater_feed(imgf_inflater *inflater, const void *data, size_t length, uint64_t limit);
 /* How many bytes the stream has inflated to so far. */
 uint64_t imgf_inflater_total(const imgf_inflater *inflater);
 void imgf_inflater_free(imgf_inflater *inflater);

@@ -192,6 +192,9 @@ extension Options {
                          man: #"""
             Refuse animations with more than
             .I N
-            frames (exit 5).
+            frames (exit 5), and multi-page files (TIFF, HEIF, PDF) with more than
+            .I N
+            pages, counted before any page after the first is read, even when the
+            output takes the first page only.
             """#)
 }

@@ -44,7 +44,7 @@ final class ByteReader {
 
     /// `length` bytes from `index` (at most a window), or nil when they are not all there.
     func bytes(at index: Int, length: Int) -> [UInt8]? {
-        guard index >= 0, length >= 0, index + length <= count, length <= storage?.count ?? count,
+        guard index >= 0, length >= 0, index <= count - length, length <= storage?.count ?? count,
               load(index, length: length) else { return nil }
         let start = index - windowStart
         return Array(window[start..<(start + length)])
@@ -54,7 +54,7 @@ final class ByteReader {
     /// returns false when the bytes ran out first.
     @discardableResult
     func scan(from index: Int, length: Int, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        guard index >= 0, length >= 0, index + length <= count else { return false }
+        guard index >= 0, length >= 0, index <= count - length else { return false }
         var position = index
         let end = index + length
         while position < end {

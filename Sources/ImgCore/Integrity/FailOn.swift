@@ -56,10 +56,14 @@ struct DataDamage: Equatable, Sendable {
     /// reads (`n=`), so that libvips never decodes the frame it fails, which under its thread pool it does only now
     /// and then; 0 when it is the first, which is refused at every level. Nil for other damage: the decode reads all.
     var wholeFrames: Int?
+    /// Data that libvips would take unbounded time to decode (PNG image data inflating far past the image, which
+    /// libpng inflates in one call that nothing stops): refused at every level. Default false.
+    var undecodable = false
 
-    /// Whether `level` refuses an input with this damage (every level, when no frame before it is whole).
+    /// Whether `level` refuses an input with this damage (every level, when no frame before it is whole or when
+    /// it is undecodable).
     func refused(at level: FailOn) -> Bool {
-        if wholeFrames == 0 { return true }
+        if wholeFrames == 0 || undecodable { return true }
         return switch severity {
         case .warning: level == .warning
         case .truncated, .corrupt: level != .none

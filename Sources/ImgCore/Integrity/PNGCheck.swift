@@ -1,4 +1,5 @@
 import CVips
+import Foundation
 
 /// PNG: truncated when the IDAT zlib stream does not reach its end or inflates to fewer bytes than the image needs
 /// (height × (1 + row bytes), per Adam7 pass when interlaced), whatever follows it (a missing IEND, junk after it).
@@ -6,7 +7,18 @@ import CVips
 /// (IHDR, PLTE, IDAT) it is corrupt, but for IDAT of an image without interlace whose data still inflates whole
 /// and checks out (its zlib stream ends, Adler-32 right, with every byte the image needs): a warning, as libvips
 /// (libpng) reads that one at its default level, and refuses the others.
+///
+/// Image data that inflates to more than `excessAllowed` past what the image needs is refused at every level:
+/// libpng inflates the rest of the stream after the last row in one call that nothing stops (a 10 MB IDAT of
+/// deflate blocks inflates to 10 GiB). The inflating stops there, and at the check's deadline.
 enum PNGCheck {
+    /// How far past the image's bytes its data may inflate: 64 MiB (as for a compressed HTTP body).
+    static let excessAllowed = 64 << 20
+    /// The most a deflate stream can inflate to per byte (258 bytes from a 2-bit code, in the limit).
+    static let deflateRatio = 1032
+    /// The compressed bytes inflated between two looks at the deadline: 64 KiB (at most 64 MiB out).
+    static let inflateSlice = 64 << 10
+
     /// What IHDR says.
     struct Header: Equatable {
         var width: Int, height: Int, bitDepth: Int, colorType: Int, interlaced: Bool
@@ -61,14 +73,17 @@ enum PNGCheck {
     }
 
     /// The damage in a PNG's chunks (read by `PNGChunks`, whose rules for chunk lengths and the header apply).
-    static func damage(in bytes: ByteReader) -> DataDamage? {
+    /// Inflating the image data stops at `deadline` with the render-time limit (`timeLimit` seconds).
+    static func damage(in bytes: ByteReader, timeLimit: Double = 60,
+                       deadline: Date = .distantFuture) throws(ImgError) -> DataDamage? {
         var worstChecksum: DataDamage?
-        var reachedEnd = false, badCriticalChunks: Set<String> = []
+        var reachedEnd = false, badCriticalChunks: Set<String> = [], imageDataBytes = 0
         // Chunk walk: checksums, and whether the file reaches a complete IEND.
         // A chunk length over 2^31-1 ends the walk as the end of the bytes would: whether the pixels before it are
         // all there is what decides (libspng stops reading there too).
         PNGChunks.walk(bytes) { chunk in
             guard chunk.complete else { return false }
+            if chunk.isType("IDAT") { imageDataBytes = imageDataBytes.saturatingAdding(chunk.length) }
             if let bad = checksumDamage(bytes, chunk) {
                 if worstChecksum.map({ $0.severity < bad.severity }) ?? true { worstChecksum = bad }
                 if bad.severity == .corrupt { badCriticalChunks.insert(String(decoding: chunk.type, as: UTF8.self)) }
@@ -76,8 +91,8 @@ enum PNGCheck {
             if chunk.isType("IEND") { reachedEnd = true; return false }
             return true
         }
-        guard !reachedEnd || worstChecksum?.severity == .corrupt else { return worstChecksum }
         guard let ihdr = PNGChunks.header(bytes) else {
+            if reachedEnd, worstChecksum?.severity != .corrupt { return worstChecksum }
             guard bytes.count >= PNGChunks.firstChunk + 8 + 13 else {
                 return DataDamage(severity: .truncated, message: "truncated: the file ends before the PNG header (\(bytes.count) bytes)")
             }
@@ -85,10 +100,19 @@ enum PNGCheck {
         }
         let header = Header(width: ihdr.width, height: ihdr.height, bitDepth: ihdr.bitDepth, colorType: ihdr.colorType,
                             interlaced: ihdr.interlaced)
-        // The file does not reach IEND, or a critical chunk fails its checksum: inflate what image data there is
-        // to see whether the pixels are all there.
-        let (inflated, ended, clean) = inflateImageData(bytes)
-        let needed = header.neededBytes
+        let needed = header.neededBytes, bound = needed.saturatingAdding(excessAllowed)
+        // A complete file whose checksums hold is read as it is, unless its data could inflate past the bound.
+        let couldOverrun = imageDataBytes.saturatingMultiplied(by: deflateRatio) > bound
+        guard !reachedEnd || worstChecksum?.severity == .corrupt || couldOverrun else { return worstChecksum }
+        // The file does not reach IEND, a critical chunk fails its checksum, or the data could overrun: inflate
+        // what image data there is to see whether the pixels are all there.
+        let (inflated, ended, clean) = try inflateImageData(bytes, bound: bound, timeLimit: timeLimit, deadline: deadline)
+        if inflated > bound {
+            return DataDamage(severity: .corrupt, message: "corrupt png data: the image data inflates past the "
+                              + "\(needed) bytes a \(header.width)x\(header.height) image needs (a decompression bomb)",
+                              undecodable: true)
+        }
+        if reachedEnd, worstChecksum?.severity != .corrupt { return worstChecksum }  // inflated for the bound only
         if let worstChecksum, worstChecksum.severity == .corrupt {
             guard clean, inflated >= needed, !header.interlaced, badCriticalChunks == ["IDAT"] else { return worstChecksum }
             return DataDamage(severity: .warning, message: worstChecksum.message
@@ -114,25 +138,34 @@ enum PNGCheck {
             : DataDamage(severity: .warning, message: "the png \(name) chunk fails its checksum (ignored)")
     }
 
-    /// Inflates the IDAT chunks in order, the last one as far as the file goes: how many bytes, and whether the
-    /// zlib stream reached its end (or an error that ends it), and whether it reached it cleanly (no data error,
-    /// its Adler-32 right).
-    private static func inflateImageData(_ bytes: ByteReader) -> (inflated: Int, ended: Bool, clean: Bool) {
+    /// Inflates the IDAT chunks in order, the last one as far as the file goes, up to `bound` bytes (a few bytes more
+    /// tell it was passed): how many bytes, and whether the zlib stream reached its end (or an error that ends it),
+    /// and whether it reached it cleanly (no data error, its Adler-32 right). Past `deadline`, throws the
+    /// render-time limit.
+    private static func inflateImageData(_ bytes: ByteReader, bound: Int, timeLimit: Double,
+                                         deadline: Date) throws(ImgError) -> (inflated: Int, ended: Bool, clean: Bool) {
         guard let inflater = imgf_inflater_new() else { return (0, false, false) }
         defer { imgf_inflater_free(inflater) }
-        var status: Int32 = 0
+        var status: Int32 = 0, late = false
         var seenImageData = false
         PNGChunks.walk(bytes) { chunk in
             guard chunk.isType("IDAT") else { return !seenImageData }  // the image data is one run of IDAT chunks
             seenImageData = true
             let available = min(chunk.length, bytes.count - chunk.dataOffset)
             bytes.scan(from: chunk.dataOffset, length: available) { window in
-                status = imgf_inflater_feed(inflater, window.baseAddress, window.count)
-                return status == 0
+                var offset = 0
+                while offset < window.count, status == 0, !late {
+                    let slice = min(inflateSlice, window.count - offset)
+                    status = imgf_inflater_feed(inflater, window.baseAddress! + offset, slice, UInt64(bound))
+                    offset += slice
+                    late = Date() > deadline
+                }
+                return status == 0 && !late
             }
-            return status == 0
+            return status == 0 && !late
         }
+        if late, status == 0 { throw .overLimit(.renderTime(seconds: timeLimit)) }
         // A data error is not for this check to judge: the stream ended there, as far as inflating goes.
-        return (Int(imgf_inflater_total(inflater)), status != 0, status == 1)
+        return (Int(clamping: imgf_inflater_total(inflater)), status != 0, status == 1)
     }
 }

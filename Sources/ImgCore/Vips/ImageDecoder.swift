@@ -83,8 +83,12 @@ enum ImageDecoder {
         var damage: DataDamage?
         if let format {
             if earlier == nil { try judgeDeclaredSize(input, loader: loader, format: format, options: options) }
-            damage = earlier.map(\.damage)
-                ?? IntegrityCheck.damage(in: input, format: format, memoryLimit: options.maxDecodeMemory)
+            if let earlier {
+                damage = earlier.damage
+            } else {
+                damage = try IntegrityCheck.damage(in: input, format: format, memoryLimit: options.maxDecodeMemory,
+                                                   timeLimit: options.maxRenderTime)
+            }
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
         if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()) {
@@ -108,7 +112,9 @@ enum ImageDecoder {
             // libvips reads all pages only when they are the same size; a still output gets the first page anyway.
             // Decided from the pages' sizes, not from libvips' message, which names no image.
             let message = VipsRuntime.takeError()
-            guard let pages = pagesDifferingInSize(input) else { throw .image("corrupt or unsupported image: \(message)") }
+            guard let pages = try pagesDifferingInSize(input, format: format, maxFrames: options.maxFrames) else {
+                throw .image("corrupt or unsupported image: \(message)")
+            }
             pagesDiffer = true
             opened = input.open(options: "")
             if opened != nil { header0Pages = pages }
@@ -126,14 +132,19 @@ enum ImageDecoder {
         return try withinLimits(header, options: options, estimatingFrom: input)
     }
 
-    /// Judges the size a JPEG's frame header declares against `options`' pixel and decode-memory limits before
-    /// the integrity check reads its data (libjpeg allocates a progressive JPEG's coefficients for the whole
-    /// declared image first): a header over a limit is refused before any decoding. Other formats are judged
-    /// once their header is opened.
+    /// Judges the size a JPEG's frame header or a PNG's IHDR declares against `options`' pixel and decode-memory
+    /// limits before the integrity check reads its data (libjpeg allocates a progressive JPEG's coefficients for
+    /// the whole declared image first; a PNG's data is inflated as far as the declared image needs): a header
+    /// over a limit is refused before any decoding. Other formats are judged once their header is opened.
     private static func judgeDeclaredSize(_ input: VipsInput, loader: String, format: ImageFormat,
                                           options: DecodeOptions) throws(ImgError) {
-        guard format == .jpeg, let frame = JPEGMarkers.header(input.reader()) else { return }
-        let declared = Header(loader: loader, format: format, width: frame.width, frameHeight: frame.height, frames: 1)
+        let size: (width: Int, height: Int)? = switch format {
+        case .jpeg: JPEGMarkers.header(input.reader()).map { ($0.width, $0.height) }
+        case .png: PNGChunks.header(input.reader()).map { ($0.width, $0.height) }
+        default: nil
+        }
+        guard let size else { return }
+        let declared = Header(loader: loader, format: format, width: size.width, frameHeight: size.height, frames: 1)
         _ = try withinLimits(declared, options: options, estimatingFrom: input)
     }
 
@@ -210,12 +221,19 @@ enum ImageDecoder {
 
     /// The number of pages when some page differs in size from the first (libvips then refuses to read them all,
     /// TIFF saying "page 1 differs from page 0", HEIF "not all pages are the same size"); nil when they are all
-    /// alike or can't be read, i.e. when reading them all failed for another reason. Reads headers only.
-    static func pagesDifferingInSize(_ input: VipsInput) -> Int? {
+    /// alike or can't be read, i.e. when reading them all failed for another reason. Reads headers only. More
+    /// pages than `maxFrames` are refused before any page after the first is read; a TIFF's page sizes are read
+    /// from its IFD chain in one pass (`TIFFPages`), other formats' page by page.
+    static func pagesDifferingInSize(_ input: VipsInput, format: ImageFormat? = nil,
+                                     maxFrames: Int = .max) throws(ImgError) -> Int? {
         guard let first = input.open(options: "") else { return nil }
         let firstImage = DecodedImage(taking: first)
         let pages = Int(imgf_get_int(first, "n-pages", 1))
         guard pages > 1 else { return nil }
+        if pages > maxFrames { throw .overLimit(.frames(count: pages, limit: maxFrames)) }
+        if format == .tiff, let sizes = TIFFPages.sizes(input.reader(), limit: pages), sizes.count == pages {
+            return sizes.contains { $0 != sizes[0] } ? pages : nil
+        }
         for page in 1..<pages {
             guard let opened = input.open(options: "page=\(page)") else { return nil }
             let image = DecodedImage(taking: opened)
