@@ -15,8 +15,8 @@ public struct BatchVariant: Sendable {
         guard let equals = text.firstIndex(of: "=") else { throw .usage("bad --variant '\(text)': expected NAME=CHAIN") }
         let name = String(text[..<equals])
         let allowed = name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
-        guard !name.isEmpty, allowed, !name.hasPrefix("."), name.count <= 64 else {
-            throw .usage("bad --variant '\(text)': the name must be letters, digits, '.', '_' or '-', not starting with '.'")
+        guard !name.isEmpty, allowed, !name.hasPrefix("."), !name.hasPrefix("-"), name.count <= 64 else {
+            throw .usage("bad --variant '\(text)': the name must be letters, digits, '.', '_' or '-', not starting with '.' or '-'")
         }
         let chain: ProcessingChain
         do {

@@ -46,8 +46,9 @@ public struct NameTemplate: Sendable, Equatable {
         if literals.contains(where: { $0.contains("/") || $0.contains("\0") || $0.contains("..") }) {
             throw .usage("bad --name '\(text)': a name may not contain '/', '..' or NUL")
         }
-        if case .literal(let first) = parts[0], first.hasPrefix(".") {
-            throw .usage("bad --name '\(text)': a name may not start with '.'")
+        // A name starting with '-' reads as an option to the commands run on the folder (`rm *`).
+        if case .literal(let first) = parts[0], first.hasPrefix(".") || first.hasPrefix("-") {
+            throw .usage("bad --name '\(text)': a name may not start with '.' or '-'")
         }
         self.parts = parts
     }
@@ -96,8 +97,9 @@ public struct NameTemplate: Sendable, Equatable {
     }
 
     public static func stem(fromColumn column: String) throws(ImgError) -> String {
-        if column.contains("/") || column.contains("..") || column.contains("\0") || column.hasPrefix(".") {
-            throw .usage("unsafe output name '\(column)': a name may not contain '/', '..' or NUL, nor start with '.'")
+        if column.contains("/") || column.contains("..") || column.contains("\0") || column.hasPrefix(".")
+            || column.hasPrefix("-") {
+            throw .usage("unsafe output name '\(column)': a name may not contain '/', '..' or NUL, nor start with '.' or '-'")
         }
         return OutputNaming.safeStem(column)
     }

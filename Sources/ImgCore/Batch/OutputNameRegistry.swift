@@ -1,4 +1,6 @@
 /// Hands out unique file names within one batch: a name taken earlier gets `-1`, `-2`, … before its extension.
+/// Names are compared with letter case aside: on a case-insensitive file system (macOS, exFAT, SMB shares)
+/// `Cat.jpg` and `cat.jpg` are one file, so the later one gets `Cat-1.jpg`.
 /// Names are claimed strictly in input order by the caller, so the result doesn't depend on which work finishes first.
 /// Taken names are remembered as 64-bit FNV-1a hashes (8 bytes each, not the strings), so a list of millions of lines
 /// stays small; a false clash needs two different names with one hash, about 1 in 10^7 for a million names.
@@ -17,7 +19,7 @@ public struct OutputNameRegistry: Sendable {
     public mutating func claim(_ candidate: (Int) -> String) -> String {
         var counter = 0
         var name = candidate(counter)
-        while !taken.insert(Self.hash(name)).inserted {
+        while !taken.insert(Self.hash(name.lowercased())).inserted {
             counter += 1
             name = candidate(counter)
         }

@@ -57,12 +57,23 @@ public enum CacheEntryFile {
 
     /// The bytes before the body: the magic line and the metadata line. A large body is streamed after them.
     public static func encodeHeader(_ metadata: CacheEntryMetadata) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var header = magic
-        header.append((try? encoder.encode(metadata)) ?? Data("{}".utf8))
+        header.append(metadataLine(metadata))
         header.append(0x0A)
         return header
+    }
+
+    /// The metadata as one line of JSON. A line over `maxMetadataBytes` would read as a damaged entry (and fail
+    /// `cache verify` for everyone): the server's text of any length that the entry can do without, its validators
+    /// (ETag, Last-Modified) and content type, is then left out, so the entry is kept but not revalidated.
+    static func metadataLine(_ metadata: CacheEntryMetadata) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let line = (try? encoder.encode(metadata)) ?? Data("{}".utf8)
+        guard line.count > maxMetadataBytes else { return line }
+        var fitting = metadata
+        (fitting.etag, fitting.lastModified, fitting.contentType) = (nil, nil, nil)
+        return (try? encoder.encode(fitting)) ?? Data("{}".utf8)
     }
 
     /// The room a download spooled for the cache leaves before its body (`BodySpool`), so that the spooled file can

@@ -40,7 +40,7 @@ enum HeaderReader {
         guard let found = try ImageDecoder.findLoader(&input, sniffed: sniffed) else {
             // A prefix of a format imgfetch knows (a TIFF cut before its directory) may satisfy no loader yet.
             if !isWhole, sniffed != nil { return more(sniffed) }
-            throw .image(RefusalMessage.notAnImage(input))
+            throw .image(RefusalMessage.notAnImage(input, quotingItsStart: isRemote))
         }
         let loader = ImageDecoder.loaderName(found)
         if isRemote, !allowUntrusted, !ImageDecoder.trustedLoaders.contains(loader) {

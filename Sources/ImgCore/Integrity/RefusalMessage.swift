@@ -9,8 +9,10 @@ enum RefusalMessage {
         return "\(pixels) pixels"
     }
 
-    /// `not an image (text/html, 45 bytes: '<html><body>Sign in…')`: the kind of bytes, sniffed, and how they start.
-    static func notAnImage(_ input: VipsInput) -> String {
+    /// `not an image (text/html, 45 bytes: '<html><body>Sign in…')`: the kind of bytes, sniffed, and how they start
+    /// when `quotingItsStart` (a server's answer); a local file's kind and size only (`not an image (text/plain, 12
+    /// bytes)`): its contents are not the server's, and stderr, `--json` and a manifest are no place for them.
+    static func notAnImage(_ input: VipsInput, quotingItsStart: Bool) -> String {
         let head = input.head
         let text = String(decoding: head, as: UTF8.self)
         let isText = !head.contains(0) && !text.contains("\u{FFFD}")
@@ -25,6 +27,7 @@ enum RefusalMessage {
         } else {
             "text/plain"
         }
+        guard quotingItsStart else { return "not an image (\(type), \(input.count) bytes)" }
         let shown = 20
         let preview = String(text.prefix(shown)).escapingControlCharacters + (input.count > shown ? "…" : "")
         return "not an image (\(type), \(input.count) bytes: '\(preview)')"

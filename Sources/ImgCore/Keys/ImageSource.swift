@@ -29,6 +29,10 @@ public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
             guard let url = URL(string: input), url.isFileURL, !url.path.isEmpty else {
                 throw .usage("malformed file URL '\(shown)'")
             }
+            // RFC 8089: a file URL names this machine by an empty host or "localhost"; any other host is not here.
+            if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
+                throw .usage("file URL '\(shown)' names the host '\(host)': only file:///PATH or file://localhost/PATH")
+            }
             self = .file(path: url.path)
         } else if let colon = input.range(of: "://") {
             let scheme = input[..<colon.lowerBound]

@@ -29,8 +29,8 @@ public struct OutputNaming: Sendable {
         return safeStem(segment)
     }
 
-    /// Reduces any text to a safe stem: allowed characters only, extension dropped, never empty or only dots; not
-    /// shortened.
+    /// Reduces any text to a safe stem: allowed characters only, extension dropped, never empty or only dots, never
+    /// starting with a dot or a hyphen (made `_`); not shortened.
     public static func safeStem(_ text: String) -> String {
         var safe = String(text.unicodeScalars.map { scalar -> Character in
             let allowed = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
@@ -38,19 +38,21 @@ public struct OutputNaming: Sendable {
         })
         if let dot = safe.lastIndex(of: "."), dot != safe.startIndex { safe = String(safe[..<dot]) }
         if safe.allSatisfy({ $0 == "." }) { return "image" }
-        if safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
+        // Nor a leading '-': in the folder, `rm *` would take `-rf.jpg` for options.
+        if safe.hasPrefix(".") || safe.hasPrefix("-") { safe = "_" + safe.dropFirst() }
         return safe
     }
 
-    /// Returns `stem.ext`, or `stem-1.ext`, `stem-2.ext`, … when taken earlier in this run.
+    /// Returns `stem.ext`, or `stem-1.ext`, `stem-2.ext`, … when taken earlier in this run, letter case aside (on
+    /// a case-insensitive file system `Cat.jpg` and `cat.jpg` are one file).
     public mutating func claim(stem: String, fileExtension: String) -> String {
         var candidate = "\(stem).\(fileExtension)"
         var counter = 0
-        while taken.contains(candidate) {
+        while taken.contains(candidate.lowercased()) {
             counter += 1
             candidate = "\(stem)-\(counter).\(fileExtension)"
         }
-        taken.insert(candidate)
+        taken.insert(candidate.lowercased())
         return candidate
     }
 }

@@ -73,7 +73,7 @@ enum ImageDecoder {
         try VipsRuntime.start()
         let sniffed = ImageFormat.sniff(input.head)
         guard let found = try findLoader(&input, sniffed: sniffed) else {
-            throw .image(RefusalMessage.notAnImage(input))
+            throw .image(RefusalMessage.notAnImage(input, quotingItsStart: isRemote))
         }
         let loader = loaderName(found)
         if isRemote, !options.allowUntrustedFormats, !trustedLoaders.contains(loader) {

@@ -640,6 +640,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                    ("Last-Modified", utf8("Mon, 01 Jan 2024 00:00:00 GMT\u009b2J\u202egnp.exe"))]
         self._send(200, data, ctype="image/jpeg\x1b[2J", headers=headers)
 
+    def route_long_etag(self, rest, count):
+        # /long-etag/<n>/<plain|control>/<relpath>: the file with an ETag of n characters between its quotes, 'e's
+        # or control characters (U+0001, which JSON escapes as 6 bytes), and a Last-Modified as long.
+        if len(rest) < 3 or not rest[0].isdigit():
+            return self._not_found()
+        loaded = self._load("/".join(rest[2:]))
+        if loaded is None:
+            return
+        fill = "\x01" if rest[1] == "control" else "e"
+        value = fill * int(rest[0])
+        headers = [("ETag", '"%s"' % value), ("Last-Modified", value)]
+        self._send(200, loaded[1], ctype="image/jpeg", headers=headers)
+
     def route_basic_auth(self, rest, count):
         if len(rest) < 2:
             return self._not_found()
