@@ -35,7 +35,8 @@ import time
 import traceback
 
 from common import HERE, ROOT, env_int, env_float, log, on_signal, Runner, Contender, run_contender, \
-    measure, fmt_time, fmt_mib, fmt_ratio, ratio, md_code, cell, rounds_text, FORMAT_NAMES, human_bytes, spread, time_table
+    measure, fmt_time, fmt_mib, fmt_ratio, ratio, md_code, cell, rounds_text, FORMAT_NAMES, human_bytes, spread, \
+    time_table
 
 
 # --------------------------------------------------------------------------- the bench
@@ -238,7 +239,8 @@ class Bench:
         peers = [c for c in (vt, cv) if c.ok]
         best = min(peers, key=lambda c: c.median()) if peers else None
         r = ratio(imf.median() if imf.ok else None, best.median() if best else None)
-        self.add_aim(1, f"cold fetch + thumbnail (default, --renderer off) vs the faster peer ({best.short if best else '—'})",
+        peer = best.short if best else "—"
+        self.add_aim(1, f"cold fetch + thumbnail (default, --renderer off) vs the faster peer ({peer})",
                      fmt_time(imf.median()) if imf.ok else (imf.failure or "—"),
                      fmt_time(best.median()) if best else "—", r, "≤ 1.0", 1.0)
         r_on = ratio(imf_on.median() if imf_on.ok else None, best.median() if best else None)

@@ -7,9 +7,10 @@ ARGS may hold @FILE: that list instead of URLS (same number of lines); with --no
 Every round runs each variant once, the first one rotating, each into a fresh output folder and a fresh cache
 directory (cold, disk cache on), so that variants share whatever else the machine is doing. A run is timed from
 fork to exit with os.wait4: wall time, CPU (user+sys) and peak RSS; the load average is sampled before and after
-each run. Prints one line per run and a table of medians. IMGFETCH (default .build/release/imgfetch) is the binary; a variant's ENV may name
-its own (IMGFETCH=path). Directories a round leaves are put aside and deleted after the last round (as bench.py does:
-on ext4 without a journal, deleting files just before a run makes that run's file creations slower).
+each run. Prints one line per run and a table of medians. IMGFETCH (default .build/release/imgfetch) is the binary;
+a variant's ENV may name its own (IMGFETCH=path). Directories a round leaves are put aside and deleted after the last
+round (as bench.py does: on ext4 without a journal, deleting files just before a run makes that run's file creations
+slower).
 
 example (from the repository root, nginx serving bench/work/www-r1 as bench/run.sh does):
   python3 bench/levers.py bench/work/run/photo-urls.txt /tmp/levers 3 'j8||-j 8' 'j2||-j 2' \\

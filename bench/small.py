@@ -1,9 +1,10 @@
 """Workload 10 (issue 35): the cost of a line. N distinct small images (small_set.py: 200-400 px, 80 % JPEG, 20 %
 palette PNG, a few KB each) from nginx on loopback, to 64 px and to 200 px JPEG thumbnails, one batch each, cold
 with the disk cache on: `imgfetch batch` (loose files, and WebDataset tars) against the pyvips thread pool
-(peers/pyvips_pool.py) and img2dataset (PyPI, OpenCV decode and resize, one process per core, WebDataset output). Reported: wall time, CPU
-per line (user + system of the whole process tree, from wait4), lines per second per core, peak RSS of the largest
-process; then imgfetch's peak RSS at N and at BENCH_SMALL_TIMES x N lines (distinct URLs through alias folders)."""
+(peers/pyvips_pool.py) and img2dataset (PyPI, OpenCV decode and resize, one process per core, WebDataset output).
+Reported: wall time, CPU per line (user + system of the whole process tree, from wait4), lines per second per core,
+peak RSS of the largest process; then imgfetch's peak RSS at N and at BENCH_SMALL_TIMES x N lines (distinct URLs
+through alias folders)."""
 import glob
 import json
 import os
@@ -34,24 +35,22 @@ class SmallImageWorkload:
             return None if n == count else f"{n} of {count} thumbnails written"
         return f
 
-    def img2dataset_check(self, d, count):
+    @staticmethod
+    def shard_check(d, count, successes):
+        """The samples the shards' NAME_stats.json files count (`successes` reads one file's count): every line."""
         def f():
             done = 0
             for stats in glob.glob(os.path.join(d, "*_stats.json")):
                 with open(stats) as s:
-                    done += json.load(s).get("successes", 0)
+                    done += successes(json.load(s))
             return None if done == count else f"{done} of {count} samples written"
         return f
 
+    def img2dataset_check(self, d, count):
+        return self.shard_check(d, count, lambda stats: stats.get("successes", 0))
+
     def tar_check(self, d, count):
-        """The samples the tars' NAME_stats.json files count as ok: every line."""
-        def f():
-            done = 0
-            for stats in glob.glob(os.path.join(d, "*_stats.json")):
-                with open(stats) as s:
-                    done += json.load(s).get("statuses", {}).get("ok", 0)
-            return None if done == count else f"{done} of {count} samples written"
-        return f
+        return self.shard_check(d, count, lambda stats: stats.get("statuses", {}).get("ok", 0))
 
     def contenders(self, urls, count, size):
         b = self.b
