@@ -128,4 +128,27 @@ struct RobotsTxtTests {
             #expect(refused.status == 2 && refused.stderr.contains("--robots-txt"), "\(refused.stderr)")
         }
     }
+
+    /// Before: only the list's URL was judged, and a redirect to a path or a host that robots.txt disallows was
+    /// followed. Now every hop is judged by its own host's robots.txt before it is requested.
+    @Test func everyRedirectHopIsJudgedByItsHostsRobotsTxt() throws {
+        let (root, server) = try Self.server(robots: "file:" + Paths.fixtures + "/server/robots/agents.txt")
+        let closedRobots = root.file("closed.txt")
+        try "User-agent: *\nDisallow: /\n".write(toFile: closedRobots, atomically: true, encoding: .utf8)
+        let closed = try FixtureServer(root: root.path + "/www", robots: "file:" + closedRobots)
+        func hop(_ target: String) -> String {
+            server.url("/redirect-to?url=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        }
+        let urls = [hop("/img/private/a.jpg"), hop("/img/private/ok.jpg"), hop(closed.url("/img/img1.jpg"))]
+        // --keep-query: the lines differ only in their query, which chooses the image here.
+        let (result, records) = try Self.batch(root, urls, ["-j", "2", "--keep-query"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(records.dropLast().map { $0["status"] as? String } == ["robots_disallowed", "ok", "robots_disallowed"],
+                "\(records)")
+        #expect(records.first?["rule"] as? String == "disallow: /img/private/")
+        #expect(records.dropLast().last?["rule"] as? String == "disallow: /")
+        #expect(try server.requests("/img/private/a.jpg") == 0)
+        #expect(try closed.requests("/img/img1.jpg") == 0)
+        #expect(try closed.requests("/robots.txt") == 1)
+    }
 }

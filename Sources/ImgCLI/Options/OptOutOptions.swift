@@ -24,6 +24,10 @@ extension Options {
             counted apart from
             .BR ok " and " failed ,
             and does not change the exit status.
+            Every redirect a line's fetch meets is judged the same way, by its target host's robots.txt,
+            before the target is asked for: a line redirected to a URL its site disallows is
+            .B robots_disallowed
+            too.
             The original is fetched (and cached) to learn its size; an original whose size is not known passes.
             Default: none.
             """#)

@@ -48,6 +48,8 @@ public final class BatchRunner: Sendable {
         self.pipeline = pipeline
         self.options = options
         self.cancellation = cancellation
+        // Every hop of a redirect chain, not only the list's URL, is a request robots.txt must allow.
+        if options.robotsTxt { pipeline.judgeRedirectsByRobotsTxt() }
         self.events = events
         queue = BoundedQueue(capacity: options.window)
         // Prefetch of originals only: no processing options and no variants.

@@ -50,14 +50,15 @@ public final class HTTPDataLoader: DataLoading {
         }
     }
 
-    /// Loads a robots.txt on a handle of its own (once per host and run), in the host's slot and turn.
+    /// Loads a robots.txt on a handle of its own (once per host and run), in the host's turn but outside its
+    /// connection slots: a redirect's target is judged by its host's robots.txt while the transfer that led there
+    /// holds a slot of its own host, and two such transfers waiting for each other's host would never end.
     public func loadRobots(_ url: URL) throws(ImgError) -> HTTPResponse {
         let host = HostLimiter.hostKey(url)
         var robotsOptions = options
         robotsOptions.maxRedirects = robotsRedirects
-        return try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
-            try HTTPLoader(options: robotsOptions).fetch(url, gate: hosts.gate(for: host))
-        }
+        robotsOptions.redirectJudge = nil
+        return try HTTPLoader(options: robotsOptions).fetch(url, gate: hosts.gate(for: host))
     }
 
     /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.

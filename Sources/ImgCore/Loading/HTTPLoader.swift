@@ -118,6 +118,11 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                                                              cause: .redirectScheme),
                                             retryable: false))
                 }
+                do throws(ImgError) {
+                    try options.redirectJudge?.judge(next)
+                } catch {
+                    return .failure(TransferFailure(error: error, retryable: false))
+                }
                 redirects += 1
                 hop = next
                 continue

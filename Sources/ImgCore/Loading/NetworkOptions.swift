@@ -41,6 +41,8 @@ public struct NetworkOptions: Sendable {
     public var digestSpooledBodies = false
     /// Stops transfers when cancelled; default none.
     public var cancellation: Cancellation?
+    /// Asked before each redirect is followed; what it throws ends the transfer, not retried. Default none.
+    public var redirectJudge: RedirectJudge?
 
     public init() {}
 

@@ -13,6 +13,8 @@ public final class ImagePipeline: Sendable {
     let writer: VariantWriter
     /// Each host's robots.txt, had once a run (`--robots-txt`; asked only by a batch that honours it).
     let robots: RobotsTxtGate
+    /// Asked before each redirect the pipeline's own loader follows; allows all until `judgeRedirectsByRobotsTxt`.
+    private let redirectJudge = RedirectJudge()
     /// Inputs decoded once for several variants (what `SharedDecode` reuses).
     var decodedImages: DecodedImageCache { variants.decodedImages }
     /// Inputs met so far, to warn about keys that would collide (`PipelineConfiguration.queryCollisions`).
@@ -50,6 +52,7 @@ public final class ImagePipeline: Sendable {
             if network.spoolDirectory == nil { network.spoolDirectory = spool }
             network.digestSpooledBodies = true
         }
+        network.redirectJudge = redirectJudge
         let loader = configuration.dataLoader
             ?? HTTPDataLoader(options: network, connectionsPerHost: configuration.connectionsPerHost,
                                politeness: configuration.politeness)
@@ -62,6 +65,15 @@ public final class ImagePipeline: Sendable {
         writer = VariantWriter(configuration: configuration, memory: memory, store: store, failureWarning: failureWarning)
         robots = RobotsTxtGate(loader: loader, store: store, policy: configuration.policy, ttl: configuration.ttl,
                                userAgent: configuration.network.userAgent, cancellation: configuration.network.cancellation)
+    }
+
+    /// Judges every redirect of this pipeline's transfers by the target host's robots.txt (`--robots-txt`): a
+    /// target it disallows is not requested, and the fetch fails with the site's refusal (`robots_disallowed`).
+    public func judgeRedirectsByRobotsTxt() {
+        let gate = robots
+        redirectJudge.use { target throws(ImgError) in
+            if let verdict = try gate.verdict(for: target) { throw .siteRefusal(.robotsTxt(verdict)) }
+        }
     }
 
     /// The original key of a request (what `--shard` hashes), or nil for standard input.
