@@ -105,7 +105,7 @@ struct CacheBoundTests {
         let home = try TemporaryDirectory()
         let cache = try DiskCache(directory: home.path)
         let limit: Int64 = 100_000
-        cache.keepWithin(limit: limit) { [] }
+        cache.keepWithin(limit: limit) { [] as [String] }
         func store(_ index: Int, bytes: Int) throws(ImgError) {
             let body = Data(repeating: UInt8(index % 256), count: bytes)
             let url = "http://h/\(index).png"

@@ -3,20 +3,20 @@
 /// (`BatchOptions.window`), so it knows every later line and variant that will ask for an original; it announces
 /// them (`expect`) as it reads and finishes them (`finish`) as items end, dropping the original from memory after
 /// the last one, so a batch of distinct URLs holds no original it has finished with, whatever `--memory-limit`
-/// allows. `BatchRunner` announces to the memory policy of its pipeline when it is one of these. Thread-safe.
+/// allows. `BatchRunner` announces to the memory policy of its pipeline, whatever it is. Thread-safe.
 public final class BatchMemoryPolicy: MemoryPolicy {
     private let pending = Locked<[String: Int]>([:])
 
     public init() {}
 
     /// Announces `count` more uses of the original under `key` (one per output of a line read ahead).
-    func expect(_ key: String, count: Int) {
+    public func expect(_ key: String, count: Int) {
         guard count > 0 else { return }
         pending.withLock { $0[key, default: 0] += count }
     }
 
     /// Ends `count` announced uses of `key`; true when none is left pending.
-    func finish(_ key: String, count: Int) -> Bool {
+    public func finish(_ key: String, count: Int) -> Bool {
         pending.withLock { pending in
             let left = (pending[key] ?? 0) - count
             pending[key] = left > 0 ? left : nil
@@ -25,7 +25,7 @@ public final class BatchMemoryPolicy: MemoryPolicy {
     }
 
     /// The keys with announced uses pending.
-    func pendingKeys() -> [String] {
+    public func pendingKeys() -> [String] {
         pending.withLock { Array($0.keys) }
     }
 

@@ -36,8 +36,8 @@ public final class BatchRunner: Sendable {
     private let started = Date()
     /// `-O DIR`, opened once (names resolved relative to it), or why it could not be.
     private let outputFolder: Result<OutputFolder, ImgError>?
-    /// The pipeline's memory policy, when it is a batch's: told of every line's uses of its original.
-    private let announcements: BatchMemoryPolicy?
+    /// The pipeline's memory policy: told of every line's uses of its original (a `BatchMemoryPolicy` tracks them).
+    private let announcements: any MemoryPolicy
     /// With `BatchOptions.webDataset`: the tars the outputs go into (nothing is staged as a file of its own).
     private let webDataset: WebDatasetShards?
 
@@ -69,10 +69,10 @@ public final class BatchRunner: Sendable {
             marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates,
             verifyDigests: options.verifyOutputs, tars: options.webDataset.map(TarIdentities.init)) : nil
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
-        let announcements = pipeline.configuration.memoryPolicy as? BatchMemoryPolicy
+        let announcements = pipeline.configuration.memoryPolicy
         self.announcements = announcements
         // The disk cache is kept within its size limit as the batch writes, sparing the originals of pending uses.
-        pipeline.keepCacheWithinLimit { announcements?.pendingKeys() ?? [] }
+        pipeline.keepCacheWithinLimit { announcements.pendingKeys() }
         // Originals are written once and not read again soon: they don't stay in the page cache.
         pipeline.releasePagesOfLargeEntries()
     }
@@ -95,7 +95,7 @@ public final class BatchRunner: Sendable {
 
     /// Ends an item's announced uses of its original; after the last, the original leaves memory.
     private func finishUses(ofOriginal key: String) {
-        if announcements?.finish(key, count: outputsPerItem) == true { pipeline.forgetOriginal(key) }
+        if announcements.finish(key, count: outputsPerItem) { pipeline.forgetOriginal(key) }
     }
 
     /// Runs the batch to its end (or until stopped) and returns the summary. Blocks the calling thread.
@@ -141,7 +141,7 @@ public final class BatchRunner: Sendable {
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {
             guard let item = maker.item(for: line, sequence: sequence) else { continue }
-            if let key = item.originalKey { announcements?.expect(key, count: outputsPerItem) }
+            if let key = item.originalKey { announcements.expect(key, count: outputsPerItem) }
             guard queue.push(item) else {
                 if let key = item.originalKey { finishUses(ofOriginal: key) }
                 break

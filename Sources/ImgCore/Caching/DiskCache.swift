@@ -192,22 +192,25 @@ public final class DiskCache: Sendable {
     /// `pageReleaseSize` is written out and dropped from the page cache once stored (by the `PageReleaser`, so that
     /// the writer does not wait for the disk), rather than left to fill the memory with pages nobody reads (and, on
     /// a virtual machine that returns freed memory to its host, to fault in fresh memory for every write).
-    func releasePagesOfLargeEntries() {
+    public func releasePagesOfLargeEntries() {
         releasesPages.store(true, ordering: .relaxed)
     }
 
     /// From now on keeps the directory within `limit` while this process writes to it (see `CacheBound`), never
-    /// removing entries in the folders `needed` names. Once per cache; later calls change nothing.
-    func keepWithin(limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
+    /// removing the entries of the originals whose keys `needed` gives (their folders: the original and its
+    /// variants). Once per cache; later calls change nothing.
+    public func keepWithin(limit: Int64, sparingOriginals needed: @escaping @Sendable () -> [String]) {
         bound.withLock { bound in
-            if bound == nil { bound = CacheBound(root: root, limit: limit, needed: needed) }
+            if bound == nil {
+                bound = CacheBound(root: root, limit: limit) { Set(needed().map(Self.entryFolder(originalKey:))) }
+            }
         }
     }
 
     /// Waits for a prune under way and prunes once more if the directory is still over its limit (`keepWithin`);
     /// then waits until the pages of the large entries stored so far are released (`releasePagesOfLargeEntries`), for a
     /// second at most (`PageReleaser.drain`).
-    func settle() {
+    public func settle() {
         bound.withLock { $0 }?.settle()
         pageReleaser.drain()
     }

@@ -47,6 +47,14 @@ public protocol EntryStoring: Sendable {
     func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)?
     /// A directory on the store's file system for large downloads in progress; nil for none.
     var spoolDirectory: String? { get }
+    /// From now on (a batch or prefetch that writes as it runs), keeps the store within `limit` bytes, never
+    /// removing the entries of the originals whose keys `needed` gives (what the batch will still use).
+    func keepWithin(limit: Int64, sparingOriginals needed: @escaping @Sendable () -> [String])
+    /// From now on (a batch), large entries are not left in the page cache once written; a store that keeps no
+    /// files does nothing.
+    func releasePagesOfLargeEntries()
+    /// At the end of a batch: the store at or under the limit `keepWithin` set, its pending upkeep done.
+    func settle()
 }
 
 extension DiskCache: EntryStoring {

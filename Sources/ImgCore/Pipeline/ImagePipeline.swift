@@ -91,18 +91,18 @@ public final class ImagePipeline: Sendable {
     /// From now on (a batch or prefetch that writes as it runs), the disk cache is kept within its size limit,
     /// sparing the originals that `needed` names (the batch's pending uses).
     func keepCacheWithinLimit(sparing needed: @escaping @Sendable () -> [String]) {
-        guard let disk = store as? DiskCache, let limit = configuration.sizeLimit else { return }
-        disk.keepWithin(limit: limit) { Set(needed().map(DiskCache.entryFolder(originalKey:))) }
+        guard let store, let limit = configuration.sizeLimit else { return }
+        store.keepWithin(limit: limit, sparingOriginals: needed)
     }
 
-    /// From now on (a batch), large entries leave the page cache once written (`DiskCache.releasePagesOfLargeEntries`).
+    /// From now on (a batch), large entries leave the page cache once written (`EntryStoring.releasePagesOfLargeEntries`).
     func releasePagesOfLargeEntries() {
-        (store as? DiskCache)?.releasePagesOfLargeEntries()
+        store?.releasePagesOfLargeEntries()
     }
 
     /// At the end of a batch: the disk cache ends at or under its size limit, its large entries' pages released.
     func settleCache() {
-        (store as? DiskCache)?.settle()
+        store?.settle()
     }
 
     /// Drops the original under `key` from memory (a batch's last use of it is over).

@@ -6,6 +6,19 @@ public protocol MemoryPolicy: Sendable {
     func keepsOriginal(forKey key: String) -> Bool
     /// Whether memory keeps a variant just made or read; `diskWillServe`: the disk cache holds it for later requests.
     func keepsVariant(diskWillServe: Bool) -> Bool
+    /// A batch announces `count` more uses of the original under `key` as it reads its list. Default: nothing.
+    func expect(_ key: String, count: Int)
+    /// A batch ends `count` announced uses of `key`: true when none is left pending, so memory may drop the
+    /// original. Default: false (nothing is tracked).
+    func finish(_ key: String, count: Int) -> Bool
+    /// The originals with announced uses pending (a batch's disk cache spares them). Default: none.
+    func pendingKeys() -> [String]
+}
+
+extension MemoryPolicy {
+    public func expect(_ key: String, count: Int) {}
+    public func finish(_ key: String, count: Int) -> Bool { false }
+    public func pendingKeys() -> [String] { [] }
 }
 
 /// Keeps everything the memory cache has room for.

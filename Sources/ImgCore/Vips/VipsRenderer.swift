@@ -18,11 +18,22 @@ public struct VipsRenderer: ImageRendering {
         }
     }
 
+    /// A cancellation (SIGINT, SIGTERM) stops the rendering as `--max-render-time` would: libvips ends at the next
+    /// part of the image it computes, and the rendering fails with the interruption.
     public func render(_ request: ImageRequest, from original: EncodedBytes, context: RenderingContext) throws(ImgError)
         -> EncodedImage {
-        try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
-                                 encoding: request.encoding, decoding: request.decoding, shared: context.sharedDecode,
-                                 budget: context.decodeBudget, facts: request.facts, checked: context.inspected,
-                                 threads: context.threadsPerRendering)
+        let stop = context.cancellation.map { _ in RenderStop() }
+        let waiting = stop.flatMap { stop in context.cancellation?.whenCancelled { stop.stop() } }
+        defer { context.cancellation?.forget(waiting) }
+        do throws(ImgError) {
+            return try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
+                                            encoding: request.encoding, decoding: request.decoding,
+                                            shared: context.sharedDecode, budget: context.decodeBudget,
+                                            facts: request.facts, checked: context.inspected, stop: stop,
+                                            threads: context.threadsPerRendering)
+        } catch {
+            if stop?.isStopped == true { throw .network("interrupted", cause: .interrupted) }
+            throw error
+        }
     }
 }

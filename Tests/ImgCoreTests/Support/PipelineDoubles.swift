@@ -139,6 +139,19 @@ final class MemoryEntryStore: EntryStoring {
 
     var spoolDirectory: String? { nil }
 
+    /// The limit a batch asked this store to keep within, and the originals it spared when asked last.
+    let keptWithin = Locked<(limit: Int64, spared: [String])?>(nil)
+    /// Whether a batch asked for the pages of large entries to be released, and to settle.
+    let upkeep = Locked<[String]>([])
+
+    func keepWithin(limit: Int64, sparingOriginals needed: @escaping @Sendable () -> [String]) {
+        keptWithin.withLock { $0 = (limit, needed()) }
+    }
+
+    func releasePagesOfLargeEntries() { upkeep.withLock { $0.append("release pages") } }
+
+    func settle() { upkeep.withLock { $0.append("settle") } }
+
     static func name(_ entry: EntryName) -> String {
         if case .variant = entry { "variant" } else { "original" }
     }
