@@ -7,9 +7,9 @@ public enum CommandDispatcher {
     static var commands: [String] { CommandName.words }
 
     /// Runs one process's command line (its arguments without the program name): prepares the process (standard
-    /// descriptors, a crash's one line, libvips' process settings), runs the command with the environment as it is after that
-    /// preparation (which sets variables of its own: a renderer's address depends on them), and waits for a libvips
-    /// start still under way so that exit handlers don't race it. Returns the exit status.
+    /// descriptors, a crash's one line, libvips' process settings), runs the command with the environment as it is
+    /// after that preparation (which sets variables of its own: a renderer's address depends on them), and waits for
+    /// a libvips start still under way so that exit handlers don't race it. Returns the exit status.
     public static func runProcess(_ arguments: ArraySlice<String>) -> Int32 {
         StandardStream.guardClosedDescriptors()
         CrashLine.install(environment: ProcessInfo.processInfo.environment)

@@ -30,7 +30,9 @@ enum TIFFPages {
 
     /// One IFD: the page's size and the next IFD's offset.
     private static func page(at offset: Int, _ reader: ByteReader, _ layout: Layout) -> ((width: Int, height: Int), Int)? {
-        guard offset < reader.count, let countBytes = reader.bytes(at: offset, length: layout.countBytes) else { return nil }
+        guard offset < reader.count, let countBytes = reader.bytes(at: offset, length: layout.countBytes) else {
+            return nil
+        }
         let count = layout.number(countBytes, at: 0, bytes: layout.countBytes)
         guard count > 0, count <= maxEntries else { return nil }
         let entriesStart = offset + layout.countBytes

@@ -3,8 +3,8 @@ import Foundation
 /// `--robots-txt`: whether a host's robots.txt lets this crawler fetch a URL. Each host's (scheme, host and port's)
 /// `/robots.txt` is had once per run, however many workers ask at once (one transfer; the others wait for it):
 /// from the disk cache when fresh there, else through the loader (`loadRobots`: the host's turns and redirect rules,
-/// at most `robotsRedirects` redirects). It judges the list's URLs and, through `ImagePipeline.judgeRedirectsByRobotsTxt`,
-/// every redirect's target. What it said is cached under `robots:ORIGIN` (its own namespace) for the cache's
+/// at most `robotsRedirects` redirects). It judges the list's URLs and, through
+/// `ImagePipeline.judgeRedirectsByRobotsTxt`, every redirect's target. What it said is cached under `robots:ORIGIN` (its own namespace) for the cache's
 /// TTL, at most 24 hours as RFC 9309 asks (not extended by use): a 2xx's body (its first 500 KiB), a 4xx as no
 /// body (everything allowed). A 5xx, a 429 or a failed transfer disallows the whole host for this run and is not
 /// cached; more redirects than that allows everything (RFC 9309 2.3.1.2).

@@ -95,7 +95,8 @@ public final class ImagePipeline: Sendable {
         store.keepWithin(limit: limit, sparingOriginals: needed)
     }
 
-    /// From now on (a batch), large entries leave the page cache once written (`EntryStoring.releasePagesOfLargeEntries`).
+    /// From now on (a batch), large entries leave the page cache once written
+    /// (`EntryStoring.releasePagesOfLargeEntries`).
     func releasePagesOfLargeEntries() {
         store?.releasePagesOfLargeEntries()
     }
