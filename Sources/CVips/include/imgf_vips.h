@@ -256,51 +256,6 @@ static inline int imgf_write_to_buffer(VipsImage *in, const char *suffix, void *
 static inline void *imgf_write_to_memory(VipsImage *in, size_t *len) {
     return V->vips_image_write_to_memory(in, len);
 }
-/* A new image sharing in's pixels, with the int field `name` set to value (in itself is left as it is). */
-static inline int imgf_copy_setting_int(VipsImage *in, VipsImage **out, const char *name, int value) {
-    if (V->vips_copy(in, out, NULL)) return -1;
-    V->vips_image_set_int(*out, name, value);
-    return 0;
-}
-static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
-    return imgf_copy_setting_int(in, out, "page-height", page_height);
-}
-/* The threads libvips' thread pool gives a sink of this image: its "concurrency" field (VIPS_META_CONCURRENCY)
- * when set, else fallback. */
-static inline int imgf_image_concurrency(VipsImage *image, int fallback) {
-    return V->vips_image_get_concurrency(image, fallback);
-}
-static inline int imgf_get_int(VipsImage *image, const char *name, int fallback) {
-    int value = fallback;
-    if (V->vips_image_get_typeof(image, name) && V->vips_image_get_int(image, name, &value)) return fallback;
-    return value;
-}
-/* Copies an int-array field (e.g. "delay") into out, up to max values; returns the count or -1. */
-static inline int imgf_get_int_array(VipsImage *image, const char *name, int *out, int max) {
-    int *values = NULL, n = 0;
-    if (!V->vips_image_get_typeof(image, name) || V->vips_image_get_array_int(image, name, &values, &n)) return -1;
-    for (int i = 0; i < n && i < max; i++) out[i] = values[i];
-    return n;
-}
-/* The names of the image's metadata fields, NULL-terminated; free with g_strfreev. */
-static inline gchar **imgf_field_names(VipsImage *image) { return V->vips_image_get_fields(image); }
-/* A new image sharing in's pixels, with every metadata field whose name `drop` accepts removed. */
-static inline int imgf_copy_without_fields(VipsImage *in, VipsImage **out, int (*drop)(const char *name)) {
-    if (V->vips_copy(in, out, NULL)) return -1;
-    gchar **names = V->vips_image_get_fields(*out);
-    for (int i = 0; names && names[i]; i++)
-        if (drop(names[i])) V->vips_image_remove(*out, names[i]);
-    g_strfreev(names);
-    return 0;
-}
-static inline int imgf_has_field(VipsImage *image, const char *name) { return V->vips_image_get_typeof(image, name) != 0; }
-/* A blob field's bytes (owned by the image) and length, or NULL when there is no such field. */
-static inline const void *imgf_get_blob(VipsImage *image, const char *name, size_t *length) {
-    const void *data = NULL;
-    *length = 0;
-    if (!V->vips_image_get_typeof(image, name) || V->vips_image_get_blob(image, name, &data, length)) return NULL;
-    return data;
-}
 static inline int imgf_avg(VipsImage *in, double *out) { return V->vips_avg(in, out, NULL); }
 static inline int imgf_subtract(VipsImage *left, VipsImage *right, VipsImage **out) { return V->vips_subtract(left, right, out, NULL); }
 static inline int imgf_abs(VipsImage *in, VipsImage **out) { return V->vips_abs(in, out, NULL); }
@@ -323,6 +278,9 @@ static inline char *imgf_sha256_hex(const void *data, size_t len) {
     return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
 }
 
+
+/* The wrappers that read and set an image's metadata fields. */
+#include "imgf_vips_fields.h"
 
 #undef V
 #endif
