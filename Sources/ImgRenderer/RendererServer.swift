@@ -205,8 +205,9 @@ public final class RendererServer: Sendable {
         do throws(ImgError) {
             // No processing (a format conversion) is the empty identifier, which is not a chain one may type.
             let chain = job.chain.isEmpty ? ProcessingChain() : try ProcessingChain.parse(job.chain)
-            let image = try ImageRenderer.render(.memory(input), isRemote: job.isRemote, chain: chain, encoding: job.encoding,
-                                                 decoding: job.decoding, stop: stop)
+            let rendering = ImageRenderer.Job(isRemote: job.isRemote, chain: chain, encoding: job.encoding,
+                                              decoding: job.decoding)
+            let image = try ImageRenderer.render(.memory(input), job: rendering, stop: stop)
             (reply.format, reply.width, reply.height, reply.frames) = (image.format, image.width, image.height, image.frames)
             reply.notes = image.notes
             (reply.sourceWidth, reply.sourceHeight) = (image.sourceSize?.width, image.sourceSize?.height)

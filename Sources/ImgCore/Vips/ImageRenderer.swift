@@ -3,69 +3,98 @@ import Foundation
 
 /// Decodes once, applies the chain in order, and encodes: the only way the pipeline touches libvips.
 public enum ImageRenderer {
-    /// Renders encoded bytes through `chain` into `encoding`. `isRemote` restricts the loaders to the trusted ones.
-    /// Bytes in a file region are decoded from the file: never held whole in memory.
-    /// With `shared` (several variants of one input), variants that load the input alike load it once; each
-    /// variant's bytes are the same as when it is rendered alone. With `budget`, the decode waits until its
-    /// estimated memory fits beside the renderings running (`--max-decode-memory`). A failure's message is this
-    /// rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With `facts`, the
-    /// result carries the facts of the processed image, from a small shrink of it made just before encoding (no
-    /// second decode). With `checked` (what `VipsRenderer.inspect` read from these bytes), its integrity check's
-    /// finding is used instead of scanning the bytes again, and its header instead of opening it again. With `stop`, the
-    /// rendering ends as soon as it is stopped (its result is then a failure, to be dropped). With `threads`, libvips
-    /// computes this rendering's pixels on that many threads (`DecodedImage.limitingThreads`); nil (the default) for
-    /// libvips' own number.
+    /// What one rendering makes of its input: `chain` in order, then `encoding`, within `decoding`'s limits;
+    /// `isRemote` restricts the loaders to the trusted ones; with `facts`, the result carries the facts of the
+    /// processed image (default none).
+    public struct Job: Sendable {
+        public var isRemote: Bool
+        public var chain: ProcessingChain
+        public var encoding: OutputEncoding
+        public var decoding: DecodeOptions
+        public var facts: FactsRequest?
+
+        public init(isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding, decoding: DecodeOptions,
+                    facts: FactsRequest? = nil) {
+            (self.isRemote, self.chain, self.encoding, self.decoding, self.facts) = (isRemote, chain, encoding, decoding, facts)
+        }
+
+        /// The rendering `request` asks for.
+        public init(_ request: ImageRequest) {
+            self.init(isRemote: request.source.isRemote, chain: request.chain, encoding: request.encoding,
+                      decoding: request.decoding, facts: request.facts)
+        }
+    }
+
+    /// Renders encoded bytes as `job` says. Bytes in a file region are decoded from the file: never held whole in
+    /// memory. From `context`: with `sharedDecode` (several variants of one input), variants that load the input
+    /// alike load it once, each variant's bytes the same as when it is rendered alone; with `decodeBudget`, the
+    /// decode waits until its estimated memory fits beside the renderings running (`--max-decode-memory`); with
+    /// `inspected` (what `VipsRenderer.inspect` read from these bytes), its integrity check's finding and header are
+    /// used instead of scanning the bytes and opening the header again; with `threadsPerRendering`, libvips computes
+    /// the pixels on that many threads (`DecodedImage.limitingThreads`), nil for libvips' own number. A failure's
+    /// message is this rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With
+    /// `stop`, the rendering ends as soon as it is stopped (its result is then a failure, to be dropped). With
+    /// `job.facts`, the facts come from a small shrink of the processed image made just before encoding (no second
+    /// decode).
+    public static func render(_ bytes: EncodedBytes, job: Job, context: RenderingContext = RenderingContext(),
+                              stop: RenderStop? = nil) throws(ImgError) -> EncodedImage {
+        var attempts = 0
+        return try VipsErrorScope.run({ () throws(ImgError) -> EncodedImage in
+            attempts += 1
+            // Run again alone, a variant decodes by itself: the same bytes, as `SharedDecode` guarantees.
+            var once = context
+            if attempts > 1 { once.sharedDecode = nil }
+            return try renderOnce(bytes, job: job, context: once, stop: stop)
+        }, rerunnable: { !RenderClock.isExpiry($0) && stop?.isStopped != true })
+    }
+
+    /// `render(_:job:context:stop:)` with the job's parts and the context's as arguments of their own (each nil or
+    /// default as there).
     public static func render(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
                               decoding: DecodeOptions, shared: SharedDecode? = nil,
                               budget: DecodeMemoryBudget? = nil, facts: FactsRequest? = nil,
                               checked: ImageHeader? = nil, stop: RenderStop? = nil,
                               threads: Int? = nil) throws(ImgError) -> EncodedImage {
-        var attempts = 0
-        return try VipsErrorScope.run({ () throws(ImgError) -> EncodedImage in
-            attempts += 1
-            // Run again alone, a variant decodes by itself: the same bytes, as `SharedDecode` guarantees.
-            return try renderOnce(bytes, isRemote: isRemote, chain: chain, encoding: encoding, decoding: decoding,
-                                  shared: attempts == 1 ? shared : nil, budget: budget, facts: facts,
-                                  checked: checked, stop: stop, threads: threads)
-        }, rerunnable: { !RenderClock.isExpiry($0) && stop?.isStopped != true })
+        var context = RenderingContext(sharedDecode: shared)
+        (context.decodeBudget, context.inspected, context.threadsPerRendering) = (budget, checked, threads)
+        let job = Job(isRemote: isRemote, chain: chain, encoding: encoding, decoding: decoding, facts: facts)
+        return try render(bytes, job: job, context: context, stop: stop)
     }
 
-    private static func renderOnce(_ bytes: EncodedBytes, isRemote: Bool, chain: ProcessingChain, encoding: OutputEncoding,
-                                   decoding: DecodeOptions, shared: SharedDecode?,
-                                   budget: DecodeMemoryBudget?, facts: FactsRequest?,
-                                   checked: ImageHeader?, stop: RenderStop?, threads: Int?) throws(ImgError) -> EncodedImage {
+    private static func renderOnce(_ bytes: EncodedBytes, job: Job, context: RenderingContext,
+                                   stop: RenderStop?) throws(ImgError) -> EncodedImage {
+        let decoding = job.decoding
         let render = { (input: inout VipsInput) throws(ImgError) -> EncodedImage in
             // Every variant checks the header (it reads no pixels), so each fails as it would alone; the integrity
             // scan (it reads every byte) only when these bytes were not scanned already, and the header's opening only
             // when it was not read already.
-            let header = try ImageDecoder.checkHeader(&input, isRemote: isRemote, options: decoding,
-                                                      earlier: checked?.decoded)
-            try OutputGeometry.check(chain, header: header, options: decoding)
+            let header = try ImageDecoder.checkHeader(&input, isRemote: job.isRemote, options: decoding,
+                                                      earlier: context.inspected?.decoded)
+            try OutputGeometry.check(job.chain, header: header, options: decoding)
             let input = input
             let work = { () throws(ImgError) -> EncodedImage in
                 let clock = RenderClock(seconds: decoding.maxRenderTime, stop: stop)
                 defer { clock.end() }
                 do throws(ImgError) {
-                    return try decodeProcessEncode(input, header: header, chain: chain, encoding: encoding,
-                                                   decoding: decoding, shared: shared, clock: clock, facts: facts,
-                                                   threads: threads)
+                    return try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
                 } catch {
                     throw clock.expired ? clock.expiredError : error
                 }
             }
-            guard let budget else { return try work() }
+            guard let budget = context.decodeBudget else { return try work() }
             return try budget.admitting(header.decodeMemory.bytes, limit: decoding.maxDecodeMemory, work)
         }
         // A rendering of its own ends with all its images: it reads bytes in memory where they lie. One decode shared
         // by several variants outlives it, so it reads a copy.
-        guard shared != nil else { return try VipsInput.borrowing(bytes, render) }
+        guard context.sharedDecode != nil else { return try VipsInput.borrowing(bytes, render) }
         var input = VipsInput(bytes)
         return try render(&input)
     }
 
-    private static func decodeProcessEncode(_ input: VipsInput, header: ImageDecoder.Header, chain: ProcessingChain,
-                                            encoding: OutputEncoding, decoding: DecodeOptions, shared: SharedDecode?,
-                                            clock: RenderClock, facts: FactsRequest?, threads: Int?) throws(ImgError) -> EncodedImage {
+    private static func decodeProcessEncode(_ input: VipsInput, header: ImageDecoder.Header, job: Job,
+                                            context: RenderingContext, clock: RenderClock) throws(ImgError) -> EncodedImage {
+        let (chain, encoding, decoding, facts) = (job.chain, job.encoding, job.decoding, job.facts)
+        let (shared, threads) = (context.sharedDecode, context.threadsPerRendering)
         var image: DecodedImage
         var remaining: ArraySlice<any ImageProcessing>
         if let shared, let decoded = try shared.decode(input, header: header, chain: chain, options: decoding) {

@@ -26,11 +26,7 @@ public struct VipsRenderer: ImageRendering {
         let waiting = stop.flatMap { stop in context.cancellation?.whenCancelled { stop.stop() } }
         defer { context.cancellation?.forget(waiting) }
         do throws(ImgError) {
-            return try ImageRenderer.render(original, isRemote: request.source.isRemote, chain: request.chain,
-                                            encoding: request.encoding, decoding: request.decoding,
-                                            shared: context.sharedDecode, budget: context.decodeBudget,
-                                            facts: request.facts, checked: context.inspected, stop: stop,
-                                            threads: context.threadsPerRendering)
+            return try ImageRenderer.render(original, job: ImageRenderer.Job(request), context: context, stop: stop)
         } catch {
             if stop?.isStopped == true { throw .network("interrupted", cause: .interrupted) }
             throw error
