@@ -14,10 +14,7 @@ struct CrashLineTests {
         let work = try TemporaryDirectory()
         let errors = try CapturedOutput()
         defer { errors.remove() }
-        let process = try Imgfetch.launch([server.url("/img/sample.jpg"), "--no-cache", "--upscale", "--resize",
-                                           "9000x9000", "--blur", "60", "-o", work.file("big.png")], errors: errors)
-        try server.waitForRequests("/img/sample.jpg")
-        usleep(300_000)
+        let process = try Imgfetch.launchSlowRendering(server, output: work.file("big.png"), errors: errors)
         kill(process.processIdentifier, SIGSEGV)  // as a bad access in the rendering would raise it
         process.waitUntilExit()
         let stderr = String(decoding: try errors.collect(), as: UTF8.self)

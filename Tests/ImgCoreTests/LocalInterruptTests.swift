@@ -17,10 +17,7 @@ struct LocalInterruptTests {
         let errors = try CapturedOutput()
         defer { errors.remove() }
         let output = work.file("big.png")
-        let process = try Imgfetch.launch([server.url("/img/sample.jpg"), "--no-cache", "--upscale", "--resize",
-                                           "9000x9000", "--blur", "60", "-o", output], errors: errors)
-        try server.waitForRequests("/img/sample.jpg")
-        usleep(500_000)  // the 30 KB body is in; the rendering has begun
+        let process = try Imgfetch.launchSlowRendering(server, output: output, errors: errors)
         let signalled = Date()
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()

@@ -37,7 +37,7 @@ public final class BatchRunner: Sendable {
     /// `-O DIR`, opened once (names resolved relative to it), or why it could not be.
     private let outputFolder: Result<OutputFolder, ImgError>?
     /// The pipeline's memory policy: told of every line's uses of its original (a `BatchMemoryPolicy` tracks them).
-    private let announcements: any MemoryPolicy
+    private var announcements: any MemoryPolicy { pipeline.configuration.memoryPolicy }
     /// With `BatchOptions.webDataset`: the tars the outputs go into (nothing is staged as a file of its own).
     private let webDataset: WebDatasetShards?
 
@@ -70,7 +70,6 @@ public final class BatchRunner: Sendable {
             verifyDigests: options.verifyOutputs, tars: options.webDataset.map(TarIdentities.init)) : nil
         // Lines are announced as they are read: memory keeps an original only until its last announced use.
         let announcements = pipeline.configuration.memoryPolicy
-        self.announcements = announcements
         // The disk cache is kept within its size limit as the batch writes, sparing the originals of pending uses.
         pipeline.keepCacheWithinLimit { announcements.pendingKeys() }
         // Originals are written once and not read again soon: they don't stay in the page cache.

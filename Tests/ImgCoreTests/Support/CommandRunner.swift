@@ -88,3 +88,16 @@ struct CapturedOutput {
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
+
+extension Imgfetch {
+    /// Starts `imgfetch SERVER/img/sample.jpg` rendered slowly (a 9000 × 9000 blur of sigma 60, several seconds)
+    /// into `output`, standard error to `errors`, and returns once its download is done and its rendering has
+    /// begun: for tests that signal a rendering under way.
+    static func launchSlowRendering(_ server: FixtureServer, output: String, errors: CapturedOutput) throws -> Process {
+        let process = try launch([server.url("/img/sample.jpg"), "--no-cache", "--upscale", "--resize", "9000x9000",
+                                  "--blur", "60", "-o", output], errors: errors)
+        try server.waitForRequests("/img/sample.jpg")
+        usleep(300_000)  // the 30 KB body is in; the rendering has begun
+        return process
+    }
+}

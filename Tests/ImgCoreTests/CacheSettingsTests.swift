@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ImgCore
+
+/// The cache commands' exit codes and quiet output, where the cache's settings come from, and the automatic clean
+/// a fetch does.
+@Suite("cache settings, exit codes and auto clean through the binary")
+struct CacheSettingsTests {
+    @Test func settingsComeFromOptionThenEnvironmentThenTheDirectorysConfig() throws {
+        let fixture = try CacheFixture()
+        let set = try fixture.run(["cache", "config", "size-limit=1K", "ttl=1h"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let text = try String(contentsOfFile: fixture.cache + "/config", encoding: .utf8)
+        #expect(text.contains("size-limit=1K") && text.contains("ttl=1h"))
+        #expect(FileState.listing(fixture.cache + "/tmp").isEmpty, "written through a temporary that was renamed")
+
+        func expirySpan(_ extra: [String], environment: [String: String] = [:]) throws -> Int64 {
+            _ = try fixture.run(["cache", "clear", "-q"])
+            let output = fixture.home.file("o.png")
+            let result = try fixture.run(["fetch", fixture.server.url("/img/rgba.png"), "-o", output, "--no-auto-clean"] + extra,
+                                         environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let state = try #require(fixture.entries().first { $0.key.hasSuffix("/original") }?.value)
+            return Int64(state.span.rounded())
+        }
+        #expect(try expirySpan([]) == 3600, "fetch takes the directory's ttl")
+        #expect(try expirySpan([], environment: ["IMGFETCH_TTL": "2h"]) == 7200, "the environment beats the config")
+        #expect(try expirySpan(["--ttl", "3h"], environment: ["IMGFETCH_TTL": "2h"]) == 10_800, "the option beats both")
+
+        // prune needs no flag now; the environment and the option override the config.
+        let pruned = try fixture.run(["cache", "prune"])
+        #expect(pruned.status == 0 && pruned.stdoutText.hasPrefix("removed 2 entries"), "\(pruned.stdoutText) \(pruned.stderr)")
+        let shown = try fixture.run(["cache", "config"], environment: ["IMGFETCH_SIZE_LIMIT": "5M"])
+        #expect(shown.stdoutText.contains("size-limit 5.0 MiB (from the environment)"), "\(shown.stdoutText)")
+        #expect(shown.stdoutText.contains("ttl        1h (from the directory's config)"), "\(shown.stdoutText)")
+        let unset = try fixture.run(["cache", "config", "size-limit="])
+        #expect(unset.stdoutText.contains("size-limit 1.0 GiB (default)"), "\(unset.stdoutText)")
+        let off = try fixture.run(["cache", "config", "size-limit=none"])
+        #expect(off.stdoutText.contains("size-limit none (from the directory's config)"), "\(off.stdoutText)")
+    }
+
+    @Test func fetchCleansOnItsOwnAtMostOnceAnHour() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
+        usleep(1_200_000)
+        try fixture.fetch("/img/rgba.png", autoClean: true) // first clean of this directory: due
+        let marker = fixture.cache + "/last-clean"
+        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/sample.jpg")])["entries"] as? Int == 0)
+
+        try fixture.fetch("/img/cogs.gif", ["--ttl", "1s"])
+        usleep(1_200_000)
+        try fixture.fetch("/img/rgba.png", autoClean: true) // cleaned less than an hour ago: not due
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 2)
+
+        var times = [EntryIO.timespecOf(Date().timeIntervalSince1970 - 7200), EntryIO.timespecOf(Date().timeIntervalSince1970 - 7200)]
+        #expect(utimensat(AT_FDCWD, marker, &times, 0) == 0)
+        try fixture.fetch("/img/rgba.png", ["--no-auto-clean"], autoClean: true)
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 2, "--no-auto-clean")
+        try fixture.fetch("/img/rgba.png", autoClean: true)
+        #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 0)
+    }
+
+    @Test func everyCommandsExitCodeAndQuietOutput() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        let url = fixture.server.url("/img/sample.jpg")
+        let quietRuns: [[String]] = [
+            ["cache", "inspect"], ["cache", "inspect", url], ["cache", "clean-expired"], ["cache", "prune", "--size-limit", "1G"],
+            ["cache", "verify"], ["cache", "config"], ["cache", "clear", "--dry-run"], ["cache", "remove", url],
+            ["cache", "config", "ttl=3d"], ["cache", "clear"],
+        ]
+        for arguments in quietRuns {
+            let result = try fixture.run(["-q"] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(arguments): \(result.stdoutText) \(result.stderr)")
+        }
+        let usage: [([String], String)] = [
+            (["cache"], "needs a command"), (["cache", "tidy"], "unknown cache command 'tidy'"),
+            (["cache", "prune", "--size-limit", "none"], "--size-limit"), (["cache", "prune", "--size-limit", "12Q"], "12Q"),
+            (["cache", "remove"], "one URL"), (["cache", "remove", "ftp://h/a.jpg"], "ftp"),
+            (["cache", "clean-expired", "--temp-age", "soon"], "--temp-age"), (["cache", "config", "colour=red"], "colour"),
+            (["cache", "config", "ttl=3w"], "3w"), (["cache", "inspect", "--limit", "-1"], "--limit"),
+            (["cache", "clear", "extra"], "extra"),
+        ]
+        for (arguments, mention) in usage {
+            let result = try fixture.run(arguments + ["-q"])
+            #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(mention), "\(arguments): \(result.stderr)")
+        }
+        let noLimit = try fixture.run(["cache", "prune"], environment: ["IMGFETCH_SIZE_LIMIT": "none"])
+        #expect(noLimit.stderr.contains("cache config size-limit="), "the message says how to set a limit")
+        // An unsafe directory is refused first, with exit 7.
+        chmod(fixture.cache, 0o777)
+        let unsafe = try fixture.run(["cache", "inspect"])
+        #expect(unsafe.status == 7 && unsafe.stderr.contains("writable"), "\(unsafe.stderr)")
+        chmod(fixture.cache, 0o700)
+        // A missing directory is an empty cache, and inspecting it creates nothing.
+        let missing = try Imgfetch.run(["cache", "inspect", "--cache-dir", fixture.home.file("nowhere")])
+        #expect(missing.status == 0 && missing.stdoutText.contains("entries        0"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.home.file("nowhere")))
+    }
+}
