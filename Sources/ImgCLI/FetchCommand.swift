@@ -22,7 +22,7 @@ enum FetchCommand {
         let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
-        if let client = settings.renderer.client { settings.configuration.renderer = WarmRendering(client: client) }
+        if let client = settings.renderer.client { settings.configuration.rendering = WarmRendering(client: client) }
         let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
         defer { watchers.forEach { $0.cancel() } }
         let pipeline: ImagePipeline
@@ -53,9 +53,9 @@ enum FetchCommand {
                 // Interrupted while this one was being made: write nothing more.
                 if cancellation.isCancelled { break }
                 if let folder, let name {
-                    try folder.write(response.data.data, as: name, shownAs: output)
+                    try folder.write(response.image.data, as: name, shownAs: output)
                 } else {
-                    try OutputWriter.write(response.data.data, to: output, cancellation: cancellation)
+                    try OutputWriter.write(response.image.data, to: output, cancellation: cancellation)
                 }
                 reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
                 record = .ok(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
@@ -104,7 +104,7 @@ enum FetchCommand {
                                     naming: inout OutputNaming) throws(ImgError) -> (path: String, nameInFolder: String?) {
         if let file = settings.outputFile { return (file, nil) }
         guard let directory = settings.outputDirectory else { return ("-", nil) }
-        let format = response.data.format ?? ImageFormat.sniff(response.data.data) ?? .png
+        let format = response.image.format ?? ImageFormat.sniff(response.image.data) ?? .png
         let name = naming.claim(stem: OutputNaming.baseName(for: source), fileExtension: format.fileExtension)
         return ("\(directory)/\(name)", name)
     }

@@ -53,12 +53,12 @@ struct Reporter: Sendable {
         /// The record of a success; `url` and `variant` are a batch's.
         static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,
                        variant: String? = nil) -> Record {
-            let facts = response.data.facts
+            let facts = response.image.facts
             return Record(input: input, output: output, status: "ok", source: response.source.rawValue,
-                          bytes: response.data.bytes.count, width: response.data.width, height: response.data.height,
-                          format: response.data.format?.rawValue, quality: response.data.chosen?.quality,
-                          distance: response.data.chosen?.distance, ms: milliseconds, url: url, variant: variant,
-                          damaged: response.data.damage.map { _ in true }, damage: response.data.damage,
+                          bytes: response.image.bytes.count, width: response.image.width, height: response.image.height,
+                          format: response.image.format?.rawValue, quality: response.image.chosen?.quality,
+                          distance: response.image.chosen?.distance, ms: milliseconds, url: url, variant: variant,
+                          damaged: response.image.damage.map { _ in true }, damage: response.image.damage,
                           blurhash: facts?.blurhash, thumbhash: facts?.thumbhash, dominantColor: facts?.dominantColor,
                           phash: facts?.phash, queryDiffers: response.queryDiffers ? true : nil,
                           recordedURL: response.recordedURL)
@@ -106,18 +106,18 @@ struct Reporter: Sendable {
     func success(input: String, output: String?, response: ImageResponse, milliseconds: Int) {
         for warning in response.warnings { self.warning("\(input): \(warning)") }
         guard verbose else { return }
-        var line = "\(input): \(response.source.rawValue), \(response.data.format?.rawValue ?? "?") "
-        line += "\(response.data.width ?? 0)x\(response.data.height ?? 0), \(response.data.bytes.count) bytes, \(milliseconds) ms"
+        var line = "\(input): \(response.source.rawValue), \(response.image.format?.rawValue ?? "?") "
+        line += "\(response.image.width ?? 0)x\(response.image.height ?? 0), \(response.image.bytes.count) bytes, \(milliseconds) ms"
         if let output { line += " -> \(output)" }
         info(line)
         if let key = response.originalKey { info("  original key: \(key)") }
         if let key = response.variantKey { info("  variant key:  \(key)") }
-        if let damage = response.data.damage { info("  damaged: \(damage) (decoded as far as it goes: --fail-on none)") }
-        if let facts = response.data.facts {
+        if let damage = response.image.damage { info("  damaged: \(damage) (decoded as far as it goes: --fail-on none)") }
+        if let facts = response.image.facts {
             info("  facts: \(facts.text)")
         }
-        if let chosen = response.data.chosen {
-            info("  chosen: \(response.data.format?.rawValue ?? "?") q=\(chosen.quality), Butteraugli distance \(chosen.distance)")
+        if let chosen = response.image.chosen {
+            info("  chosen: \(response.image.format?.rawValue ?? "?") q=\(chosen.quality), Butteraugli distance \(chosen.distance)")
         }
         for note in response.notes { info("  note: \(note)") }
         info("  libvips: \(VipsRuntime.wasStarted ? "started (vector path \(VipsRuntime.vectorPath.rawValue))" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")

@@ -129,7 +129,7 @@ public final class RendererConnection: Sendable {
 
     /// Renders `input` with `job` in the renderer. Throws what the rendering failed with, or that `cancellation`
     /// stopped the wait.
-    func render(_ input: Data, job: RenderJob, cancellation: Cancellation? = nil) throws(ImgError) -> Outcome {
+    func render(_ input: Data, job: WireJob, cancellation: Cancellation? = nil) throws(ImgError) -> Outcome {
         let stop = { cancellation?.isCancelled ?? false }
         let interrupted = ImgError.internalFailure("interrupted while the renderer worked")
         guard socket.send(RendererRequest(command: .render, job: job).fields, body: input, patience: patience, stop: stop) else {

@@ -14,7 +14,7 @@ struct RendererRequest: RendererMessage {
     }
 
     var command: Command
-    var job: RenderJob?
+    var job: WireJob?
 
     /// Both ends must be the same imgfetch: its version and the protocol version.
     static let version = "\(Version.current)/\(RendererAddress.protocolVersion)"
@@ -26,7 +26,7 @@ struct RendererRequest: RendererMessage {
         return fields
     }
 
-    init(command: Command, job: RenderJob? = nil) {
+    init(command: Command, job: WireJob? = nil) {
         (self.command, self.job) = (command, job)
     }
 
@@ -34,14 +34,14 @@ struct RendererRequest: RendererMessage {
         guard fields["version"] == Self.version, let command = fields["command"].flatMap(Command.init(rawValue:)) else { return nil }
         self.command = command
         if command == .render {
-            guard let job = RenderJob(fields: fields) else { return nil }
+            guard let job = WireJob(fields: fields) else { return nil }
             self.job = job
         }
     }
 }
 
-/// One rendering, as `ImageRenderer.render` takes it; the encoded input travels as the frame's body.
-struct RenderJob: Sendable, Equatable {
+/// One rendering, as `Rendering.render` takes it; the encoded input travels as the frame's body.
+struct WireJob: Sendable, Equatable {
     /// The canonical chain identifier (`ProcessingChain.identifier`), parsed again by the renderer.
     var chain: String
     var encoding: OutputEncoding

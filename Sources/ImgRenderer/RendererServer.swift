@@ -161,7 +161,7 @@ public final class RendererServer: Sendable {
     /// tells the client that the work goes on, and as soon as the client has gone (closed the connection, or died)
     /// it stops the rendering (`RenderStop`: libvips' evaluation is killed, as by `--max-render-time`) and drops
     /// its result, so that the rendering slot and the worker are free for the next client at once.
-    private func renderKeepingAlive(_ input: Data, job: RenderJob, socket: RendererSocket) -> Rendered {
+    private func renderKeepingAlive(_ input: Data, job: WireJob, socket: RendererSocket) -> Rendered {
         guard let wake = Wakeup() else { return .hungUp }
         let stop = RenderStop()
         if socket.peerHasGone { stop.stop() }
@@ -195,7 +195,7 @@ public final class RendererServer: Sendable {
     }
 
     /// nil when `stop` was stopped before a rendering slot was free (the work is then not started).
-    private func render(_ input: Data, job: RenderJob, stop: RenderStop) -> (RendererReply, Data)? {
+    private func render(_ input: Data, job: WireJob, stop: RenderStop) -> (RendererReply, Data)? {
         while slots.wait(timeout: .now() + 0.1) == .timedOut {
             if stop.isStopped { return nil }
         }
@@ -205,9 +205,9 @@ public final class RendererServer: Sendable {
         do throws(ImgError) {
             // No processing (a format conversion) is the empty identifier, which is not a chain one may type.
             let chain = job.chain.isEmpty ? ProcessingChain() : try ProcessingChain.parse(job.chain)
-            let rendering = ImageRenderer.Job(isRemote: job.isRemote, chain: chain, encoding: job.encoding,
+            let rendering = Rendering.Job(isRemote: job.isRemote, chain: chain, encoding: job.encoding,
                                               decoding: job.decoding)
-            let image = try ImageRenderer.render(.memory(input), job: rendering, stop: stop)
+            let image = try Rendering.render(.memory(input), job: rendering, stop: stop)
             (reply.format, reply.width, reply.height, reply.frames) = (image.format, image.width, image.height, image.frames)
             reply.notes = image.notes
             (reply.sourceWidth, reply.sourceHeight) = (image.sourceSize?.width, image.sourceSize?.height)

@@ -8,7 +8,7 @@ import ImgCore
 /// and JPEG XL only the format is checked.
 enum ReplyCheck {
     /// What is wrong with the reply, worded for `-v` ("a PNG labelled jpeg"); nil when it holds.
-    static func problem(_ body: Data, reply: RendererReply, job: RenderJob) -> String? {
+    static func problem(_ body: Data, reply: RendererReply, job: WireJob) -> String? {
         guard let format = reply.format else { return "no format" }
         if let asked = job.encoding.format, asked != format { return "\(format.rawValue) where \(asked.rawValue) was asked for" }
         if let listed = job.encoding.candidateFormats, !listed.contains(format) {

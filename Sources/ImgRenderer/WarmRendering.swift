@@ -14,7 +14,7 @@ public struct WarmRendering: ImageRendering {
     /// Default: libvips in this process.
     public let fallback: any ImageRendering
 
-    public init(client: RendererClient, fallback: any ImageRendering = VipsRenderer()) {
+    public init(client: RendererClient, fallback: any ImageRendering = InProcessRendering()) {
         (self.client, self.fallback) = (client, fallback)
     }
 
@@ -32,7 +32,7 @@ public struct WarmRendering: ImageRendering {
         -> EncodedImage {
         var why: String?
         if context.sharedDecode == nil, request.facts == nil, case .memory(let input) = original, let connection = client.connect() {
-            switch try connection.render(input, job: RenderJob(request), cancellation: context.cancellation) {
+            switch try connection.render(input, job: WireJob(request), cancellation: context.cancellation) {
             case .rendered(let image): return image
             case .unusable(let reason): why = "the warm renderer (pid \(connection.serverProcess)) \(reason): rendered in this process"
             }

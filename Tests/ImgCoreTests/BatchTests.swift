@@ -117,7 +117,7 @@ struct BatchTests {
         for record in items where record["status"] as? String == "ok" {
             let output = try #require(record["output"] as? String)
             let data = try Data(contentsOf: URL(fileURLWithPath: output))
-            let info = try ImageRenderer.probe(data)
+            let info = try Rendering.probe(data)
             #expect(record["bytes"] as? Int == data.count)
             #expect(record["width"] as? Int == info.width && info.width == 50)
             #expect(record["height"] as? Int == info.height)
@@ -169,7 +169,7 @@ struct BatchTests {
             #expect(!names.contains { $0.hasPrefix(".") || $0.hasSuffix(".part") }, "\(names)")
             #expect(names.count < lines.count)
             for name in names {
-                let info = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+                let info = try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
                 #expect(info.width == 290 && info.height == 442)
             }
         }

@@ -12,10 +12,10 @@ struct CacheCommandTests {
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
         let original = try #require(fixture.entries().first { $0.key.hasSuffix("/original") })
         let variant = try #require(fixture.entries().first { $0.key.hasSuffix(".variant") })
+        try fixture.passTime()
         var before = stat(), variantBefore = stat()
         #expect(lstat(fixture.cache + "/entries/" + original.key, &before) == 0)
         #expect(lstat(fixture.cache + "/entries/" + variant.key, &variantBefore) == 0)
-        usleep(1_200_000)
         let items = try fixture.inspectJSON(["--all"])["items"] as? [[String: Any]] ?? []
         #expect(items.filter { $0["kind"] as? String == "original" }.allSatisfy { $0["expired"] as? Bool == true })
         let again = try fixture.fetch("/img/sample.jpg", ["-v"])
@@ -37,7 +37,7 @@ struct CacheCommandTests {
     @Test func anExpiredEntryWithoutValidatorsIsDownloadedAgain() throws {
         let fixture = try CacheFixture()
         try fixture.fetch("/noval/sample.jpg", ["--ttl", "1s"])
-        usleep(1_200_000)
+        try fixture.passTime()
         let again = try fixture.fetch("/noval/sample.jpg", ["-v"])
         #expect(again.stderr.contains("network"), "\(again.stderr)")
         #expect(!again.stderr.contains("revalidated"))
@@ -53,7 +53,7 @@ struct CacheCommandTests {
         #expect(fixture.entries().filter { $0.key.hasSuffix(".variant") }.count == 2)
         try FileManager.default.removeItem(atPath: root.file("a.jpg"))
         try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file("a.jpg"))
-        usleep(1_200_000)
+        try fixture.passTime()
         let again = try fixture.fetch("/img/a.jpg", ["-v"])
         #expect(again.stderr.contains("network"), "\(again.stderr)")
         let inspected = try fixture.inspectJSON([fixture.server.url("/img/a.jpg")])
@@ -111,7 +111,7 @@ struct CacheCommandTests {
         #expect(shortLived.count == 2)
         let temporary = fixture.cache + "/tmp/999999-1.tmp"
         #expect(FileManager.default.createFile(atPath: temporary, contents: Data("partial".utf8)))
-        usleep(1_200_000)
+        try fixture.passTime()
 
         let result = try fixture.run(["cache", "clean-expired"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -137,7 +137,7 @@ struct CacheCommandTests {
         try fixture.fetch("/img/rgba.png", ["--resize", "10x10"])
         try fixture.fetch("/img/rgba.png")
         #expect(FileManager.default.createFile(atPath: fixture.cache + "/tmp/999999-2.tmp", contents: Data("x".utf8)))
-        usleep(1_200_000)
+        try fixture.passTime()
         let before = fixture.everything()
         let runs: [([String], String)] = [
             (["cache", "clean-expired", "--dry-run", "--temp-age", "0"], "would remove 2 entries"),
@@ -229,7 +229,7 @@ struct CacheCommandTests {
         try fixture.fetch("/img/sample.jpg", ["--resize", "40x40", "--ttl", "1s"])
         try fixture.fetch("/img/rgba.png")
         try fixture.fetch("/img/cogs.gif", ["--ttl", "never"])
-        usleep(1_200_000)
+        try fixture.passTime()
         let before = fixture.everything()
         let document = try fixture.inspectJSON(["--all", "--size-limit", "10M"])
         let items = try #require(document["items"] as? [[String: Any]])

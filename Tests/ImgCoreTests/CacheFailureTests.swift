@@ -23,7 +23,7 @@ struct CacheFailureTests: EndToEndSuite {
         let result = try Imgfetch.run([server.url("/img/sample.jpg"), "--cache-dir", cache, "-o", work.file("b.jpg")])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("caching failed"))
-        #expect(try ImageRenderer.probe(try #require(FileManager.default.contents(atPath: work.file("b.jpg")))).width == 290)
+        #expect(try Rendering.probe(try #require(FileManager.default.contents(atPath: work.file("b.jpg")))).width == 290)
         #expect((try FileManager.default.contentsOfDirectory(atPath: cache + "/tmp")).isEmpty)
         let verify = try Imgfetch.run(["cache", "verify", "--cache-dir", cache])
         #expect(verify.status == 0, "\(verify.stderr)")
@@ -47,7 +47,7 @@ struct CacheFailureTests: EndToEndSuite {
                                       environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("caching failed"), "\(result.stderr)")
-        #expect(try ImageRenderer.probe(try #require(FileManager.default.contents(atPath: output))).width == 100)
+        #expect(try Rendering.probe(try #require(FileManager.default.contents(atPath: output))).width == 100)
         #expect((try FileManager.default.contentsOfDirectory(atPath: cache + "/tmp")).isEmpty)
     }
 

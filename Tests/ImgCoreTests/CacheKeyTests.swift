@@ -10,7 +10,7 @@ struct CacheKeyTests: EndToEndSuite {
     let work: TemporaryDirectory
 
     func size(_ path: String) throws -> (Int, Int) {
-        let probe = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let probe = try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: path)))
         return (probe.width, probe.height)
     }
 

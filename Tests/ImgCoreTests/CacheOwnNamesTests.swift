@@ -46,7 +46,7 @@ struct CacheOwnNamesTests {
         try FileManager.default.createDirectory(atPath: fixture.cache + "/entries/project", withIntermediateDirectories: true)
         // One of imgfetch's own temporaries, to show the clean still removes those.
         try write(fixture.cache + "/tmp/999-1.tmp", "partial")
-        usleep(1_100_000)
+        try fixture.passTime()
         let cleaned = try fixture.run(["cache", "clean-expired", "--temp-age", "0"])
         #expect(cleaned.status == 0, "\(cleaned.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fixture.cache + "/tmp/999-1.tmp"))

@@ -45,14 +45,14 @@ struct CacheSettingsTests {
     @Test func fetchCleansOnItsOwnAtMostOnceAnHour() throws {
         let fixture = try CacheFixture()
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
-        usleep(1_200_000)
+        try fixture.passTime()
         try fixture.fetch("/img/rgba.png", autoClean: true) // first clean of this directory: due
         let marker = fixture.cache + "/last-clean"
         #expect(FileManager.default.fileExists(atPath: marker))
         #expect(try fixture.inspectJSON([fixture.server.url("/img/sample.jpg")])["entries"] as? Int == 0)
 
         try fixture.fetch("/img/cogs.gif", ["--ttl", "1s"])
-        usleep(1_200_000)
+        try fixture.passTime()
         try fixture.fetch("/img/rgba.png", autoClean: true) // cleaned less than an hour ago: not due
         #expect(try fixture.inspectJSON([fixture.server.url("/img/cogs.gif")])["entries"] as? Int == 2)
 

@@ -70,7 +70,7 @@ struct DecodeFidelityTests {
     static func render(_ data: Data, failOn: FailOn = .standard) throws(ImgError) -> EncodedImage {
         var decoding = DecodeOptions()
         decoding.failOn = failOn
-        return try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(64x64)"),
+        return try Rendering.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(64x64)"),
                                         encoding: OutputEncoding(format: .png), decoding: decoding)
     }
 
@@ -124,7 +124,7 @@ struct DecodeFidelityTests {
         rescue.failOn = .none
         for _ in 0..<20 {
             #expect(throws: ImgError.image("corrupt gif data: an invalid LZW code at row 7 of 9 of frame 4")) { try Self.render(data) }
-            let animation = try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain(),
+            let animation = try Rendering.render(.memory(data), isRemote: true, chain: ProcessingChain(),
                                                      encoding: OutputEncoding(format: .gif), decoding: rescue)
             #expect(animation.frames == 3 && animation.damage == damage.message)
         }

@@ -40,7 +40,7 @@ struct DecoderQuirkTests {
     static func render(_ data: Data, failOn: FailOn = .standard, format: ImageFormat = .png) throws(ImgError) -> EncodedImage {
         var decoding = DecodeOptions()
         decoding.failOn = failOn
-        return try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain(),
+        return try Rendering.render(.memory(data), isRemote: true, chain: ProcessingChain(),
                                         encoding: OutputEncoding(format: format), decoding: decoding)
     }
 

@@ -41,7 +41,7 @@ struct ErrorAttributionTests {
         var decoding = DecodeOptions()
         decoding.failOn = .error
         return Result { () throws(ImgError) -> Int in
-            try ImageRenderer.render(.memory(data), isRemote: false, chain: try ProcessingChain.parse("resize(64x64,fill)"),
+            try Rendering.render(.memory(data), isRemote: false, chain: try ProcessingChain.parse("resize(64x64,fill)"),
                                      encoding: OutputEncoding(), decoding: decoding).data.count
         }
     }

@@ -44,7 +44,7 @@ struct ErrorCauseTests {
         decoding.maxDecodeMemory = 1024
         func render(_ chain: String, _ decoding: DecodeOptions) throws -> ImgError? {
             do throws(ImgError) {
-                _ = try ImageRenderer.render(.memory(image), isRemote: true, chain: try ProcessingChain.parse(chain),
+                _ = try Rendering.render(.memory(image), isRemote: true, chain: try ProcessingChain.parse(chain),
                                              encoding: OutputEncoding(format: .png), decoding: decoding)
                 return nil
             } catch { return error }

@@ -43,7 +43,7 @@ struct FactsReferenceTests: EndToEndSuite {
         #expect(run.status == 0, "\(run.stderr)")
         let record = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
         let image = try Data(contentsOf: URL(fileURLWithPath: output))
-        let probe = try ImageRenderer.probe(image)
+        let probe = try Rendering.probe(image)
         let decoded = try decode(blurhash: try #require(record["blurhash"] as? String),
                                  thumbhash: try #require(record["thumbhash"] as? String),
                                  width: probe.width / 4, height: probe.height / 4)

@@ -15,21 +15,21 @@ struct FetchTests: EndToEndSuite {
     @Test func fillGivesTheExactSizeEvenFromASmallerSource() throws {
         let result = try fetch([server.url("/img/sample.jpg"), "--resize", "600x500:fill", "-o", work.file("a.png")])
         #expect(result.status == 0, "\(result.stderr)")
-        let probe = try ImageRenderer.probe(try output("a.png"))
+        let probe = try Rendering.probe(try output("a.png"))
         #expect(probe.format == .png && probe.width == 600 && probe.height == 500)
         let fit = try fetch([server.url("/img/sample.jpg"), "--resize", "100x100", "-o", work.file("b.jpg")])
         #expect(fit.status == 0)
-        let fitted = try ImageRenderer.probe(try output("b.jpg"))
+        let fitted = try Rendering.probe(try output("b.jpg"))
         #expect(fitted.height == 100 && fitted.width == 66 && fitted.format == .jpeg)
         let noEnlarge = try fetch([server.url("/img/sample.jpg"), "--resize", "1000x", "-o", work.file("c.jpg")])
         #expect(noEnlarge.status == 0)
-        #expect(try ImageRenderer.probe(try output("c.jpg")).width == 290)
+        #expect(try Rendering.probe(try output("c.jpg")).width == 290)
         let enlarge = try fetch([server.url("/img/sample.jpg"), "-p", "resize(1000x,fit,upscale)", "-o", work.file("d.jpg")])
         #expect(enlarge.status == 0)
-        #expect(try ImageRenderer.probe(try output("d.jpg")).width == 1000)
+        #expect(try Rendering.probe(try output("d.jpg")).width == 1000)
         let exact = try fetch([server.url("/img/sample.jpg"), "--resize", "50x300:exact", "-o", work.file("e.webp")])
         #expect(exact.status == 0)
-        let exactProbe = try ImageRenderer.probe(try output("e.webp"))
+        let exactProbe = try Rendering.probe(try output("e.webp"))
         #expect(exactProbe.width == 50 && exactProbe.height == 300 && exactProbe.format == .webp)
     }
 
@@ -43,7 +43,7 @@ struct FetchTests: EndToEndSuite {
         #expect(corner.count == 3 && corner[2] > 200 && corner[0] < 60)
         #expect(try fetch([server.url("/img/sample.jpg"), "--circle", "-o", work.file("c.png")]).status == 0)
         let circle = try output("c.png")
-        #expect(try ImageRenderer.probe(circle).width == 290 && ImageRenderer.probe(circle).height == 290)
+        #expect(try Rendering.probe(circle).width == 290 && Rendering.probe(circle).height == 290)
         #expect(try ImageInspection.pixel(circle, x: 2, y: 2).last == 0)
     }
 
@@ -63,10 +63,10 @@ struct FetchTests: EndToEndSuite {
         #expect(green.mean < plainGreen.mean * 0.6)
         #expect(try ImageInspection.bands(try output("grey.png")).count == 1)
         #expect(try fetch([server.url("/img/sample.jpg"), "--rotate", "90", "-o", work.file("rot.png")]).status == 0)
-        let rotated = try ImageRenderer.probe(try output("rot.png"))
+        let rotated = try Rendering.probe(try output("rot.png"))
         #expect(rotated.width == 442 && rotated.height == 290)
         #expect(try fetch([server.url("/img/sample.jpg"), "--crop", "100x50:attention", "-o", work.file("crop.png")]).status == 0)
-        let cropped = try ImageRenderer.probe(try output("crop.png"))
+        let cropped = try Rendering.probe(try output("crop.png"))
         #expect(cropped.width == 100 && cropped.height == 50)
     }
 
@@ -105,7 +105,7 @@ struct FetchTests: EndToEndSuite {
         #expect(try fetch([server.url("/noval/sample.jpg"), "--ttl", "1s", "-o", work.file("a.jpg")]).status == 0)
         #expect(try fetch([server.url("/noval/sample.jpg"), "-o", work.file("a.jpg")]).status == 0)
         #expect(try server.requests("/noval/sample.jpg") == 1)
-        usleep(1_300_000)
+        try CacheClock.advance(cache, by: 60)
         #expect(try fetch([server.url("/noval/sample.jpg"), "--ttl", "1h", "-o", work.file("a.jpg")]).status == 0)
         #expect(try server.requests("/noval/sample.jpg") == 2)
         let entries = try FileManager.default.subpathsOfDirectory(atPath: cache + "/entries").filter { $0.hasSuffix("/original") || $0.hasSuffix(".variant") }
@@ -120,7 +120,7 @@ struct FetchTests: EndToEndSuite {
         #expect(damaged.status == 0)
         #expect(damaged.stderr.contains(": network,"))
         #expect(try server.requests("/noval/sample.jpg") == 3)
-        #expect(try ImageRenderer.probe(try output("b.jpg")).width == 290)
+        #expect(try Rendering.probe(try output("b.jpg")).width == 290)
     }
 
     @Test func exitCodesFromRealCauses() throws {
@@ -169,18 +169,10 @@ struct FetchTests: EndToEndSuite {
     }
 
     @Test func tlsIsVerifiedAndCacertAddsTrust() throws {
-        let certificates = try TemporaryDirectory()
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/bin/sh")
-        make.arguments = [Paths.fixtures + "/server/make_cert.sh", certificates.path]
-        make.standardOutput = FileHandle.nullDevice
-        make.standardError = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        let tls = try FixtureServer(tls: (certificates.file("cert.pem"), certificates.file("key.pem")))
-        let untrusted = try fetch([tls.url("/img/sample.jpg"), "-o", work.file("t.jpg")])
+        let tls = try TLSFixture()
+        let untrusted = try fetch([tls.server.url("/img/sample.jpg"), "-o", work.file("t.jpg")])
         #expect(untrusted.status == 3, "\(untrusted.stderr)")
-        let trusted = try fetch([tls.url("/img/sample.jpg"), "--cacert", certificates.file("cert.pem"), "-o", work.file("t.jpg")])
+        let trusted = try fetch([tls.server.url("/img/sample.jpg"), "--cacert", tls.certificate, "-o", work.file("t.jpg")])
         #expect(trusted.status == 0, "\(trusted.stderr)")
     }
 }

@@ -23,7 +23,7 @@ struct FormatTests {
     func everyOutputFormatRoundTrips(format: ImageFormat) throws {
         let (data, _) = try render("sample.jpg", ["--resize", "64x", "--format", format.rawValue])
         #expect(ImageFormat.sniff(data) == format)
-        let probe = try ImageRenderer.probe(data)
+        let probe = try Rendering.probe(data)
         #expect(probe.width == 64 && probe.height == 98)
         let (byExtension, _) = try render("sample.jpg", ["--resize", "32x32:fill", "-o", work.file("x.\(format.fileExtension)")])
         _ = byExtension
@@ -34,7 +34,7 @@ struct FormatTests {
     @Test(arguments: ["1.webp", "sample.tif", "avif-orientation-6.avif", "cogs.gif", "indexed.png", "big-height.webp", "looks-like-svg.webp"])
     func everyInputFormatDecodes(name: String) throws {
         let (data, _) = try render(name, ["--resize", "50x50:fill", "--format", "png"])
-        let probe = try ImageRenderer.probe(data)
+        let probe = try Rendering.probe(data)
         #expect(probe.width == 50 && probe.height == 50)
     }
 
@@ -80,7 +80,7 @@ struct FormatTests {
         let wrong = try ImageInspection.difference(upsideDown, reference, rows: 20)
         for number in 1...8 {
             let (plain, _) = try render("rotation/\(number).jpg", ["--format", "png"])
-            let probe = try ImageRenderer.probe(plain)
+            let probe = try Rendering.probe(plain)
             let expected = number <= 4 ? (308, 410) : (231, 308)
             #expect(probe.width == expected.0 && probe.height == expected.1, "\(number).jpg")
             let (scaled, _) = try render("rotation/\(number).jpg", ["--resize", "100x133:exact", "--format", "png"])
@@ -90,7 +90,7 @@ struct FormatTests {
             #expect(try ImageInspection.orientation(kept) == 1)
         }
         let (avif, _) = try render("avif-orientation-6.avif", ["--resize", "300x", "--format", "jpeg"])
-        let avifProbe = try ImageRenderer.probe(avif)
+        let avifProbe = try Rendering.probe(avif)
         #expect(avifProbe.height > avifProbe.width)
     }
 
@@ -100,7 +100,7 @@ struct FormatTests {
         for (arguments, expected) in [(["--no-autorotate"], (100, 75)), ([], (100, 133))] {
             for chain in ["resize(100x)", "grayscale|>resize(100x)", "blur(1)|>resize(100x)|>resize(100x)"] {
                 let (png, _) = try render("rotation/6.jpg", arguments + ["-p", chain, "--format", "png"])
-                let probe = try ImageRenderer.probe(png)
+                let probe = try Rendering.probe(png)
                 #expect(probe.width == expected.0 && probe.height == expected.1, "\(arguments) \(chain)")
             }
         }
@@ -160,14 +160,14 @@ extension FormatTests {
     @Test(arguments: [ImageFormat.png, .jpeg, .webp, .gif])
     func pagesOfDifferentSizesGiveTheFirstPage(format: ImageFormat) throws {
         let (data, result) = try render("generated/multi-size-pages.tif", ["--format", format.rawValue], verbose: true)
-        let probe = try ImageRenderer.probe(data)
+        let probe = try Rendering.probe(data)
         #expect(probe.width == 48 && probe.height == 73 && probe.frames == 1)
         #expect(result.stderr.contains("first of 2 pages"), "\(result.stderr)")
         let (resized, _) = try render("generated/multi-size-pages.tif", ["--resize", "24x", "--rotate", "90", "--format", format.rawValue])
-        let resizedProbe = try ImageRenderer.probe(resized)
+        let resizedProbe = try Rendering.probe(resized)
         #expect((36...37).contains(resizedProbe.width) && resizedProbe.height == 24)
         let (first, quiet) = try render("generated/multi-size-pages.tif", ["--first-frame", "--format", format.rawValue], verbose: true)
-        #expect(try ImageRenderer.probe(first).width == 48 && !quiet.stderr.contains("differ in size"))
+        #expect(try Rendering.probe(first).width == 48 && !quiet.stderr.contains("differ in size"))
     }
 
     /// Whether the pages differ is read from the pages' sizes, never from libvips' message (which, shared by

@@ -10,7 +10,7 @@ struct GeometryTests {
 
     static func size(after chain: String) throws -> (Int, Int) {
         let data = try Data(contentsOf: URL(fileURLWithPath: source))
-        let image = try ImageRenderer.render(.memory(data), isRemote: false, chain: ProcessingChain.parse(chain),
+        let image = try Rendering.render(.memory(data), isRemote: false, chain: ProcessingChain.parse(chain),
                                              encoding: OutputEncoding(format: .png), decoding: DecodeOptions())
         return (image.width, image.height)
     }
@@ -51,7 +51,7 @@ struct GeometryTests {
         // The top-left corner moves to the top right (flop), the bottom left (flip and rotate(-90)).
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.source))
         func render(_ chain: String) throws -> EncodedImage {
-            try ImageRenderer.render(.memory(data), isRemote: false, chain: ProcessingChain.parse(chain),
+            try Rendering.render(.memory(data), isRemote: false, chain: ProcessingChain.parse(chain),
                                      encoding: OutputEncoding(format: .png), decoding: DecodeOptions())
         }
         let plain = try render("resize(29x44,exact)"), flopped = try render("resize(29x44,exact)|>flop")

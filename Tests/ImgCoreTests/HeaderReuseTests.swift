@@ -15,7 +15,7 @@ struct HeaderReuseTests {
         var earlier = try ImageDecoder.checkHeader(&input, isRemote: false, options: DecodeOptions())
         #expect(earlier.width == 290 && earlier.frameHeight == 442)
         // The fetch stage's check hands the rendering the whole header.
-        let inspected = try VipsRenderer().inspect(.memory(data), for: ImageRequest(source: .file(path: Paths.images + "/sample.jpg")))
+        let inspected = try InProcessRendering().inspect(.memory(data), for: ImageRequest(source: .file(path: Paths.images + "/sample.jpg")))
         #expect(inspected?.decoded == earlier)
         earlier.width = 291
         let reused = try ImageDecoder.checkHeader(&input, isRemote: false, options: DecodeOptions(), earlier: earlier)

@@ -155,7 +155,7 @@ struct HostileInputTests: EndToEndSuite {
             let rescued = try Imgfetch.run([gif, "-o", animated, "--format", "gif", "--no-cache", "--fail-on", "none", "--json"])
             #expect(rescued.status == 0 && rescued.stdoutText.contains(message), "run \(run): \(rescued.stderr)")
             let written = try Data(contentsOf: URL(fileURLWithPath: animated))
-            #expect(try ImageRenderer.probe(written).frames == 3, "run \(run)")
+            #expect(try Rendering.probe(written).frames == 3, "run \(run)")
             try FileManager.default.removeItem(atPath: animated)
         }
         // The header alone is whole: info reads it as it is.

@@ -90,7 +90,7 @@ struct InfoCommandTests: EndToEndSuite {
     @Test func anExpiredCachedInputIsRevalidatedWithoutItsBody() throws {
         let url = server.url("/img/sample.jpg")
         #expect(try fetch([url, "--ttl", "1s", "-o", work.file("s.jpg")]).status == 0)
-        usleep(1_200_000)
+        try CacheClock.advance(cache, by: 60)
         let served = try server.bytesServed("/img/sample.jpg")
         let found = try record([url])
         #expect(found["cacheState"] as? String == "expired")
@@ -145,7 +145,7 @@ struct InfoCommandTests: EndToEndSuite {
         let requests = try server.stats().total
         let fresh = try record([url, "--only-from-cache"])
         #expect(fresh["cacheState"] as? String == "fresh" && fresh["requests"] as? Int == 0)
-        usleep(1_200_000)
+        try CacheClock.advance(cache, by: 60)
         let expired = try record([url, "--only-from-cache", "-v"])
         #expect(expired["cacheState"] as? String == "expired" && expired["requests"] as? Int == 0)
         #expect(expired["width"] as? Int == 800 && expired["height"] as? Int == 531)
@@ -210,7 +210,7 @@ struct InfoCommandTests: EndToEndSuite {
 
     @Test func anOrientationTaggedJPEGReportsBothSizes() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/rotation/6.jpg"))
-        let stored = try ImageRenderer.probe(data)
+        let stored = try Rendering.probe(data)
         let found = try record([server.url("/img/rotation/6.jpg")])
         #expect(found["orientation"] as? Int == 6)
         #expect(found["storedWidth"] as? Int == stored.width && found["storedHeight"] as? Int == stored.height)

@@ -47,7 +47,7 @@ struct LargeImageTests {
         #expect(baseline.status == 0 && large.status == 0)
         // Holding the body once would add 105 MiB, and decoding it whole as much again.
         #expect(large.peakKiB - baseline.peakKiB < 50 * 1024, "peak \(large.peakKiB) KiB, baseline \(baseline.peakKiB) KiB")
-        let output = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("out.jpg"))))
+        let output = try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("out.jpg"))))
         #expect(output.width == 200 && output.height == 200)
         #expect(temporaries().isEmpty)
     }
@@ -60,7 +60,7 @@ struct LargeImageTests {
                                        "--cache-dir", cache, "-v"])
         #expect(second.status == 0 && second.stderr.contains(": disk-original,"), "\(second.stderr)")
         #expect(try server.requests("/img/large.png") == 1)
-        #expect(try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("b.png")))).width == 100)
+        #expect(try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("b.png")))).width == 100)
         #expect(temporaries().isEmpty)
 
         // The entry is the ordinary self-describing format, whole and checkable by CacheEntryFile.
@@ -118,7 +118,7 @@ struct LargeImageTests {
         let noise = try Data(contentsOf: URL(fileURLWithPath: work.file("www/large.png")))
         var options = DecodeOptions()
         options.maxPixels = .max
-        let small = try ImageRenderer.render(.memory(noise), isRemote: false, chain: try ProcessingChain.parse("crop(3000x3000)"),
+        let small = try Rendering.render(.memory(noise), isRemote: false, chain: try ProcessingChain.parse("crop(3000x3000)"),
                                              encoding: OutputEncoding(format: .jpeg, quality: 100), decoding: options)
         try #require(small.data.count > EncodedBytes.memoryLimit)
         try small.data.write(to: URL(fileURLWithPath: work.file("www/large.jpg")))
@@ -126,7 +126,7 @@ struct LargeImageTests {
             let result = try Imgfetch.run([input, "--resize", "300x200", "--max-bytes", "1G", "-o", work.file("j.jpg"), "--no-cache"],
                                           stdin: input == "-" ? small.data : nil)
             #expect(result.status == 0, "\(input): \(result.stderr)")
-            let probe = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("j.jpg"))))
+            let probe = try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("j.jpg"))))
             #expect(probe.width == 200 && probe.height == 200, "\(input)")
         }
     }

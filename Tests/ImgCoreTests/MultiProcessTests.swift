@@ -28,7 +28,7 @@ struct MultiProcessTests {
         #expect(try server.requests("/delay/0.5/img0.jpg") == 1)
         for index in 0..<8 {
             let data = try #require(FileManager.default.contents(atPath: work.file("race\(index).jpg")))
-            #expect(try ImageRenderer.probe(data).width == 50)
+            #expect(try Rendering.probe(data).width == 50)
         }
     }
 
@@ -104,7 +104,7 @@ struct MultiProcessTests {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                       object["status"] as? String == "ok", let output = object["output"] as? String else { continue }
                 let data = try #require(FileManager.default.contents(atPath: output), "reported output \(output) is missing")
-                let probe = try ImageRenderer.probe(data)
+                let probe = try Rendering.probe(data)
                 #expect(probe.width == 64 && probe.height == 64)
                 checked += 1
             }

@@ -38,7 +38,7 @@ struct OutputPathTests: EndToEndSuite {
         #expect(try fetch([sample, "-o", fifo, "--format", "png"]).status == 0)
         reader.waitUntilExit()
         let received = try #require(FileManager.default.contents(atPath: work.file("received.png")))
-        #expect(try ImageRenderer.probe(received).width == 290)
+        #expect(try Rendering.probe(received).width == 290)
         // No reader comes: the command waits for one, and an interrupt ends the wait.
         let waiting = Process()
         waiting.executableURL = URL(fileURLWithPath: Paths.binary)
@@ -61,7 +61,7 @@ struct OutputPathTests: EndToEndSuite {
         #expect(null.status == 0, "\(null.stderr)")
         #expect(lstat("/dev/null", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
         let viaStdout = try fetch([sample, "-o", "/dev/stdout", "--format", "png"])
-        let piped = try ImageRenderer.probe(viaStdout.stdout)
+        let piped = try Rendering.probe(viaStdout.stdout)
         #expect(viaStdout.status == 0 && piped.width == 290)
     }
 
@@ -72,7 +72,7 @@ struct OutputPathTests: EndToEndSuite {
         let result = try shell("echo hello > '\(appended)' && \"$IMGFETCH\" '\(sample)' --no-cache --format png -o /dev/stdout >> '\(appended)'")
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try #require(FileManager.default.contents(atPath: appended))
-        let image = try ImageRenderer.probe(Data(bytes.dropFirst(6)))
+        let image = try Rendering.probe(Data(bytes.dropFirst(6)))
         #expect(bytes.prefix(6) == Data("hello\n".utf8) && image.width == 290)
 
         let script = """
@@ -99,7 +99,7 @@ struct OutputPathTests: EndToEndSuite {
         #expect(Glibc.link(file, link) == 0)
         #expect(try fetch([sample, "-o", file]).status == 0)
         #expect(FileManager.default.contents(atPath: link) == Data("old".utf8), "the file was written in place")
-        #expect(try ImageRenderer.probe(try #require(FileManager.default.contents(atPath: file))).width == 290)
+        #expect(try Rendering.probe(try #require(FileManager.default.contents(atPath: file))).width == 290)
     }
 
     @Test func aLinkIsFollowedAndAFileKeepsItsPermissions() throws {
@@ -110,7 +110,7 @@ struct OutputPathTests: EndToEndSuite {
         #expect(try fetch([sample, "-o", link]).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "target.png")
         let written = try #require(FileManager.default.contents(atPath: target))
-        #expect(try ImageRenderer.probe(written).format == .png)
+        #expect(try Rendering.probe(written).format == .png)
         var status = stat()
         #expect(stat(target, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).allSatisfy { !$0.hasSuffix(".part") })

@@ -108,7 +108,7 @@ struct NamingAndMemoryTests {
 
     @Test func leastRecentlyUsedIsEvictedFirst() {
         let cache = MemoryCache(limit: 30)
-        func image(_ size: Int) -> CachedImage { CachedImage(data: Data(count: size), format: .png) }
+        func image(_ size: Int) -> ImagePayload { ImagePayload(data: Data(count: size), format: .png) }
         cache.store(image(10), forKey: "a")
         cache.store(image(10), forKey: "b")
         cache.store(image(10), forKey: "c")

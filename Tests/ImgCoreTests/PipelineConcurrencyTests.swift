@@ -23,7 +23,7 @@ struct PipelineConcurrencyTests {
                 request.chain = chains[(thread + step) % 2]
                 do {
                     let response = try pipeline.image(for: request)
-                    let info = try ImageRenderer.probe(response.data.data)
+                    let info = try Rendering.probe(response.image.data)
                     let expected = (thread + step) % 2 == 0 ? (40, 40) : (20, 30)
                     if info.width != expected.0 || info.height != expected.1 {
                         failures.withLock { $0.append("\(url): \(info.width)x\(info.height)") }

@@ -11,13 +11,13 @@ struct PipelineStageTests {
     @Test func equalRequestsInFlightShareOneLoadAndOneRendering() throws {
         let loadGate = Gate(), renderGate = Gate()
         let doubles = try DoubledPipeline(loader: { CountingLoader(log: $0, gate: loadGate) },
-                                          renderer: { CountingRenderer(log: $0, gate: renderGate) },
+                                          rendering: { CountingRendering(log: $0, gate: renderGate) },
                                           adjust: { $0.policy.noCache = true })
         let request = try DoubledPipeline.request()
         let keys = try doubles.keys(request)
         let results = Locked<[String]>([])
         let group = startThreads(8) { _ in
-            let bytes = (try? doubles.pipeline.image(for: request).data.data).map { String(decoding: $0, as: UTF8.self) }
+            let bytes = (try? doubles.pipeline.image(for: request).image.data).map { String(decoding: $0, as: UTF8.self) }
             results.withLock { $0.append(bytes ?? "failed") }
         }
         #expect(eventually { loadGate.callers == 1 && doubles.pipeline.originals.downloads.waiters(forKey: keys.original) == 7 })
@@ -89,7 +89,7 @@ struct PipelineStageTests {
         doubles.store.put(.original(key: keys.original), body: "old original", expired: true, etag: "\"v1\"")
         doubles.store.put(variant, body: "old variant", expired: true, etag: nil)
         let response = try doubles.pipeline.image(for: request)
-        #expect(response.source == .revalidated && String(decoding: response.data.data, as: UTF8.self) == "old variant")
+        #expect(response.source == .revalidated && String(decoding: response.image.data, as: UTF8.self) == "old variant")
         #expect(doubles.log.all.contains("load /a.png validators=\"v1\"") && doubles.log.count("render") == 0, "\(doubles.log.all)")
         #expect(doubles.store[.original(key: keys.original)]?.expired == false && doubles.store[variant]?.expired == false)
 
@@ -115,7 +115,7 @@ struct PipelineStageTests {
         }
         let response = try doubles.pipeline.image(for: request)
         #expect(response.source == .network)
-        #expect(String(decoding: response.data.data, as: UTF8.self) == "resize(10x10,fit)(original of /a.png)")
+        #expect(String(decoding: response.image.data, as: UTF8.self) == "resize(10x10,fit)(original of /a.png)")
         #expect(doubles.log.all.contains("load /a.png validators=none") && doubles.log.count("render") == 1)
     }
 

@@ -34,7 +34,7 @@ struct ProcessingOrderTests {
         let result = try Imgfetch.run([input, "-p", chain, "-o", output] + extra, stdin: stdin)
         #expect(result.status == 0, "\(input) \(chain): \(result.stderr)")
         guard result.status == 0 else { return }
-        let probe = try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: output)))
+        let probe = try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: output)))
         if width > 0 { #expect(probe.width == width, "\(input) \(chain)") }
         if height > 0 { #expect(probe.height == height, "\(input) \(chain)") }
     }
@@ -44,7 +44,7 @@ struct ProcessingOrderTests {
         let big = work.file("big.jpg")
         let made = try Imgfetch.run([Paths.images + "/sample.jpg", "--no-cache", "--resize", "3480x", "--upscale", "-o", big])
         #expect(made.status == 0, "\(made.stderr)")
-        #expect(try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: big))).height == 5304)
+        #expect(try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: big))).height == 5304)
         for (chain, width, height) in Self.chains + [("resize(1000x)|>rotate(90)", -1, 1000)] {
             try expectRenders(big, chain, width: width, height: height, extra: ["--no-cache"])
         }

@@ -29,8 +29,8 @@ struct RendererConcurrencyTests {
             request.chain = (try? ProcessingChain.parse("resize(\(30 + index)x\(30 + index),fill)")) ?? ProcessingChain()
             request.encoding = OutputEncoding(format: .png)
             guard let connection = client.connect(),
-                  case .rendered(let image)? = try? connection.render(input, job: RenderJob(request)) else { return }
-            sizes.withLock { $0[index] = (try? ImageRenderer.probe(image.data))?.width }
+                  case .rendered(let image)? = try? connection.render(input, job: WireJob(request)) else { return }
+            sizes.withLock { $0[index] = (try? Rendering.probe(image.data))?.width }
         }
         for index in 0..<8 { #expect(sizes.withLock { $0[index] } == 30 + index) }
         #expect(client.status()?.renderings == 8)

@@ -182,7 +182,7 @@ struct RendererSafetyTests: RendererSuite {
         var long = ImageRequest(source: .standardInput)
         long.chain = try ProcessingChain.parse("resize(9000x9000,fit,upscale)|>blur(8)")
         long.encoding = OutputEncoding(format: .png)
-        let job = RendererRequest(command: .render, job: RenderJob(long))
+        let job = RendererRequest(command: .render, job: WireJob(long))
 
         do {
             // Sent whole, then the client goes at once (before the rendering starts, or just after).
@@ -209,7 +209,7 @@ struct RendererSafetyTests: RendererSuite {
         let input = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
         var next = try #require(client.connect())
         next = RendererConnection(socket: next.socket, patience: 60)
-        guard case .rendered(let image) = try next.render(input, job: RenderJob(small)) else {
+        guard case .rendered(let image) = try next.render(input, job: WireJob(small)) else {
             Issue.record("the next client was not served")
             return
         }

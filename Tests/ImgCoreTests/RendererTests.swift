@@ -110,7 +110,7 @@ struct RendererTests: RendererSuite {
         #expect(result.stderr.contains("libvips: started") && !result.stderr.contains("warm renderer"), "\(result.stderr)")
         let written = try Data(contentsOf: URL(fileURLWithPath: work.file("out.jpg")))
         #expect(written != Data("FORGED".utf8))
-        let size = try ImageRenderer.probe(written)
+        let size = try Rendering.probe(written)
         #expect(max(size.width, size.height) == 64)
     }
 
@@ -182,7 +182,7 @@ struct RendererTests: RendererSuite {
             let result = results.withLock { $0[index] }
             #expect(result?.status == 0 && result?.stderr.contains("warm renderer") == true, "\(result?.stderr ?? "no result")")
             let data = FileManager.default.contents(atPath: work.file("c\(index).png")) ?? Data()
-            #expect((try? ImageRenderer.probe(data)).map { max($0.width, $0.height) } == 40 + index * 10)
+            #expect((try? Rendering.probe(data)).map { max($0.width, $0.height) } == 40 + index * 10)
         }
         #expect(try renderings() == 6)
 
@@ -225,7 +225,7 @@ struct RendererTests: RendererSuite {
         request.encoding.background = Color(red: 1, green: 2, blue: 3, alpha: 4)
         request.decoding.maxPixels = 1234
         request.decoding.firstFrame = true
-        let job = RenderJob(request)
+        let job = WireJob(request)
         let decoded = try #require(RendererRequest(fields: RendererRequest(command: .render, job: job).fields))
         #expect(decoded.command == .render && decoded.job == job)
 

@@ -39,7 +39,7 @@ struct RenderingThreadsTests {
     func aRenderingOnOneThreadWritesTheSameBytes(input: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/" + input))
         func render(_ threads: Int?) throws -> EncodedImage {
-            try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(120x120,fill)|>blur(1)"),
+            try Rendering.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(120x120,fill)|>blur(1)"),
                                      encoding: OutputEncoding(format: .png), decoding: DecodeOptions(), threads: threads)
         }
         let alone = try render(nil), single = try render(1), three = try render(3)
@@ -56,9 +56,9 @@ struct RenderingThreadsTests {
         request.chain = try ProcessingChain.parse("resize(64x64)")
         request.encoding = OutputEncoding(format: .jpeg)
         var context = RenderingContext()
-        #expect(try VipsRenderer().render(request, from: .memory(data), context: context).pixelThreads == nil)
+        #expect(try InProcessRendering().render(request, from: .memory(data), context: context).pixelThreads == nil)
         context.threadsPerRendering = 1
-        #expect(try VipsRenderer().render(request, from: .memory(data), context: context).pixelThreads == 1)
+        #expect(try InProcessRendering().render(request, from: .memory(data), context: context).pixelThreads == 1)
     }
 
     /// The configuration's number reaches every rendering, and a pipeline without one leaves libvips' default.

@@ -96,7 +96,7 @@ struct RobotsTagTests {
         let lines = paths.map { fixture.server.url($0) }
         let first = try fixture.batch(lines, ["--ttl", "1s"])
         #expect(first.status == 0 && fixture.outputs() == ["img1.jpg", "img2.jpg"], "\(first.stderr)")
-        usleep(1_200_000)
+        try CacheClock.advance(fixture.cache, by: 60)
         let output = fixture.root.file("second")
         let manifest = output + ".jsonl"
         let second = try fixture.batch(lines, ["-O", output, "--disallow-robots-tags", "noai", "--manifest", manifest, "-v"])

@@ -50,7 +50,7 @@ struct ServerReplyTests: EndToEndSuite {
         let first = try fetch([server.url(path), "--resize", "20x", "-v", "-o", work.file("a.jpg")])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("no-store"), "\(first.stderr)")
-        #expect(try ImageRenderer.probe(Data(contentsOf: URL(fileURLWithPath: work.file("a.jpg")))).width == 20)
+        #expect(try Rendering.probe(Data(contentsOf: URL(fileURLWithPath: work.file("a.jpg")))).width == 20)
         #expect(cachedEntries().isEmpty)
         let prefetched = try fetch(["prefetch", server.url(path), "-v"])
         #expect(prefetched.status == 0, "\(prefetched.stderr)")

@@ -62,9 +62,9 @@ struct SharedDecodeTests {
             var request = ImageRequest(source: .file(path: Paths.images + "/\(input)"))
             request.chain = chain
             request.encoding = OutputEncoding(format: .png)
-            let single = try alone.image(for: request).data.data
+            let single = try alone.image(for: request).image.data
             request.decodedTogetherWith = chains
-            let shared = try together.image(for: request).data.data
+            let shared = try together.image(for: request).image.data
             #expect(shared == single, "\(input) \(chain.identifier): the variant's bytes depend on its siblings")
         }
         #expect(together.decodedImages.reuseCount == reuses)

@@ -78,6 +78,6 @@ struct TIFFPagesTests {
         #expect(result.stderr.contains("the pages differ in size: read the first of 4000 pages"), "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 10)
         let written = try Data(contentsOf: URL(fileURLWithPath: work.file("out.png")))
-        #expect(try ImageRenderer.probe(written).width == 1)
+        #expect(try Rendering.probe(written).width == 1)
     }
 }

@@ -42,7 +42,7 @@ struct URLAndBytesTests: EndToEndSuite {
         #expect(try Data(contentsOf: URL(fileURLWithPath: work.file("q.jpg"))) != source)
         let png = try fetch([server.url("/img/sample.jpg"), "-o", work.file("p.png"), "-v"])
         #expect(png.status == 0 && !png.stderr.contains("unchanged: the source's own bytes"))
-        #expect(try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("p.png")))).format == .png)
+        #expect(try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("p.png")))).format == .png)
         // A truncated source is still refused, not written.
         let truncated = try fetch([server.url("/img/truncated.jpg"), "-o", work.file("t.jpg")])
         #expect(truncated.status == 5, "\(truncated.stderr)")
@@ -56,7 +56,7 @@ struct URLAndBytesTests: EndToEndSuite {
         #expect(batch.status == 0, "\(batch.stderr)")
         let outputs = try FileManager.default.contentsOfDirectory(atPath: work.file("out")).sorted()
         #expect(outputs == ["other.png", "thumb.png"])
-        #expect(try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("out/thumb.png")))).format == .png)
+        #expect(try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("out/thumb.png")))).format == .png)
         let contradicted = try fetch(["batch", list, "-O", work.file("out2"), "--format", "webp"])
         #expect(contradicted.status == 1 && contradicted.stderr.contains("--format"), "\(contradicted.stderr)")
     }
@@ -79,22 +79,14 @@ struct URLAndBytesTests: EndToEndSuite {
     }
 
     @Test func curlsCABundleVariablesAreHonoured() throws {
-        let certificates = try TemporaryDirectory()
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/bin/sh")
-        make.arguments = [Paths.fixtures + "/server/make_cert.sh", certificates.path]
-        make.standardOutput = FileHandle.nullDevice
-        make.standardError = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        let tls = try FixtureServer(tls: (certificates.file("cert.pem"), certificates.file("key.pem")))
-        let url = tls.url("/img/sample.jpg")
+        let tls = try TLSFixture()
+        let url = tls.server.url("/img/sample.jpg")
         let arguments = [url, "--no-cache", "-o", work.file("t.jpg")]
-        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": certificates.file("cert.pem")]).status == 0)
-        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": certificates.file("cert.pem")]).status == 0)
+        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": tls.certificate]).status == 0)
+        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": tls.certificate]).status == 0)
         let wrong = work.file("missing.pem")
         #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": wrong]).status == 3)
-        let wins = try Imgfetch.run(arguments + ["--cacert", certificates.file("cert.pem")], environment: ["CURL_CA_BUNDLE": wrong])
+        let wins = try Imgfetch.run(arguments + ["--cacert", tls.certificate], environment: ["CURL_CA_BUNDLE": wrong])
         #expect(wins.status == 0, "\(wins.stderr)")
     }
 }

@@ -13,7 +13,7 @@ import Glibc
 @Suite("Vector path")
 struct VectorPathTests {
     static func render(_ data: Data, size: Int) throws(ImgError) -> EncodedImage {
-        try ImageRenderer.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(\(size)x\(size))"),
+        try Rendering.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(\(size)x\(size))"),
                                  encoding: OutputEncoding(format: .png), decoding: DecodeOptions())
     }
 

@@ -106,7 +106,7 @@ private func checkEntry(_ file: Data) {
     }
     fuzzTruncation(data)
     #else
-    _ = try? ImageRenderer.probe(data)
+    _ = try? Rendering.probe(data)
     #endif
 }
 

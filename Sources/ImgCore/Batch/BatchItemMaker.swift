@@ -32,10 +32,12 @@ struct BatchItemMaker {
         let usable = (try? source.get()) != nil
         let key = namer != nil || usable ? (try? parsed.get()).flatMap(originalKey(of:)) : nil
         if namer != nil {
-            item.outputNames = claimNames(for: item, source: try? parsed.get(), originalKey: key, column: line.second)
+            item.outputKeys = outputKeys(originalKey: key, source: parsed, format: item.format)
+            item.outputNames = claimNames(for: item, source: try? parsed.get(), column: line.second)
         }
         item.originalKey = usable ? key : nil
         if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { return nil }
+        if namer == nil { item.outputKeys = outputKeys(originalKey: key, source: parsed, format: item.format) }
         if let previous = options.previous { settle(&item, previous: previous) }
         return item
     }
@@ -86,29 +88,31 @@ struct BatchItemMaker {
     /// What this run would make for the item's outputs.
     private func expectedOutputs(of item: BatchItem) -> [ExpectedOutput] {
         requests.positions.enumerated().map { position, variant in
-            let key: String? = if let originalKey = item.originalKey, case .success(let source) = item.source {
-                requests.outputKey(originalKey: originalKey, source: source, variant: variant, format: item.format)
-            } else { nil }
+            let usable = item.originalKey != nil && (try? item.source.get()) != nil
+            let key = usable && position < item.outputKeys.count ? item.outputKeys[position] : nil
             let name = position < item.outputNames.count ? item.outputNames[position] : nil
             return ExpectedOutput(variant: variant?.name, key: key, name: name)
         }
     }
 
-    /// Claims the names of the item's outputs; `{hash}` is a short hash of each output's variant key (of the line's
-    /// text when it has no key). `parsed` is the line's first column parsed (nil when it does not parse), `originalKey`
-    /// its original key.
-    private mutating func claimNames(for item: BatchItem, source parsed: ImageSource?, originalKey: String?,
+    /// The key of each of a line's outputs (`BatchItem.outputKeys`); empty without an original key.
+    private func outputKeys(originalKey: String?, source: Result<ImageSource, ImgError>, format: ImageFormat?) -> [String] {
+        guard let originalKey, case .success(let source) = source else { return [] }
+        return requests.positions.map {
+            requests.outputKey(originalKey: originalKey, source: source, variant: $0, format: format)
+        }
+    }
+
+    /// Claims the names of the item's outputs; `{hash}` is a short hash of each output's key (`item.outputKeys`; of
+    /// the line's text when it has none). `parsed` is the line's first column parsed (nil when it does not parse).
+    private mutating func claimNames(for item: BatchItem, source parsed: ImageSource?,
                                      column: String?) -> [ClaimedOutputName] {
         let variants = requests.positions
         let stem = BatchOutputNamer.stem(input: item.input, column: column, source: parsed)
-        let requests = requests
+        let keys = item.outputKeys
         return namer!.claim(stem: stem.text, shortenable: !stem.fromList, variants: variants.map { $0?.name ?? "original" },
                             index: item.line) { position in
-            var key: String?
-            if let parsed, let originalKey {
-                key = requests.outputKey(originalKey: originalKey, source: parsed, variant: variants[position], format: item.format)
-            }
-            return String(Digest.sha256(key ?? item.input).prefix(12))
+            String(Digest.sha256(position < keys.count ? keys[position] : item.input).prefix(12))
         }
     }
 

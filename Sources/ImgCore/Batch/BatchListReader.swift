@@ -21,6 +21,10 @@ public struct BatchItem: Sendable {
     var outputNames: [ClaimedOutputName] = []
     /// The original key of its source; nil for an unusable line (or one with no key).
     var originalKey: String?
+    /// The key each output is asked under (`BatchRequests.outputKey`), one per variant in order, worked out once when
+    /// the line is read: its names' `{hash}`, `--resume` and the manifest take these. Empty when the line's first
+    /// column has no original key.
+    var outputKeys: [String] = []
     /// The output format the list's second column names by its extension (`thumb.png`), as `-o`'s would; nil when it
     /// names none.
     var format: ImageFormat?

@@ -16,9 +16,10 @@ struct BatchOutputMaker: Sendable {
     func outputs(of source: ImageSource, item: BatchItem) -> [BatchOutput] {
         var outputs: [BatchOutput] = []
         var sharedFailure: ImgError?
-        for variant in requests.positions {
-            outputs.append(produce(source: source, originalKey: item.originalKey, variant: variant, format: item.format,
-                                   sharedFailure: &sharedFailure))
+        for (position, variant) in requests.positions.enumerated() {
+            let key = item.originalKey != nil && position < item.outputKeys.count ? item.outputKeys[position] : nil
+            outputs.append(produce(source: source, originalKey: item.originalKey, outputKey: key, variant: variant,
+                                   format: item.format, sharedFailure: &sharedFailure))
         }
         return outputs
     }
@@ -58,11 +59,11 @@ struct BatchOutputMaker: Sendable {
         return report
     }
 
-    /// One output of one item, whose original key is `originalKey` (worked out when its line was read; nil: the
-    /// pipeline makes it). A failure of the original (network, HTTP status, not cached, refused by its site) is
+    /// One output of one item, whose original key is `originalKey` and output key `outputKey` (worked out when its
+    /// line was read; nil: the pipeline makes them). A failure of the original (network, HTTP status, not cached, refused by its site) is
     /// shared by the remaining variants instead of being tried again.
-    private func produce(source: ImageSource, originalKey: String?, variant: BatchVariant?, format: ImageFormat?,
-                         sharedFailure: inout ImgError?) -> BatchOutput {
+    private func produce(source: ImageSource, originalKey: String?, outputKey: String?, variant: BatchVariant?,
+                         format: ImageFormat?, sharedFailure: inout ImgError?) -> BatchOutput {
         let start = Date()
         var output = BatchOutput(variant: variant?.name, result: .failure(.internalFailure("not run")), milliseconds: 0)
         if let sharedFailure {
@@ -77,8 +78,8 @@ struct BatchOutputMaker: Sendable {
             case (false, let key?): try pipeline.image(for: request, originalKey: key)
             case (false, nil): try pipeline.image(for: request)
             }
-            if let outputFolder { output.staged = try outputFolder.get().stage(response.data.bytes) }
-            output.key = (originalKey ?? response.originalKey).map {
+            if let outputFolder { output.staged = try outputFolder.get().stage(response.image.bytes) }
+            output.key = outputKey ?? response.originalKey.map {
                 requests.outputKey(originalKey: $0, source: source, variant: variant, format: format)
             }
             output.result = .success(response)
@@ -99,11 +100,11 @@ struct BatchOutputMaker: Sendable {
     private func filter(_ outputs: [BatchOutput], source: ImageSource, originalKey: String?) -> FilteredOriginal? {
         var size: (width: Int, height: Int)?
         for case .success(let response) in outputs.map(\.result) {
-            size = size ?? response.data.sourceSize
+            size = size ?? response.image.sourceSize
         }
         guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
         if size == nil, let original = try? pipeline.prefetchOriginal(for: requests.request(for: source, variant: nil), originalKey: originalKey),
-           let width = original.data.width, let height = original.data.height {
+           let width = original.image.width, let height = original.image.height {
             size = (width, height)
         }
         guard let size, let reason = options.sizeFilter.refusal(width: size.width, height: size.height) else { return nil }

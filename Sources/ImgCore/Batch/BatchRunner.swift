@@ -247,7 +247,7 @@ public final class BatchRunner: Sendable {
                     staged.discard()
                     continue
                 }
-                let format = response.data.format ?? ImageFormat.sniff(response.data.bytes.prefix(64))
+                let format = response.image.format ?? ImageFormat.sniff(response.image.bytes.prefix(64))
                 do throws(ImgError) {
                     let name = try report.item.outputNames[index].name(ext: format?.fileExtension ?? "bin")
                     guard NameTemplate.isSafeFileName(name) else {

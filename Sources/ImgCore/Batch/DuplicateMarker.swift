@@ -15,7 +15,7 @@ struct DuplicateMarker {
         }
         for index in report.outputs.indices {
             guard case .success(let response) = report.outputs[index].result,
-                  let hex = response.data.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }
+                  let hex = response.image.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }
             if let earlier = seenHashes[index, default: []].first(where: { PerceptualHash.distance($0.hash, hash) <= distance }) {
                 report.outputs[index].duplicateOf = earlier.input
                 report.outputs[index].skippedAsDuplicate = skipping

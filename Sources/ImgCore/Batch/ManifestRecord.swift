@@ -187,7 +187,7 @@ extension ManifestRecord {
             milliseconds += output.milliseconds
             switch output.result {
             case .success(let response):
-                let data = response.data
+                let data = response.image
                 outputs.append(ManifestOutput(variant: output.variant, path: output.path, tar: output.sample?.tar,
                                               tarID: output.sample?.tarID, member: output.sample?.member,
                                               format: data.format?.rawValue,

@@ -3,7 +3,7 @@ import Foundation
 /// A least-recently-used cache of encoded bytes for the life of the process, bounded by total size.
 public final class MemoryCache: Sendable {
     private struct State {
-        var items: [String: (value: CachedImage, tick: UInt64)] = [:]
+        var items: [String: (value: ImagePayload, tick: UInt64)] = [:]
         var totalBytes = 0
         var tick: UInt64 = 0
     }
@@ -17,7 +17,7 @@ public final class MemoryCache: Sendable {
     }
 
     /// The cached value, marking it most recently used.
-    public func value(forKey key: String) -> CachedImage? {
+    public func value(forKey key: String) -> ImagePayload? {
         state.withLock { state in
             guard let item = state.items[key] else { return nil }
             state.tick += 1
@@ -28,7 +28,7 @@ public final class MemoryCache: Sendable {
 
     /// Stores a value, evicting the least recently used until the total fits. Bytes in a file (a large original)
     /// are not kept: holding them would keep their file open and its disk space taken for the whole run.
-    public func store(_ value: CachedImage, forKey key: String) {
+    public func store(_ value: ImagePayload, forKey key: String) {
         guard value.bytes.isInMemory, value.bytes.count <= limit else { return }
         state.withLock { state in
             if let old = state.items[key] { state.totalBytes -= old.value.bytes.count }
@@ -60,7 +60,7 @@ public final class MemoryCache: Sendable {
 }
 
 /// Encoded bytes with the little the pipeline must know about them without decoding.
-public struct CachedImage: Sendable {
+public struct ImagePayload: Sendable {
     /// The bytes: in memory, or for a large original in a file region.
     public var bytes: EncodedBytes
     /// The bytes in memory (a file region is read whole: use `bytes` where they may be large).

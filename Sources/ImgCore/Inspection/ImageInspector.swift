@@ -105,7 +105,7 @@ public struct ImageInspector: Sendable {
     /// bytes, by `--facts`); what `-v` says, nil without a cache.
     private func keep(_ download: RangedDownload, key: String, url: URL, checked: ImageDecoder.Header?) -> String? {
         guard cacheDirectory != nil, let response = download.last else { return nil }
-        var image = CachedImage(data: download.bytes, format: ImageFormat.sniff(download.bytes.prefix(64)),
+        var image = ImagePayload(data: download.bytes, format: ImageFormat.sniff(download.bytes.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
         image.noStore = response.noStore

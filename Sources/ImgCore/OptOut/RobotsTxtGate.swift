@@ -93,7 +93,7 @@ final class RobotsTxtGate: Sendable {
         guard let store else { return }
         let seconds = if case .seconds(let value) = ttl { min(value, Self.longestKept) } else { Self.longestKept }
         var metadata = CacheEntryMetadata(url: robotsURL.absoluteString, key: Self.key(origin), variant: nil, kind: .original,
-                                          body: CachedImage(data: body, format: nil, contentType: "text/plain"),
+                                          body: ImagePayload(data: body, format: nil, contentType: "text/plain"),
                                           ttl: .seconds(seconds))
         metadata.httpStatus = status
         try? store.store(.memory(body), metadata: metadata, as: .original(key: Self.key(origin)))

@@ -62,9 +62,9 @@ public struct PipelineConfiguration: Sendable {
         let share = max(1, cores / max(1, renderingsAtOnce))
         return share < cores ? share : nil
     }
-    /// What makes variants (decode, process, encode); default `VipsRenderer`, libvips in this process.
+    /// What makes variants (decode, process, encode); default `InProcessRendering`, libvips in this process.
     /// `WarmRendering` hands them to a warm renderer process when one is running.
-    public var renderer: any ImageRendering = VipsRenderer()
+    public var rendering: any ImageRendering = InProcessRendering()
     /// Hears the warning when two inputs of this pipeline differ only in the query their key drops
     /// (`QueryCollisionWatch`), once per key, as soon as the second one's key is computed; nil (the default): no watch.
     public var queryCollisions: (@Sendable (String) -> Void)?

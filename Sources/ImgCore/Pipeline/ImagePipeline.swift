@@ -59,7 +59,7 @@ public final class ImagePipeline: Sendable {
         let failureWarning = CacheWriteWarning()
         originals = OriginalFetcher(configuration: configuration, memory: memory, store: store, loader: loader,
                                     spoolDirectory: network.spoolDirectory, failureWarning: failureWarning)
-        variants = VariantMaker(renderer: configuration.renderer, slots: configuration.renderingSlots,
+        variants = VariantMaker(rendering: configuration.rendering, slots: configuration.renderingSlots,
                                 threadsPerRendering: configuration.threadsPerRendering,
                                 cancellation: configuration.network.cancellation)
         writer = VariantWriter(configuration: configuration, memory: memory, store: store, failureWarning: failureWarning)
@@ -132,7 +132,7 @@ public final class ImagePipeline: Sendable {
             let rendered = try makeVariant(probe, from: fetched, originalKey: originalKey, variantKey: nil).image
             if image.width == nil, let size = rendered.sourceSize { (image.width, image.height) = (size.width, size.height) }
         }
-        var response = ImageResponse(data: image, source: fetched.source, originalKey: originalKey, variantKey: nil)
+        var response = ImageResponse(image: image, source: fetched.source, originalKey: originalKey, variantKey: nil)
         response.warnings = fetched.warnings
         if image.noStore, store != nil { response.notes.append(ImagePipeline.noStoreNote) }
         return response
@@ -148,23 +148,22 @@ public final class ImagePipeline: Sendable {
     func image(forResolved request: ImageRequest, originalKey: String?,
                original fetchedOriginal: OriginalFetcher.Fetched?) throws(ImgError) -> ImageResponse {
         let policy = configuration.policy
-        let variantKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.variantIdentifier) }
-        var response = ImageResponse(data: CachedImage(data: Data(), format: nil), source: .network,
-                                     originalKey: originalKey, variantKey: variantKey)
+        let keys = VariantKeys(of: request, originalKey: originalKey)
+        var response = ImageResponse(image: ImagePayload(data: Data(), format: nil), source: .network,
+                                     originalKey: originalKey, variantKey: keys.key)
 
         // docs/DESIGN.md steps 1-2: the variant itself, in memory, then in the store. Under --fail-on none, a variant made
         // from a damaged input is under its own key: looked for second.
         // An expired variant is kept to be served as it is if its original turns out unchanged (a 304).
         var expiredVariant: (entry: EntryName, key: String, metadata: CacheEntryMetadata, body: EncodedBytes)?
-        let damagedKey = originalKey.map { CacheKey.variant(original: $0, variantIdentifier: request.damagedVariantIdentifier) }
-        let candidates = [variantKey] + (request.decoding.failOn == .none ? [damagedKey] : [])
-        for case let variantKey? in candidates where originalKey != nil && !policy.forceRefresh && expiredVariant == nil {
+        let candidates = keys.candidates(includingDamaged: request.decoding.failOn == .none)
+        for variantKey in candidates where !policy.forceRefresh && expiredVariant == nil {
             guard let originalKey else { break }
             response.variantKey = variantKey
             if policy.usesMemory, let hit = memory.value(forKey: variantKey), request.answers(hit.facts),
                request.trustsCheck(at: hit.checkedAt), request.knowsRobotsTags(hit.robotsTags) {
                 if let refusal = request.robotsRefusal(hit.robotsTags) { throw .siteRefusal(refusal) }
-                response.data = hit
+                response.image = hit
                 response.source = .memory
                 noteRecordedURL(hit.recordedURL, for: request, originalKey: originalKey, in: &response)
                 return response
@@ -175,10 +174,10 @@ public final class ImagePipeline: Sendable {
                 case .fresh(let metadata, let body) where request.serves(metadata):
                     if let refusal = request.robotsRefusal(metadata.robotsTags) { throw .siteRefusal(refusal) }
                     store.touch(entry, ttl: metadata.ttl)
-                    response.data = CachedImage(entry: metadata, body: body)
+                    response.image = ImagePayload(entry: metadata, body: body)
                     response.source = .disk
                     noteRecordedURL(metadata.url, for: request, originalKey: originalKey, in: &response)
-                    writer.keepInMemory(response.data, variantKey: variantKey, storeWillServe: true)
+                    writer.keepInMemory(response.image, variantKey: variantKey, storeWillServe: true)
                     return response
                 case .expired(let metadata, let body) where request.serves(metadata):
                     expiredVariant = (entry, variantKey, metadata, body)
@@ -189,15 +188,15 @@ public final class ImagePipeline: Sendable {
                 }
             }
         }
-        response.variantKey = variantKey
+        response.variantKey = keys.key
 
-        // The variant must be made: the loader and the renderer get ready beside the reading or downloading of the
+        // The variant must be made: the loader and the rendering get ready beside the reading or downloading of the
         // original (not with --only-from-cache, where a miss may end the run before anything is decoded, nor when
         // an expired variant is there: its original, revalidated, may well be unchanged).
         if !policy.onlyFromCache, expiredVariant == nil, fetchedOriginal == nil {
             // libcurl first: the dynamic loader opens one library at a time, and the download must not wait for libvips.
             originals.prepare(for: request)
-            configuration.renderer.prepare()
+            configuration.rendering.prepare()
         }
         let original: OriginalFetcher.Fetched
         if let fetchedOriginal { original = fetchedOriginal } else { original = try originals.fetch(request, key: originalKey) }
@@ -210,21 +209,21 @@ public final class ImagePipeline: Sendable {
         if original.source == .revalidated, let expiredVariant, let store {
             // The original is unchanged: so is the variant made from it.
             store.touch(expiredVariant.entry, ttl: expiredVariant.metadata.ttl)
-            response.data = CachedImage(entry: expiredVariant.metadata, body: expiredVariant.body)
+            response.image = ImagePayload(entry: expiredVariant.metadata, body: expiredVariant.body)
             response.variantKey = expiredVariant.key
-            writer.keepInMemory(response.data, variantKey: expiredVariant.key, storeWillServe: true)
+            writer.keepInMemory(response.image, variantKey: expiredVariant.key, storeWillServe: true)
             return response
         }
-        var (made, isOwner) = try makeVariant(request, from: original, originalKey: originalKey, variantKey: variantKey)
+        var (made, isOwner) = try makeVariant(request, from: original, originalKey: originalKey, variantKey: keys.key)
         made.robotsTags = original.image.robotsTags
-        response.data = made
+        response.image = made
         response.notes = made.notes
-        let storedKey = made.damage == nil ? variantKey : damagedKey
-        response.variantKey = storedKey
+        let stored = keys.stored(damaged: made.damage != nil)
+        response.variantKey = stored.key
         if original.image.noStore, store != nil { response.notes.append(ImagePipeline.noStoreNote) }
-        if let originalKey, let storedKey, isOwner {
-            response.warnings += writer.write(made, of: request, originalKey: originalKey, variantKey: storedKey,
-                                              noStore: original.image.noStore)
+        if let originalKey, let storedKey = stored.key, isOwner {
+            response.warnings += writer.write(made, of: request, originalKey: originalKey,
+                                              variant: (stored.identifier, storedKey), noStore: original.image.noStore)
         }
         return response
     }
@@ -232,7 +231,7 @@ public final class ImagePipeline: Sendable {
     /// Runs *make variant*; when it fails on an original just downloaded, the original is withdrawn from the caches,
     /// so that nothing is cached for a request that fails.
     private func makeVariant(_ request: ImageRequest, from original: OriginalFetcher.Fetched, originalKey: String?,
-                             variantKey: String?) throws(ImgError) -> (image: CachedImage, isOwner: Bool) {
+                             variantKey: String?) throws(ImgError) -> (image: ImagePayload, isOwner: Bool) {
         do {
             return try variants.make(request, from: original.image, inspected: original.inspected, originalKey: originalKey,
                                      variantKey: variantKey)
@@ -269,7 +268,7 @@ extension ImageRequest {
     }
 }
 
-extension CachedImage {
+extension ImagePayload {
     init(entry: CacheEntryMetadata, body: EncodedBytes) {
         self.init(bytes: body, format: entry.format.flatMap(ImageFormat.init(rawValue:)), width: entry.width,
                   height: entry.height, validators: Validators(etag: entry.etag, lastModified: entry.lastModified),
@@ -285,7 +284,7 @@ extension CachedImage {
 
 extension CacheEntryMetadata {
     /// `digest` (XXH3-128) may be given when it was computed already; by default it is computed here.
-    init(url: String, key: String, variant: String?, kind: Kind, body: CachedImage, ttl: TimeToLive, digest: String? = nil) {
+    init(url: String, key: String, variant: String?, kind: Kind, body: ImagePayload, ttl: TimeToLive, digest: String? = nil) {
         let seconds: Int64? = if case .seconds(let value) = ttl { value } else { nil }
         self.init(url: url, key: key, variant: variant, kind: kind, size: body.bytes.count, xxh3: digest ?? body.bytes.integrityDigest,
                   format: body.format?.rawValue, width: body.width, height: body.height,

@@ -1,10 +1,10 @@
 /// Makes a variant from an original's bytes: decode, run the request's processors in order, encode. The pipeline's
-/// *make variant* stage (`VariantMaker`) calls it; `VipsRenderer` (libvips in this process) is the default
-/// (`PipelineConfiguration.renderer`). Implementations are called from many threads at once, at most
+/// *make variant* stage (`VariantMaker`) calls it; `InProcessRendering` (libvips in this process) is the default
+/// (`PipelineConfiguration.rendering`). Implementations are called from many threads at once, at most
 /// `PipelineConfiguration.renderingSlots` at a time, and never call back into the pipeline.
 public protocol ImageRendering: Sendable {
     /// Gets ready for a rendering that will probably follow, while the original is still being loaded (the
-    /// in-process renderer starts loading libvips on another thread). Called at most once per request, before its
+    /// in-process rendering starts loading libvips on another thread). Called at most once per request, before its
     /// original is loaded, and not when the request will likely need no rendering (`--only-from-cache`, an expired
     /// variant that a 304 may renew). Default: nothing.
     func prepare()
@@ -35,7 +35,7 @@ public struct ImageHeader: Sendable, Equatable {
     /// The width and the height of one frame (a page of an animation), before any orientation is applied.
     public var width: Int, height: Int
     /// The whole header the in-process decoder read, with what the integrity check found in the bytes
-    /// (`VipsRenderer.inspect` sets it), so that rendering these bytes neither scans them nor opens their header
+    /// (`InProcessRendering.inspect` sets it), so that rendering these bytes neither scans them nor opens their header
     /// again; nil: not read in this process.
     var decoded: ImageDecoder.Header?
 
@@ -47,16 +47,16 @@ public struct ImageHeader: Sendable, Equatable {
 /// What a rendering may use besides its request and bytes.
 public struct RenderingContext: Sendable {
     /// Several variants of this input decoded once (batch `--variant`); nil (the default) when rendered alone.
-    /// Each variant's bytes are the same with it or without it, so a renderer that can't use it renders as if nil.
+    /// Each variant's bytes are the same with it or without it, so a rendering that can't use it renders as if nil.
     public var sharedDecode: SharedDecode?
-    /// Cancelled on an interrupt (SIGINT, SIGTERM): a renderer that waits (e.g. on another process) stops waiting
+    /// Cancelled on an interrupt (SIGINT, SIGTERM): a rendering that waits (e.g. on another process) stops waiting
     /// and throws; nil (the default) for none.
     public var cancellation: Cancellation?
     /// Shared by the renderings of one pipeline, so that together they decode within `--max-decode-memory`; nil
     /// (the default) for a rendering on its own.
     public var decodeBudget: DecodeMemoryBudget?
     /// What `inspect` read from these very bytes, when the *fetch original* stage checked them (a fresh download):
-    /// a renderer need not check again what it found (the in-process renderer does not scan the bytes for
+    /// a rendering need not check again what it found (the in-process rendering does not scan the bytes for
     /// truncation a second time). Nil (the default): nothing was checked.
     public var inspected: ImageHeader?
     /// Threads libvips gives this rendering's pixels (`PipelineConfiguration.threadsPerRendering`); nil (the

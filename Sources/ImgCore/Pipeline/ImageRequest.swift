@@ -49,10 +49,6 @@ public struct ImageRequest: Sendable {
     /// Whether a source in the output format is written as its own bytes (`keepsSourceBytes` and no step).
     public var passesSourceBytes: Bool { keepsSourceBytes && chain.isEmpty }
 
-    /// The variant identifier of a result made under `--fail-on none` from a damaged input: the level enters the
-    /// key only when it changed the result, so a whole input's variant is shared by every level.
-    public var damagedVariantIdentifier: String { variantIdentifier + ",fail-on=none" }
-
     /// Why an image whose original was sent the `X-Robots-Tag` headers `tags` may not be used, or nil: nil
     /// without `robotsTags`, for a local source, or for headers not known (see `knowsRobotsTags`).
     func robotsRefusal(_ tags: [String]?) -> SiteRefusal? {
@@ -74,7 +70,8 @@ public enum ResponseSource: String, Sendable {
 
 /// A produced image and how it was produced.
 public struct ImageResponse: Sendable {
-    public var data: ImageData
+    /// The encoded image and what is known about it.
+    public var image: ImagePayload
     public var source: ResponseSource
     public var originalKey: String?
     public var variantKey: String?
@@ -89,5 +86,3 @@ public struct ImageResponse: Sendable {
     public var queryDiffers: Bool { recordedURL != nil }
 }
 
-/// Encoded output bytes with their format and size.
-public typealias ImageData = CachedImage

@@ -8,7 +8,7 @@ import Foundation
 final class OriginalFetcher: Sendable {
     /// An original and where it came from.
     struct Fetched: Sendable {
-        var image: CachedImage
+        var image: ImagePayload
         var source: ResponseSource
         var warnings: [String] = []
         /// What the header check read from a fresh download (`ImageRendering.inspect`), passed on to *make
@@ -51,15 +51,15 @@ final class OriginalFetcher: Sendable {
         switch request.source {
         case .standardInput:
             let bytes = try BodySpool.read(STDIN_FILENO, directory: spoolDirectory)
-            return Fetched(image: CachedImage(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
+            return Fetched(image: ImagePayload(bytes: bytes, format: ImageFormat.sniff(bytes.prefix(64))), source: .local)
         case .file(let path):
             guard let region = FileRegion.open(wholeFile: path) else { throw .io(LocalFileError.reason(path)) }
             // A large file is decoded where it lies, never read whole.
             if region.count > EncodedBytes.memoryLimit {
-                return Fetched(image: CachedImage(bytes: .file(region), format: ImageFormat.sniff(region.prefix(64))), source: .local)
+                return Fetched(image: ImagePayload(bytes: .file(region), format: ImageFormat.sniff(region.prefix(64))), source: .local)
             }
             guard let data = region.readAll() else { throw .io("cannot read \(path)") }
-            return Fetched(image: CachedImage(data: data, format: ImageFormat.sniff(data)), source: .local)
+            return Fetched(image: ImagePayload(data: data, format: ImageFormat.sniff(data)), source: .local)
         case .remote(let url):
             return try fetchRemote(url, key: key ?? url.absoluteString, request: request)
         }
@@ -109,7 +109,7 @@ final class OriginalFetcher: Sendable {
             return nil
         }
         store.touch(.original(key: key), ttl: metadata.ttl)
-        let image = CachedImage(entry: metadata, body: body)
+        let image = ImagePayload(entry: metadata, body: body)
         keepInMemory(image, key: key)
         return Fetched(image: image, source: .diskOriginal, recordedURL: metadata.url)
     }
@@ -130,7 +130,7 @@ final class OriginalFetcher: Sendable {
             keepInMemory(image, key: key)
             return Fetched(image: image, source: .revalidated, warnings: warnings, recordedURL: expired.metadata.url)
         }
-        var image = CachedImage(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
+        var image = ImagePayload(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
                                 contentType: response.contentType)
         image.noStore = response.noStore
@@ -143,7 +143,7 @@ final class OriginalFetcher: Sendable {
         let digest = store == nil ? nil : BackgroundValue { bytes.integrityDigest }
         let inspected: ImageHeader?
         do {
-            inspected = try configuration.renderer.inspect(image.bytes, for: request)
+            inspected = try configuration.rendering.inspect(image.bytes, for: request)
             if let inspected { (image.width, image.height) = (inspected.width, inspected.height) }
         } catch {
             throw Self.explain(error, contentType: response.contentType)
@@ -163,8 +163,8 @@ final class OriginalFetcher: Sendable {
     /// which recorded the old tags, removed). Without `X-Robots-Tag` the recorded tags stand and the entry is touched.
     private func renewed(_ expired: (metadata: CacheEntryMetadata, body: EncodedBytes), by response: HTTPResponse,
                          key: String, request: ImageRequest, store: any EntryStoring) throws(ImgError)
-        -> (image: CachedImage, warnings: [String]) {
-        var image = CachedImage(entry: expired.metadata, body: expired.body)
+        -> (image: ImagePayload, warnings: [String]) {
+        var image = ImagePayload(entry: expired.metadata, body: expired.body)
         guard !response.robotsTags.isEmpty, response.robotsTags != (image.robotsTags ?? []) else {
             store.touch(.original(key: key), ttl: expired.metadata.ttl)
             return (image, [])
@@ -179,7 +179,7 @@ final class OriginalFetcher: Sendable {
     }
 
     /// Stores an original in memory when the policy uses memory and the memory policy keeps it.
-    private func keepInMemory(_ image: CachedImage, key: String) {
+    private func keepInMemory(_ image: ImagePayload, key: String) {
         if configuration.policy.usesMemory, configuration.memoryPolicy.keepsOriginal(forKey: key) {
             memory.store(image, forKey: CacheKey.inMemory(original: key))
         }
@@ -190,7 +190,7 @@ extension EntryStoring {
     /// Publishes a downloaded original (fetch's, and info's when it read the whole file): a `no-store` reply removes
     /// what an earlier one let be kept (the original and its variants); otherwise the variants of an older original
     /// go and the original is written whole (`digest` when computed already). The error when the write failed.
-    func publishOriginal(_ image: CachedImage, key: String, url: String, ttl: TimeToLive, digest: String? = nil) -> ImgError? {
+    func publishOriginal(_ image: ImagePayload, key: String, url: String, ttl: TimeToLive, digest: String? = nil) -> ImgError? {
         if image.noStore {
             removeEverything(ofOriginal: key)
             return nil

@@ -22,7 +22,7 @@ extension ImagePipeline {
     /// Whatever served it, `-v` notes the encoder settings given that its format has no use for.
     func image(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
         var response = try imageResolvingEncoding(for: request, originalKey: originalKey)
-        response.notes += request.encoding.unusedSettingNotes(for: response.data.format)
+        response.notes += request.encoding.unusedSettingNotes(for: response.image.format)
         return response
     }
 
@@ -35,7 +35,7 @@ extension ImagePipeline {
         }
         if !configuration.policy.onlyFromCache {
             originals.prepare(for: request)
-            configuration.renderer.prepare()
+            configuration.rendering.prepare()
         }
         let original = try originals.fetch(request, key: originalKey)
         return try image(forResolved: request.resolvingEncoding(sourceFormat: original.image.format), originalKey: originalKey,

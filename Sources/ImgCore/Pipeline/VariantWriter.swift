@@ -8,17 +8,17 @@ struct VariantWriter: Sendable {
     /// The run's one warning for a store that can't be written.
     let failureWarning: CacheWriteWarning
 
-    /// Writes a variant just made under `variantKey` (for a damaged one, the key of `ImageRequest.damagedVariantIdentifier`);
-    /// returns the warnings (a store that can't be written).
-    func write(_ image: CachedImage, of request: ImageRequest, originalKey: String, variantKey: String,
-               noStore: Bool) -> [String] {
+    /// Writes a variant just made under `variant`'s identifier and key (`VariantKeys.stored`: for a damaged one,
+    /// the damaged input's); returns the warnings (a store that can't be written).
+    func write(_ image: ImagePayload, of request: ImageRequest, originalKey: String,
+               variant: (identifier: String, key: String), noStore: Bool) -> [String] {
+        let variantKey = variant.key
         var image = image
         image.recordedURL = request.storedURL
         keepInMemory(image, variantKey: variantKey, storeWillServe: store != nil && !noStore)
         guard let store, !noStore else { return [] }
         // A variant made under --fail-on none from a damaged input says so, under its own identifier.
-        var metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey,
-                                          variant: image.damage == nil ? request.variantIdentifier : request.damagedVariantIdentifier,
+        var metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey, variant: variant.identifier,
                                           kind: .variant, body: image, ttl: configuration.ttl)
         metadata.damage = image.damage
         metadata.checkedAt = image.checkedAt
@@ -31,7 +31,7 @@ struct VariantWriter: Sendable {
     }
 
     /// Puts a variant into memory when the policy uses memory and the memory policy keeps it.
-    func keepInMemory(_ image: CachedImage, variantKey: String, storeWillServe: Bool) {
+    func keepInMemory(_ image: ImagePayload, variantKey: String, storeWillServe: Bool) {
         if configuration.policy.usesMemory, configuration.memoryPolicy.keepsVariant(diskWillServe: storeWillServe) {
             memory.store(image, forKey: variantKey)
         }

@@ -62,7 +62,7 @@ enum ImageDecoder {
     /// is then the buffer to decode from.
     /// `opened` is shown the image as the header opened it, and whether all its pages are in it (`info --facts`
     /// reports from it: the header is read once). With `earlier` (what an earlier check read from these very bytes,
-    /// `VipsRenderer.inspect`'s), the bytes are not scanned again (its damage is judged at `options.failOn` as a
+    /// `InProcessRendering.inspect`'s), the bytes are not scanned again (its damage is judged at `options.failOn` as a
     /// scan's would be), and the header is not opened again when it was opened as `options` would open it: its
     /// size and frames are judged against `options` as they would be on a fresh read. Opening a header costs
     /// the loader's set-up (WebP's loader allocates and zeroes a canvas of the whole image for it).

@@ -20,7 +20,7 @@ struct WebDatasetSample: Encodable {
     var key: String
     var url: String
     var columns: [String: ColumnValue]
-    var image: CachedImage
+    var image: ImagePayload
     var sha256: String
 
     private struct Name: CodingKey {

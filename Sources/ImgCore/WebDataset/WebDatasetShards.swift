@@ -30,7 +30,7 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     /// Appends the sample of list line `line` to the open tar (opening one first) and returns where it went. On a
     /// failure the open tar is given up (its earlier samples with it) and the error says how many were lost.
-    func add(line: Int, url: String, columns: [String: ColumnValue]?, image: CachedImage) throws(ImgError) -> SamplePlacement {
+    func add(line: Int, url: String, columns: [String: ColumnValue]?, image: ImagePayload) throws(ImgError) -> SamplePlacement {
         let tar = try openTar()
         let key = WebDatasetLayout.key(line: line)
         let ext = (image.format ?? ImageFormat.sniff(image.bytes.prefix(64)))?.fileExtension ?? "bin"
@@ -55,7 +55,7 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
                 do throws(ImgError) {
                     report.outputs[index].sample = try add(line: report.item.line,
                                                            url: URLCredentials.maskingPassword(in: report.item.input),
-                                                           columns: report.item.columns, image: response.data)
+                                                           columns: report.item.columns, image: response.image)
                     written += 1
                 } catch {
                     failure = failure ?? error

@@ -35,7 +35,7 @@ final class BatchFixture: @unchecked Sendable { // test-local paths and a server
 
     /// Decodes an output file's header with ImgCore.
     func probe(_ name: String) throws -> (format: ImageFormat?, width: Int, height: Int, frames: Int) {
-        try ImageRenderer.probe(try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)))
+        try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)))
     }
 
     static func records(_ result: CommandResult) throws -> [[String: Any]] {

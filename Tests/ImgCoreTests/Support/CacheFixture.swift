@@ -32,6 +32,9 @@ final class CacheFixture: @unchecked Sendable { // used by one test at a time
         return result
     }
 
+    /// Moves the cache directory's clock `seconds` on (default a minute): what waiting does to it (`CacheClock`).
+    func passTime(_ seconds: Int = 60) throws { try CacheClock.advance(cache, by: seconds) }
+
     /// The entry files (path relative to `entries/`) with size, atime and mtime in nanoseconds, from `lstat`.
     func entries() -> [String: FileState] { FileState.listing(cache + "/entries") }
 

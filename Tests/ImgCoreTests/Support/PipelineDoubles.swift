@@ -54,7 +54,7 @@ struct CountingLoader: DataLoading {
 }
 
 /// Renders `original` into `"<chain>(<original>)"`; fails on originals that contain "corrupt"; counts renderings.
-struct CountingRenderer: ImageRendering {
+struct CountingRendering: ImageRendering {
     let log: EventLog
     var gate: Gate?
 
@@ -176,12 +176,12 @@ struct DoubledPipeline {
     let pipeline: ImagePipeline
 
     init(loader: (EventLog) -> CountingLoader = { CountingLoader(log: $0) },
-         renderer: (EventLog) -> CountingRenderer = { CountingRenderer(log: $0) },
+         rendering: (EventLog) -> CountingRendering = { CountingRendering(log: $0) },
          adjust: (inout PipelineConfiguration) -> Void = { _ in }) throws {
         store = MemoryEntryStore(log: log)
         var configuration = PipelineConfiguration()
         configuration.dataLoader = loader(log)
-        configuration.renderer = renderer(log)
+        configuration.rendering = rendering(log)
         configuration.entryStore = store
         configuration.memoryCache = memory
         adjust(&configuration)

@@ -2,7 +2,7 @@ import CVips
 import Foundation
 
 /// Decodes once, applies the chain in order, and encodes: the only way the pipeline touches libvips.
-public enum ImageRenderer {
+public enum Rendering {
     /// What one rendering makes of its input: `chain` in order, then `encoding`, within `decoding`'s limits;
     /// `isRemote` restricts the loaders to the trusted ones; with `facts`, the result carries the facts of the
     /// processed image (default none).
@@ -29,7 +29,7 @@ public enum ImageRenderer {
     /// memory. From `context`: with `sharedDecode` (several variants of one input), variants that load the input
     /// alike load it once, each variant's bytes the same as when it is rendered alone; with `decodeBudget`, the
     /// decode waits until its estimated memory fits beside the renderings running (`--max-decode-memory`); with
-    /// `inspected` (what `VipsRenderer.inspect` read from these bytes), its integrity check's finding and header are
+    /// `inspected` (what `InProcessRendering.inspect` read from these bytes), its integrity check's finding and header are
     /// used instead of scanning the bytes and opening the header again; with `threadsPerRendering`, libvips computes
     /// the pixels on that many threads (`DecodedImage.limitingThreads`), nil for libvips' own number. A failure's
     /// message is this rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With

@@ -1,5 +1,5 @@
-/// Renders with libvips in this process (`ImageRenderer.render`): the default `ImageRendering`.
-public struct VipsRenderer: ImageRendering {
+/// Renders with libvips in this process (`Rendering.render`): the default `ImageRendering`.
+public struct InProcessRendering: ImageRendering {
     public init() {}
 
     /// Starts loading libvips on another thread, so that it is ready when the original is.
@@ -26,7 +26,7 @@ public struct VipsRenderer: ImageRendering {
         let waiting = stop.flatMap { stop in context.cancellation?.whenCancelled { stop.stop() } }
         defer { context.cancellation?.forget(waiting) }
         do throws(ImgError) {
-            return try ImageRenderer.render(original, job: ImageRenderer.Job(request), context: context, stop: stop)
+            return try Rendering.render(original, job: Rendering.Job(request), context: context, stop: stop)
         } catch {
             if stop?.isStopped == true { throw .network("interrupted", cause: .interrupted) }
             throw error
