@@ -6,21 +6,22 @@ import Synchronization
 /// `imgfetch batch LIST|- -O DIR` and `imgfetch prefetch URL... [--from FILE]`: parse, run an ImgCore `BatchRunner`,
 /// print per-item lines or JSON records, a progress line on a terminal, and the summary.
 enum BatchCommand {
-    static func run(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String]) -> Int32 {
+    static func run(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String],
+                    console: Console) -> Int32 {
         var settings: FetchSettings
         var options = BatchOptions()
         let inputs: [BatchInput]
         let cancellation = Cancellation()
         var records = BatchRecords()
         do throws(ImgError) {
-            settings = try FetchSettings(arguments, environment: environment)
+            settings = try FetchSettings(arguments, environment: environment, console: console)
             inputs = try parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
             options = try parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
             if let text = try arguments[Options.shard] {
                 if ShardEngine.isAuto(text) {
                     let engine = try ShardEngine(parsing: text, environment: environment)
                     options.shard = engine.shard
-                    Reporter(verbose: settings.verbose).info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
+                    Reporter(console: console, verbose: settings.verbose).info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
                 } else {
                     options.shard = try Shard(parsing: text)
                 }
@@ -49,10 +50,10 @@ enum BatchCommand {
             if let layout = options.webDataset, let folder = options.outputFolder {
                 try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
             }
-            records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose)
+            records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose, console: console)
             options.previous = records.previous
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
         settings.configuration.network.progress = nil
@@ -66,7 +67,7 @@ enum BatchCommand {
         // Memory keeps an original only until the last line read ahead that uses it.
         settings.configuration.memoryPolicy = BatchMemoryPolicy()
         shareCores(&settings.configuration, jobs: options.jobs, environment: environment, verbose: settings.verbose,
-                   command: prefetchOnly ? "prefetch" : "batch")
+                   command: prefetchOnly ? "prefetch" : "batch", console: console)
         let pipeline: ImagePipeline
         switch settings.openPipeline() {
         case .success(let opened): pipeline = opened
@@ -89,16 +90,16 @@ enum BatchCommand {
         watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
-        if let failure = summary.listFailure { Reporter.error(failure.commandLineMessage) }
+        if let failure = summary.listFailure { console.error(failure.commandLineMessage) }
         if let reason = summary.outputFolderFull, let directory = options.outputDirectory {
-            Reporter.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped))
+            console.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped))
         }
-        if let failure = summary.tarFailure { Reporter.error(failure.commandLineMessage) }
+        if let failure = summary.tarFailure { console.error(failure.commandLineMessage) }
         printer.finish(summary)
         let status = exitStatus(summary, outputFailure: printer.outputFailure)
         records.finish(summary, exit: status, shard: options.shard)
         if let failure = printer.outputFailure ?? records.writer?.writeFailure {
-            Reporter.error(failure.commandLineMessage)
+            console.error(failure.commandLineMessage)
             return failure.exitCode
         }
         return status
@@ -107,7 +108,7 @@ enum BatchCommand {
     /// Renderings at once share the cores: each gets its share of libvips' threads (one each with the defaults),
     /// unless `VIPS_CONCURRENCY` sets libvips' number itself. `-v` says what was chosen.
     static func shareCores(_ configuration: inout PipelineConfiguration, jobs: Int, environment: [String: String],
-                           verbose: Bool, command: String) {
+                           verbose: Bool, command: String, console: Console) {
         let renderingsAtOnce = min(jobs, configuration.renderingSlots)
         let userThreads = environment["VIPS_CONCURRENCY"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.threadsPerRendering = userThreads == nil
@@ -116,7 +117,7 @@ enum BatchCommand {
             ?? userThreads.map { "VIPS_CONCURRENCY=\($0)" } ?? "libvips' default (one per core)"
         let workers = jobs == 1 ? "1 worker" : "\(jobs) workers"
         let renderings = renderingsAtOnce == 1 ? "1 rendering" : "\(renderingsAtOnce) renderings"
-        Reporter(verbose: verbose).info("\(command): \(workers), \(renderings) at once, libvips threads per rendering: \(threads)")
+        Reporter(console: console, verbose: verbose).info("\(command): \(workers), \(renderings) at once, libvips threads per rendering: \(threads)")
     }
 
     /// The exit status of a finished batch (see `exitStatus(_:)` for its items).

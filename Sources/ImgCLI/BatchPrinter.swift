@@ -6,6 +6,7 @@ import Synchronization
 /// on a terminal, and the summary. Called from one thread at a time (the runner serialises events).
 final class BatchPrinter: Sendable {
     private let reporter: Reporter
+    private var console: Console { reporter.console }
     private let progressLine: Bool
     /// The done/total line on a terminal.
     private let line: ProgressLine?
@@ -19,9 +20,9 @@ final class BatchPrinter: Sendable {
     private let tars = Mutex(0)
 
     init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool, webDataset: Bool = false) {
-        reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        reporter = Reporter(console: settings.console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         self.progressLine = progressLine
-        line = progressLine ? ProgressLine() : nil
+        line = progressLine ? ProgressLine(on: settings.console.standardError) : nil
         self.prefetchOnly = prefetchOnly
         self.webDataset = webDataset
     }
@@ -55,7 +56,7 @@ final class BatchPrinter: Sendable {
     private func emit<T: Encodable>(_ value: T) {
         guard writeFailure.withLock({ $0 }) == nil, let data = Reporter.jsonLine(value) else { return }
         do {
-            try StandardStream.output.write(data)
+            try console.standardOutput.write(data)
         } catch {
             if !error.isBrokenPipe { writeFailure.withLock { $0 = $0 ?? error.error } }
             if let action = brokenOutput.withLock({ $0 }) { action() }
@@ -65,7 +66,7 @@ final class BatchPrinter: Sendable {
     func handle(_ event: BatchEvent) {
         switch event {
         case .item(let report):
-            if progressLine { Reporter.clearProgress() }
+            if progressLine { reporter.clearProgress() }
             if let mismatch = report.item.redone, report.carried == nil {
                 reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): recorded ok in the --resume manifest, done again: \(mismatch.rawValue)")
             }
@@ -86,7 +87,7 @@ final class BatchPrinter: Sendable {
             line?.draw { ProgressLine.batch(progress, columns: $0) }
         case .tarWritten(let written):
             tars.withLock { $0 += 1 }
-            if progressLine { Reporter.clearProgress() }
+            if progressLine { reporter.clearProgress() }
             let stats = written.stats
             reporter.info("\(written.path): \(Counted.of(stats.samples, "sample", "samples")), \(stats.bytes) bytes, "
                           + String(format: "%.1fs", stats.seconds))
@@ -145,7 +146,7 @@ final class BatchPrinter: Sendable {
         case .failure(let error):
             // A host given up has one message, not one per line.
             if !error.isHostGivenUp || givenUpHosts.withLock({ $0.insert(error.message).inserted }) {
-                if error.isHostGivenUp { Reporter.error(error.message) } else { reporter.failure(input: label, error: error) }
+                if error.isHostGivenUp { console.error(error.message) } else { reporter.failure(input: label, error: error) }
             }
             if reporter.json {
                 var record = Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
@@ -157,7 +158,7 @@ final class BatchPrinter: Sendable {
     }
 
     func finish(_ summary: BatchSummary) {
-        if progressLine { Reporter.clearProgress() }
+        if progressLine { reporter.clearProgress() }
         let progress = summary.progress
         let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil || summary.outputFolderFull != nil
         let status = summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok")
@@ -191,7 +192,7 @@ final class BatchPrinter: Sendable {
         line += String(format: "%.1fs (%.1f/s)", progress.elapsed, progress.rate)
         if summary.signal != 0 { line += "; interrupted by \(Interruption.signalName(summary.signal))" }
         if summary.stoppedEarly { line += "; stopped after the first failure (--fail-fast)" }
-        Reporter.error(line)
+        console.error(line)
     }
 
     /// `1 made with other options, 2 output size differs`: the counts of each reason, in the order they are declared.

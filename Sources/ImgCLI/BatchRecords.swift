@@ -10,11 +10,12 @@ struct BatchRecords: Sendable {
     var appendsToPrevious = false
 
     /// Reads the earlier manifest and opens the new one; call once everything else has been checked.
-    static func open(_ arguments: ScannedArguments, shard: Shard?, verbose: Bool) throws(ImgError) -> BatchRecords {
+    static func open(_ arguments: ScannedArguments, shard: Shard?, verbose: Bool,
+                     console: Console) throws(ImgError) -> BatchRecords {
         var records = BatchRecords()
         let resume = try arguments[Options.resume], retry = try arguments[Options.retryFailed]
         if resume != nil, retry != nil { throw .usage("--resume and --retry-failed contradict each other: give one") }
-        let reporter = Reporter(verbose: verbose)
+        let reporter = Reporter(console: console, verbose: verbose)
         if let template = resume ?? retry {
             let path = ManifestWriter.expand(template, shard: shard)
             let exists = FileManager.default.fileExists(atPath: path)

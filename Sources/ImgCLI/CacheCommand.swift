@@ -8,16 +8,18 @@ enum CacheCommand {
     /// Its subcommands, as `CommandName` lists them.
     static var subcommands: [String] { CommandName.subcommands(of: CommandName.cacheInspect.word) }
 
-    static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String]) -> Int32 {
+    static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String],
+                    console: Console) -> Int32 {
         do throws(ImgError) {
-            return try execute(arguments, words: words, environment: environment)
+            return try execute(arguments, words: words, environment: environment, console: console)
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
     }
 
-    private static func execute(_ arguments: ScannedArguments, words: [String], environment: [String: String]) throws(ImgError) -> Int32 {
+    private static func execute(_ arguments: ScannedArguments, words: [String], environment: [String: String],
+                                console: Console) throws(ImgError) -> Int32 {
         guard let subcommand = words.first else {
             throw .usage("cache needs a command: \(subcommands.joined(separator: ", "))")
         }
@@ -31,7 +33,7 @@ enum CacheCommand {
         // Opened once, before anything else, and used through its descriptor: a directory that another user could
         // swap (or a folder on the way) is refused (exit 7); a missing one is an empty cache.
         var root = try CacheRoot.open(directory, create: false)
-        let output = CacheCommandOutput(quiet: arguments[Options.quiet], verbose: arguments[Options.verbose] && !arguments[Options.quiet],
+        let output = CacheCommandOutput(console: console, quiet: arguments[Options.quiet], verbose: arguments[Options.verbose] && !arguments[Options.quiet],
                                         json: arguments[Options.json], command: "cache \(subcommand)")
         let dryRun = arguments[Options.dryRun]
 
@@ -49,9 +51,9 @@ enum CacheCommand {
             } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
             let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
             if arguments[Options.json] {
-                try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key)
+                try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key, console: console)
             } else if !output.quiet {
-                try CacheOutput.printInspection(inspection, url: shownURL)
+                try CacheOutput.printInspection(inspection, url: shownURL, console: console)
             }
             return 0
 
@@ -92,7 +94,7 @@ enum CacheCommand {
             let repair = arguments[Options.repair]
             let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
             for failure in result.failures {
-                Reporter.error("warning: could not remove \(failure.path): \(failure.reason)")
+                console.error("warning: could not remove \(failure.path): \(failure.reason)")
             }
             try output.verification(result, repair: repair)
             if !result.failures.isEmpty { return ImgError.io("").exitCode }
@@ -134,7 +136,7 @@ enum CacheOutput {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    static func printInspection(_ inspection: CacheInspector.Inspection, url: String?) throws(ImgError) {
+    static func printInspection(_ inspection: CacheInspector.Inspection, url: String?, console: Console) throws(ImgError) {
         let summary = inspection.summary
         var text = "directory      \(inspection.directory)\n"
         if let url { text += "url            \(url)\n" }
@@ -169,10 +171,11 @@ enum CacheOutput {
         }
         let hidden = summary.entries - inspection.items.count
         if hidden > 0 { text += "… and \(hidden) more (--all or --limit N to list them)\n" }
-        try Reporter.printLine(String(text.dropLast()))
+        try console.printLine(String(text.dropLast()))
     }
 
-    static func printJSON(_ inspection: CacheInspector.Inspection, url: String?, originalKey: String?) throws(ImgError) {
+    static func printJSON(_ inspection: CacheInspector.Inspection, url: String?, originalKey: String?,
+                          console: Console) throws(ImgError) {
         func value<T>(_ optional: T?) -> Any { optional.map { $0 as Any } ?? NSNull() }
         let summary = inspection.summary
         let items: [[String: Any]] = inspection.items.map { item in
@@ -194,6 +197,6 @@ enum CacheOutput {
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             throw .internalFailure("cannot encode the inspection as JSON")
         }
-        try Reporter.printLine(String(decoding: data, as: UTF8.self))
+        try console.printLine(String(decoding: data, as: UTF8.self))
     }
 }

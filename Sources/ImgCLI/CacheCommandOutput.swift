@@ -4,6 +4,8 @@ import ImgCore
 /// What the cache commands print on stdout: lines of text (none with `-q`), or with `--json` one JSON document
 /// (printed with `-q` too: `-q` silences the human text only). Fields are documented in the man page's JSON OUTPUT.
 struct CacheCommandOutput {
+    /// Where it prints.
+    var console: Console
     var quiet: Bool
     var verbose: Bool
     var json: Bool
@@ -13,7 +15,7 @@ struct CacheCommandOutput {
     /// A line of text, its control characters escaped (it may quote a URL or a path); nothing with `-q` or `--json`.
     func line(_ text: String) throws(ImgError) {
         guard !quiet, !json else { return }
-        try Reporter.printLine(text.escapingControlCharacters)
+        try console.printLine(text.escapingControlCharacters)
     }
 
     func nothing(_ dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
@@ -30,7 +32,7 @@ struct CacheCommandOutput {
     @discardableResult
     func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
         for failure in report.failures {
-            Reporter.error("warning: could not remove \(failure.path): \(failure.reason)")
+            console.error("warning: could not remove \(failure.path): \(failure.reason)")
         }
         let status: Int32 = report.failures.isEmpty ? 0 : ImgError.io("").exitCode
         try summarize(report, dryRun: dryRun, limit: limit)
@@ -49,9 +51,9 @@ struct CacheCommandOutput {
                 document["sizeLimit"] = limit.map { $0 as Any } ?? NSNull()
                 document["remainingBytes"] = report.remainingBytes.map { $0 as Any } ?? NSNull()
             }
-            return try Self.print(document)
+            return try print(document)
         }
-        if verbose, !quiet { for path in report.paths { try Reporter.printLine(path.escapingControlCharacters) } }
+        if verbose, !quiet { for path in report.paths { try console.printLine(path.escapingControlCharacters) } }
         var text = "\(dryRun ? "would remove" : "removed") \(Counted.of(report.entries, "entry", "entries")), "
             + ByteSize.format(report.bytes)
         if report.temporaries > 0 {
@@ -70,7 +72,7 @@ struct CacheCommandOutput {
         let removed = result.damaged.filter(\.removed).count
         if json {
             let damaged: [[String: Any]] = result.damaged.map { ["path": $0.path, "reason": $0.reason, "removed": $0.removed] }
-            return try Self.print(["command": command, "checked": result.checked, "damaged": damaged, "repair": repair,
+            return try print(["command": command, "checked": result.checked, "damaged": damaged, "repair": repair,
                                    "removed": removed,
                                    "failed": result.failures.map { ["path": $0.path, "error": $0.reason] }])
         }
@@ -86,7 +88,7 @@ struct CacheCommandOutput {
         if json {
             var ttl: Any = NSNull()
             if case .seconds(let seconds) = settings.ttl { ttl = seconds }
-            return try Self.print([
+            return try print([
                 "command": command, "directory": directory,
                 "sizeLimit": settings.sizeLimit.map { $0 as Any } ?? NSNull(), "sizeLimitOrigin": Self.word(settings.sizeLimitOrigin),
                 "ttl": ttl, "ttlOrigin": Self.word(settings.ttlOrigin),
@@ -103,11 +105,11 @@ struct CacheCommandOutput {
     }
 
     /// One JSON document on stdout: keys sorted, slashes not escaped.
-    static func print(_ document: [String: Any]) throws(ImgError) {
+    func print(_ document: [String: Any]) throws(ImgError) {
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             throw .internalFailure("cannot encode the report as JSON")
         }
-        try Reporter.printLine(String(decoding: data, as: UTF8.self))
+        try console.printLine(String(decoding: data, as: UTF8.self))
     }
 
     /// `14d`, `12h`, `30m`, `45s` or `never`.

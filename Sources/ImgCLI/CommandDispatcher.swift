@@ -14,18 +14,20 @@ public enum CommandDispatcher {
         StandardStream.guardClosedDescriptors()
         CrashLine.install(environment: ProcessInfo.processInfo.environment)
         VipsRuntime.prepareProcess()
-        let status = run(Array(arguments), environment: ProcessInfo.processInfo.environment)
+        let status = run(Array(arguments), environment: ProcessInfo.processInfo.environment, console: .process)
         VipsRuntime.waitForBackgroundStart()
         return status
     }
 
-    /// Runs one command line (without the program name) and returns its exit status.
-    public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+    /// Runs one command line (without the program name), writing to `console`, and returns its exit status. It
+    /// needs no preparation of the process: without `runProcess`'s, libvips loads its modules itself (slower), and
+    /// libcurl still reads its proxy variables from the process's environment, not from `environment`.
+    public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
         let scanned: ScannedArguments
         do {
             scanned = try ArgumentScanner.scan(arguments)
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
         var words = scanned.positionals
@@ -34,16 +36,16 @@ public enum CommandDispatcher {
         if scanned.optionWords.first == word { words.removeFirst() }
         do throws(ImgError) {
             if let kind = try scanned[Options.generate] {
-                try Reporter.printLine(try generated(kind), terminator: "")
+                try console.printLine(try generated(kind), terminator: "")
                 return 0
             }
             if scanned[Options.version] {
                 try VersionCommand.checkAlone(scanned)
-                try VersionCommand.print(json: scanned[Options.json])
+                try VersionCommand.print(json: scanned[Options.json], console: console)
                 return 0
             }
             if scanned[Options.help] || word == "help" {
-                try Reporter.printLine(HelpFormatter.text(for: try topic(word == "help" ? words.first : word)))
+                try console.printLine(HelpFormatter.text(for: try topic(word == "help" ? words.first : word)))
                 return 0
             }
             if let first = scanned.optionWords.first, first != word { try checkNotMistyped(first) }
@@ -54,26 +56,27 @@ public enum CommandDispatcher {
                 try OptionCatalog.checkNeeds(scanned, of: command)
             }
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
         if arguments.isEmpty {
-            StandardStream.error.writeIgnoringFailure(CommandCatalog.usage + "\n")
+            console.standardError.writeIgnoringFailure(CommandCatalog.usage + "\n")
             return 2
         }
         switch word {
         case "cache":
-            return CacheCommand.run(scanned, words: words, environment: environment)
+            return CacheCommand.run(scanned, words: words, environment: environment, console: console)
         case "renderer":
-            return RendererCommand.run(scanned, words: words, environment: environment)
+            return RendererCommand.run(scanned, words: words, environment: environment, console: console)
         case "batch", "prefetch":
-            return BatchCommand.run(scanned, words: words, prefetchOnly: word == "prefetch", environment: environment)
+            return BatchCommand.run(scanned, words: words, prefetchOnly: word == "prefetch", environment: environment,
+                                    console: console)
         case "info":
-            return InfoCommand.run(scanned, inputs: words, environment: environment)
+            return InfoCommand.run(scanned, inputs: words, environment: environment, console: console)
         case "completions":
-            return completions(words)
+            return completions(words, console: console)
         default:
-            return FetchCommand.run(scanned, inputs: words, environment: environment)
+            return FetchCommand.run(scanned, inputs: words, environment: environment, console: console)
         }
     }
 
@@ -87,15 +90,15 @@ public enum CommandDispatcher {
     }
 
     /// `imgfetch completions bash|zsh|fish`.
-    private static func completions(_ words: [String]) -> Int32 {
+    private static func completions(_ words: [String], console: Console) -> Int32 {
         do throws(ImgError) {
             guard words.count == 1, let script = CompletionWriter.script(for: words[0]) else {
                 throw .usage("completions needs one shell: \(CompletionWriter.shells.joined(separator: ", "))")
             }
-            try Reporter.printLine(script, terminator: "")
+            try console.printLine(script, terminator: "")
             return 0
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
     }

@@ -4,22 +4,23 @@ import ImgRenderer
 
 /// `imgfetch [fetch] INPUT... [options]`: one pipeline, each input in turn, outputs written whole.
 enum FetchCommand {
-    static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
+    static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String],
+                    console: Console) -> Int32 {
         var settings: FetchSettings
         let sources: [ImageSource]
         // -O DIR, opened once: the names made up in it are resolved relative to it.
         let folder: OutputFolder?
         do throws(ImgError) {
-            settings = try FetchSettings(arguments, environment: environment)
+            settings = try FetchSettings(arguments, environment: environment, console: console)
             guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
             // One key for several inputs would give every output the first image.
             sources = try settings.sources(inputs)
             folder = try checkOutputs(settings, inputCount: inputs.count)
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
-        let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        let reporter = Reporter(console: console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
         if let client = settings.renderer.client { settings.configuration.rendering = WarmRendering(client: client) }
@@ -48,19 +49,20 @@ enum FetchCommand {
             let record: Reporter.Record
             do {
                 let response = try pipeline.image(for: request)
-                if settings.showProgress { Reporter.clearProgress() }
+                if settings.showProgress { reporter.clearProgress() }
                 let (output, name) = try destination(for: source, response: response, settings: settings, naming: &naming)
                 // Interrupted while this one was being made: write nothing more.
                 if cancellation.isCancelled { break }
                 if let folder, let name {
                     try folder.write(response.image.data, as: name, shownAs: output)
                 } else {
-                    try OutputWriter.write(response.image.data, to: output, cancellation: cancellation)
+                    try OutputWriter.write(response.image.data, to: output, cancellation: cancellation,
+                                          standardOutput: console.standardOutput)
                 }
                 reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
                 record = .ok(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
             } catch {
-                if settings.showProgress { Reporter.clearProgress() }
+                if settings.showProgress { reporter.clearProgress() }
                 if cancellation.isCancelled { break }
                 failures += 1
                 worst = error.exitCode
@@ -72,12 +74,12 @@ enum FetchCommand {
                 do throws(ImgError) {
                     try reporter.emit(record)
                 } catch {
-                    Reporter.error(error.commandLineMessage)
+                    console.error(error.commandLineMessage)
                     return error.exitCode
                 }
             }
         }
-        if let status = Interruption.exitStatus(of: cancellation) { return status }
+        if let status = Interruption.exitStatus(of: cancellation, console: console) { return status }
         settings.cleanCacheIfDue()
         settings.renderer.startIfUseful()
         if failures == 0 { return 0 }
@@ -93,7 +95,7 @@ enum FetchCommand {
         if settings.json, settings.outputFile == nil || settings.outputFile == "-", settings.outputDirectory == nil {
             throw .usage("--json prints reports on stdout: the image needs -o FILE or -O DIR")
         }
-        if settings.outputFile == nil, settings.outputDirectory == nil, isatty(STDOUT_FILENO) != 0 {
+        if settings.outputFile == nil, settings.outputDirectory == nil, settings.console.standardOutput.isTerminal {
             throw .usage("refusing to write an image to a terminal; use -o FILE or -O DIR")
         }
         if let file = settings.outputFile { try OutputWriter.check(file) }

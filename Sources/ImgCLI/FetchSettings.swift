@@ -7,6 +7,8 @@ struct FetchSettings {
     var template: ImageRequest
     var outputFile: String?
     var outputDirectory: String?
+    /// Where the command prints.
+    let console: Console
     var quiet = false
     var verbose = false
     var json = false
@@ -22,7 +24,8 @@ struct FetchSettings {
     var notes: [String] = []
 
     /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
-    init(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) {
+    init(_ arguments: ScannedArguments, environment: [String: String], console: Console) throws(ImgError) {
+        self.console = console
         template = ImageRequest(source: .standardInput)
         var network = NetworkOptions()
         network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
@@ -107,7 +110,7 @@ struct FetchSettings {
         template.decoding.failOn = cacheSettings.failOn
         template.query = cacheSettings.query
         // Inputs that would share a key are worth a line even with -q: their outputs would silently be one image.
-        configuration.queryCollisions = { Reporter.error($0) }
+        configuration.queryCollisions = { console.error($0) }
         configuration.sizeLimit = cacheSettings.sizeLimit
 
         quiet = arguments[Options.quiet]
@@ -115,8 +118,8 @@ struct FetchSettings {
         json = arguments[Options.json]
         // IMGFETCH_PROGRESS=0 (or off, no, false) is --no-progress for every run of a shell.
         let progressOff = ["0", "off", "no", "false"].contains((environment["IMGFETCH_PROGRESS"] ?? "").lowercased())
-        showProgress = !quiet && !json && !arguments[Options.noProgress] && !progressOff && isatty(STDERR_FILENO) != 0
-        if showProgress { configuration.network.progress = Reporter.progressBar(label: "downloading") }
+        showProgress = !quiet && !json && !arguments[Options.noProgress] && !progressOff && console.standardError.isTerminal
+        if showProgress { configuration.network.progress = Reporter(console: console).progressBar(label: "downloading") }
         denyLocal = arguments[Options.denyLocal]
         autoClean = !arguments[Options.noAutoClean] && !policy.memoryOnly && !policy.noCache
         renderer = try RendererSettings(arguments, environment: environment)
@@ -133,11 +136,11 @@ struct FetchSettings {
     func openPipeline() -> Result<ImagePipeline, ImgError> {
         do {
             let pipeline = try ImagePipeline(configuration: configuration)
-            if !quiet { for warning in pipeline.warnings { Reporter.error("warning: \(warning)") } }
-            if verbose { for note in notes { Reporter.error(note) } }
+            if !quiet { for warning in pipeline.warnings { console.error("warning: \(warning)") } }
+            if verbose { for note in notes { console.error(note) } }
             return .success(pipeline)
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return .failure(error)
         }
     }

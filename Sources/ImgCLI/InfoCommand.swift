@@ -4,18 +4,19 @@ import ImgCore
 /// `imgfetch info INPUT... [--json] [--facts]`: what each image is, from its header (`ImageInspector`); prints, and
 /// keeps in the cache only an original it had to read whole.
 enum InfoCommand {
-    static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String]) -> Int32 {
+    static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String],
+                    console: Console) -> Int32 {
         let settings: FetchSettings
         let sources: [ImageSource]
         do throws(ImgError) {
-            settings = try FetchSettings(arguments, environment: environment)
+            settings = try FetchSettings(arguments, environment: environment, console: console)
             guard !inputs.isEmpty else { throw .usage("info needs an input (try 'imgfetch help info')") }
             sources = try settings.sources(inputs)
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
-        let reporter = Reporter(quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
+        let reporter = Reporter(console: console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         var network = settings.configuration.network
         network.cancellation = cancellation
@@ -55,14 +56,14 @@ enum InfoCommand {
                     try reporter.emit(record)
                 } else if let info = record.info, !settings.quiet {
                     // -q: nothing but errors (and the exit status), as for cache inspect -q.
-                    try Reporter.printLine(text(input: input, info))
+                    try console.printLine(text(input: input, info))
                 }
             } catch {
-                Reporter.error(error.commandLineMessage)
+                console.error(error.commandLineMessage)
                 return error.exitCode
             }
         }
-        if let status = Interruption.exitStatus(of: cancellation) { return status }
+        if let status = Interruption.exitStatus(of: cancellation, console: console) { return status }
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }

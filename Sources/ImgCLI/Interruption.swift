@@ -14,9 +14,9 @@ enum Interruption {
 
     /// When `cancellation` was cancelled by a signal: says so in one line on stderr and gives the exit status a
     /// shell gives a process ended by it (128 + N). Nil when it was not cancelled.
-    static func exitStatus(of cancellation: Cancellation) -> Int32? {
+    static func exitStatus(of cancellation: Cancellation, console: Console) -> Int32? {
         guard cancellation.isCancelled else { return nil }
-        Reporter.error("interrupted by \(signalName(cancellation.signal))")
+        console.error("interrupted by \(signalName(cancellation.signal))")
         return 128 + cancellation.signal
     }
 }

@@ -15,8 +15,11 @@ final class ProgressLine: Sendable {
     private let started = Date()
     /// Re-reads the width when the terminal is resized; cancelled with the line (in a Mutex, which makes it Sendable).
     private let resized: Mutex<(any DispatchSourceSignal)?>
+    /// Where the line is drawn: the console's standard error.
+    private let stream: StandardStream
 
-    init() {
+    init(on stream: StandardStream) {
+        self.stream = stream
         state = Mutex(State(columns: Self.terminalColumns()))
         resized = Mutex(nil)
         resized.withLock { slot in
@@ -42,7 +45,7 @@ final class ProgressLine: Sendable {
             state.lastDrawn = now
             return state.columns
         }) else { return }
-        StandardStream.error.writeIgnoringFailure("\r\u{1B}[K" + text(columns))
+        stream.writeIgnoringFailure("\r\u{1B}[K" + text(columns))
     }
 
     /// The columns of the terminal on stderr; else `COLUMNS`; else 80.

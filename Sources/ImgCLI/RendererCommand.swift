@@ -8,7 +8,8 @@ enum RendererCommand {
     /// Its subcommands, as `CommandName` lists them.
     static var subcommands: [String] { CommandName.subcommands(of: CommandName.rendererServe.word) }
 
-    static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String]) -> Int32 {
+    static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String],
+                    console: Console) -> Int32 {
         do throws(ImgError) {
             guard words.count == 1, let subcommand = words.first,
                   let command = CommandName(word: CommandName.rendererServe.word, subcommand: subcommand) else {
@@ -26,14 +27,14 @@ enum RendererCommand {
                 // SIGTERM (systemctl stop) and SIGINT end it as `renderer stop` does: its socket file goes with it.
                 let watchers = SignalWatcher.watch { _ in server.stop() }
                 defer { watchers.forEach { $0.cancel() } }
-                if try !server.serve(), !quiet { try Reporter.printLine("a renderer is already running at \(settings.address)") }
+                if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(settings.address)") }
             case .rendererStart:
                 try client.checkDirectory(create: true)
                 if client.isRunning() {
                     let process = client.status().map { "pid \($0.process)" } ?? "not answering"
-                    if !quiet { try Reporter.printLine("already running: \(process)") }
+                    if !quiet { try console.printLine("already running: \(process)") }
                 } else if let process = RendererLauncher.startDetached(idleLimit: settings.idleLimit) {
-                    if !quiet { try Reporter.printLine("started: pid \(process), exits after \(Int(settings.idleLimit)) s idle") }
+                    if !quiet { try console.printLine("started: pid \(process), exits after \(Int(settings.idleLimit)) s idle") }
                 } else {
                     throw .internalFailure("cannot start the renderer")
                 }
@@ -42,15 +43,15 @@ enum RendererCommand {
                 let stopped = client.stop()
                 if !quiet {
                     for sighting in stopped {
-                        try Reporter.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : " (an older build)")
+                        try console.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : " (an older build)")
                                                + (sighting.status == nil ? ", sent SIGTERM: it did not answer" : ""))
                     }
-                    if stopped.isEmpty { try Reporter.printLine("not running") }
+                    if stopped.isEmpty { try console.printLine("not running") }
                 }
                 // It returns once they have exited, so that a `renderer start` or an upgrade right after finds none.
                 let running = RendererClient.waitForExit(of: stopped.map(\.process))
                 for sighting in stopped where !quiet && !running.contains(sighting.process) {
-                    try Reporter.printLine("stopped: pid \(sighting.process)")
+                    try console.printLine("stopped: pid \(sighting.process)")
                 }
                 if !running.isEmpty {
                     throw .internalFailure("still stopping after 10 s: pid "
@@ -60,15 +61,15 @@ enum RendererCommand {
                 try client.checkDirectory()
                 let sightings = client.survey()
                 if arguments[Options.json] {
-                    try Reporter.printLine(json(sightings))
+                    try console.printLine(json(sightings))
                 } else {
-                    for sighting in sightings { try Reporter.printLine(describe(sighting)) }
-                    if sightings.isEmpty { try Reporter.printLine("not running") }
+                    for sighting in sightings { try console.printLine(describe(sighting)) }
+                    if sightings.isEmpty { try console.printLine("not running") }
                 }
             }
             return 0
         } catch {
-            Reporter.error(error.commandLineMessage)
+            console.error(error.commandLineMessage)
             return error.exitCode
         }
     }

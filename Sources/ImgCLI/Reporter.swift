@@ -3,6 +3,8 @@ import ImgCore
 
 /// Prints what happened: errors and warnings on stderr, `-v` details on stderr, `--json` objects on stdout.
 struct Reporter: Sendable {
+    /// Where it prints.
+    var console: Console
     var quiet = false
     var verbose = false
     var json = false
@@ -77,29 +79,14 @@ struct Reporter: Sendable {
         var message: String
     }
 
-    /// Prints `text` and a newline on stdout; a failure to write it (a full disk, a closed stdout) is a local I/O
-    /// error (exit 7).
-    static func printLine(_ text: String, terminator: String = "\n") throws(ImgError) {
-        do {
-            try StandardStream.output.write(text + terminator)
-        } catch {
-            throw error.error
-        }
-    }
-
-    /// One line on stderr, `imgfetch: TEXT`, with line breaks and other control characters in `text` escaped.
-    static func error(_ text: String) {
-        StandardStream.error.writeIgnoringFailure("imgfetch: \(text.escapingControlCharacters)\n")
-    }
-
     func warning(_ text: String) {
         guard !quiet else { return }
-        StandardStream.error.writeIgnoringFailure("imgfetch: warning: \(text.escapingControlCharacters)\n")
+        console.standardError.writeIgnoringFailure("imgfetch: warning: \(text.escapingControlCharacters)\n")
     }
 
     func info(_ text: String) {
         guard verbose else { return }
-        StandardStream.error.writeIgnoringFailure("\(text.escapingControlCharacters)\n")
+        console.standardError.writeIgnoringFailure("\(text.escapingControlCharacters)\n")
     }
 
     /// Warnings, and with `-v` the details, of one success on stderr.
@@ -125,14 +112,14 @@ struct Reporter: Sendable {
 
     /// One failure on stderr: `imgfetch: INPUT: MESSAGE [KIND, exit N]`.
     func failure(input: String, error: ImgError) {
-        Reporter.error("\(input): \(error.commandLineMessage) [\(error.kind), exit \(error.exitCode)]")
+        console.error("\(input): \(error.commandLineMessage) [\(error.kind), exit \(error.exitCode)]")
     }
 
     /// Writes one `--json` record on stdout.
     func emit<T: Encodable>(_ value: T) throws(ImgError) {
         guard let data = Reporter.jsonLine(value) else { return }
         do {
-            try StandardStream.output.write(data)
+            try console.standardOutput.write(data)
         } catch {
             throw error.error
         }
@@ -148,8 +135,8 @@ struct Reporter: Sendable {
     }
 
     /// A progress callback that redraws one line on stderr, at most ten times a second, fitting the terminal.
-    static func progressBar(label: String) -> @Sendable (Int64, Int64?) -> Void {
-        let line = ProgressLine()
+    func progressBar(label: String) -> @Sendable (Int64, Int64?) -> Void {
+        let line = ProgressLine(on: console.standardError)
         return { received, total in
             let elapsed = line.elapsed
             guard elapsed > 0.1 else { return }
@@ -157,8 +144,8 @@ struct Reporter: Sendable {
         }
     }
 
-    static func clearProgress() {
-        StandardStream.error.writeIgnoringFailure("\r\u{1B}[K")
+    func clearProgress() {
+        console.standardError.writeIgnoringFailure("\r\u{1B}[K")
     }
 }
 

@@ -11,12 +11,12 @@ enum VersionCommand {
     }
 
     /// Prints the report as `--json` asks or as text.
-    static func print(json: Bool) throws(ImgError) {
+    static func print(json: Bool, console: Console) throws(ImgError) {
         let report = VersionReport(RuntimeVersions.read())
         if json, let data = Reporter.jsonLine(report) {
-            try Reporter.printLine(String(decoding: data, as: UTF8.self), terminator: "")
+            try console.printLine(String(decoding: data, as: UTF8.self), terminator: "")
         } else {
-            try Reporter.printLine(report.text, terminator: "")
+            try console.printLine(report.text, terminator: "")
         }
     }
 }

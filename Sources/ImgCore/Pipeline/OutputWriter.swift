@@ -5,7 +5,7 @@ import Glibc
 
 /// Writes outputs whole or not at all: a temporary file in the same directory, then rename.
 public enum OutputWriter {
-    /// Writes `data` to `path` (`-` for stdout).
+    /// Writes `data` to `path` (`-` for `standardOutput`, default the process's).
     /// - A regular file (or a new one) is replaced whole: a temporary beside it (unnamed where the file system
     ///   allows), renamed over it. An existing file
     ///   keeps its permissions (and, for root, its owner); a symbolic link is followed and its target replaced.
@@ -13,10 +13,11 @@ public enum OutputWriter {
     ///   as it is (a file the shell opened for appending is appended to; a socket works).
     /// - Anything else (`/dev/null`, a FIFO, a terminal) is opened and written; a FIFO is waited for until a reader
     ///   opens it or `cancellation` (default none) is cancelled.
-    public static func write(_ data: Data, to path: String, cancellation: Cancellation? = nil) throws(ImgError) {
+    public static func write(_ data: Data, to path: String, cancellation: Cancellation? = nil,
+                             standardOutput: StandardStream = .output) throws(ImgError) {
         if path == "-" {
             do {
-                try StandardStream.output.write(data)
+                try standardOutput.write(data)
             } catch {
                 throw error.error
             }

@@ -4,9 +4,26 @@ import Glibc
 #endif
 
 /// Standard output or standard error, written with write(2). A failure is an error to report, never a trap:
-/// Foundation's `FileHandle.write` stops the process on a closed descriptor, a full disk or a closed pipe.
-public enum StandardStream: Sendable {
-    case output, error
+/// Foundation's `FileHandle.write` stops the process on a closed descriptor, a full disk or a closed pipe. The
+/// process's own are `output` and `error`; a command run in process (a test) may be handed others on descriptors of
+/// its own (`init(descriptor:isOutput:)`).
+public struct StandardStream: Sendable, Equatable {
+    /// The descriptor written to.
+    public let descriptor: Int32
+    /// Whether it stands for standard output (else standard error): what a failure's message names.
+    public let isOutput: Bool
+
+    /// The process's standard output (descriptor 1).
+    public static let output = StandardStream(descriptor: STDOUT_FILENO, isOutput: true)
+    /// The process's standard error (descriptor 2).
+    public static let error = StandardStream(descriptor: STDERR_FILENO, isOutput: false)
+
+    public init(descriptor: Int32, isOutput: Bool) {
+        (self.descriptor, self.isOutput) = (descriptor, isOutput)
+    }
+
+    /// Whether a terminal reads it (`isatty`).
+    public var isTerminal: Bool { isatty(descriptor) != 0 }
 
     /// Why a write failed: the reader went away (EPIPE), or anything else (a full disk, a closed descriptor).
     public struct WriteFailure: Error, Sendable {
@@ -20,11 +37,9 @@ public enum StandardStream: Sendable {
 
         /// `cannot write to standard output: No space left on device` (local I/O, exit 7).
         public var error: ImgError {
-            .io("cannot write to standard \(stream == .output ? "output" : "error"): \(String(cString: strerror(code)))")
+            .io("cannot write to standard \(stream.isOutput ? "output" : "error"): \(String(cString: strerror(code)))")
         }
     }
-
-    private var descriptor: Int32 { self == .output ? STDOUT_FILENO : STDERR_FILENO }
 
     /// Puts `/dev/null`, opened read-only, on a standard descriptor that the caller closed (`>&-`): otherwise the
     /// next file opened (a cache entry, an output) would take its number and receive what is meant for stdout.

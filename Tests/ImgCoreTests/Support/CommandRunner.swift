@@ -1,4 +1,6 @@
 import Foundation
+import ImgCLI
+import ImgCore
 
 /// Runs the built imgfetch binary and collects its exit status and output.
 struct CommandResult {
@@ -31,6 +33,21 @@ enum Imgfetch {
         let collected = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return CommandResult(status: process.terminationStatus, stdout: collected,
+                             stderr: String(decoding: try errors.collect(), as: UTF8.self))
+    }
+
+    /// Runs `imgfetch ARGUMENTS` in this process: the CLI front as a library (`CommandDispatcher.run`), with the test
+    /// environment and `extra` over it, its standard output and error captured in files of its own, no standard
+    /// input. For commands whose test needs no process of their own: no signal, no standard input, no process-wide
+    /// fact (`-v`'s "libvips: not started", peak RSS, the proxy variables libcurl reads itself).
+    static func runInProcess(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CommandResult {
+        let output = try CapturedOutput(), errors = try CapturedOutput()
+        defer { output.remove(); errors.remove() }
+        let console = Console(standardOutput: StandardStream(descriptor: output.handle.fileDescriptor, isOutput: true),
+                              standardError: StandardStream(descriptor: errors.handle.fileDescriptor, isOutput: false))
+        let status = CommandDispatcher.run(arguments, environment: Paths.childEnvironment.merging(extra) { $1 },
+                                           console: console)
+        return CommandResult(status: status, stdout: try output.collect(),
                              stderr: String(decoding: try errors.collect(), as: UTF8.self))
     }
 

@@ -14,7 +14,7 @@ struct ProcessorEffectTests {
     /// Runs imgfetch on `input` (a path) without any cache and returns the output bytes.
     func render(_ input: String, _ arguments: [String]) throws -> Data {
         let output = work.file(UUID().uuidString)
-        let result = try Imgfetch.run([input, "--no-cache", "-o", output] + arguments)
+        let result = try Imgfetch.runInProcess([input, "--no-cache", "-o", output] + arguments)
         #expect(result.status == 0, "\(input) \(arguments): \(result.stderr)")
         return FileManager.default.contents(atPath: output) ?? Data()
     }

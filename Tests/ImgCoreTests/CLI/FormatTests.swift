@@ -14,7 +14,7 @@ struct FormatTests {
     /// Runs imgfetch on a bundled image without any cache and returns the output bytes.
     func render(_ image: String, _ arguments: [String], verbose: Bool = false) throws -> (Data, CommandResult) {
         let output = work.file(UUID().uuidString)
-        let result = try Imgfetch.run([Paths.images + "/" + image, "--no-cache", "-o", output] + arguments + (verbose ? ["-v"] : []))
+        let result = try Imgfetch.runInProcess([Paths.images + "/" + image, "--no-cache", "-o", output] + arguments + (verbose ? ["-v"] : []))
         #expect(result.status == 0, "\(arguments): \(result.stderr)")
         return (FileManager.default.contents(atPath: output) ?? Data(), result)
     }
@@ -57,7 +57,7 @@ struct FormatTests {
         let (webp, _) = try render("dispose-background.gif", ["--resize", "60x", "--format", "webp"])
         let path = work.file("cramps.webp")
         try webp.write(to: URL(fileURLWithPath: path))
-        let back = try Imgfetch.run([path, "--no-cache", "--format", "gif", "-o", work.file("back.gif")])
+        let back = try Imgfetch.runInProcess([path, "--no-cache", "--format", "gif", "-o", work.file("back.gif")])
         #expect(back.status == 0)
         let original = try ImageInspection.animation(try #require(FileManager.default.contents(atPath: Paths.images + "/dispose-background.gif")))
         let roundTrip = try ImageInspection.animation(try #require(FileManager.default.contents(atPath: work.file("back.gif"))))
@@ -70,7 +70,7 @@ struct FormatTests {
         #expect(result.stderr.contains("first of 5 frames"))
         let (first, _) = try render("cogs.gif", ["--first-frame", "--format", "webp"])
         #expect(try ImageInspection.animation(first).frames == 1)
-        let limited = try Imgfetch.run([Paths.images + "/cogs.gif", "--no-cache", "--max-frames", "3", "-o", work.file("f.webp")])
+        let limited = try Imgfetch.runInProcess([Paths.images + "/cogs.gif", "--no-cache", "--max-frames", "3", "-o", work.file("f.webp")])
         #expect(limited.status == 5 && limited.stderr.contains("--max-frames"))
     }
 
@@ -149,7 +149,7 @@ struct FormatTests {
 
 extension FormatTests {
     @Test func unsupportedVariantsOfKnownFormatsAreImageErrors() throws {
-        let result = try Imgfetch.run([Paths.images + "/subsampled.tif", "--no-cache", "-o", work.file("s.png")])
+        let result = try Imgfetch.runInProcess([Paths.images + "/subsampled.tif", "--no-cache", "-o", work.file("s.png")])
         #expect(result.status == 5 && result.stderr.contains("subsampled"))
     }
 }

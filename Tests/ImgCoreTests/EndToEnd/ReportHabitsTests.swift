@@ -93,7 +93,7 @@ struct ReportHabitsTests {
     }
 
     @Test func valueCompletionOffersTheValuesOfFormatFailOnAndShard() throws {
-        let bash = try Imgfetch.run(["completions", "bash"]).stdoutText
+        let bash = try Imgfetch.runInProcess(["completions", "bash"]).stdoutText
         #expect(bash.contains("--format) COMPREPLY=($(compgen -W \"jpeg png webp avif heic gif tiff jxl auto\""), "\(bash)")
         #expect(bash.contains("--fail-on) COMPREPLY=($(compgen -W \"none truncated error warning\""))
         #expect(bash.contains("--shard) COMPREPLY=($(compgen -W \"auto auto/\""))

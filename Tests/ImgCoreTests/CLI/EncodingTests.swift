@@ -14,7 +14,7 @@ struct EncodingTests {
     /// Runs imgfetch on a bundled image without any cache and returns the output bytes and the result.
     func render(_ image: String, _ arguments: [String]) throws -> (Data, CommandResult) {
         let output = work.file(UUID().uuidString)
-        let result = try Imgfetch.run([Paths.images + "/" + image, "--no-cache", "-o", output] + arguments)
+        let result = try Imgfetch.runInProcess([Paths.images + "/" + image, "--no-cache", "-o", output] + arguments)
         #expect(result.status == 0, "\(image) \(arguments): \(result.stderr)")
         return (FileManager.default.contents(atPath: output) ?? Data(), result)
     }

@@ -18,7 +18,7 @@ struct InProcessParsingTests {
     }
 
     static func settings(_ arguments: [String], environment: [String: String] = [:]) throws(ImgError) -> FetchSettings {
-        try FetchSettings(try ArgumentScanner.scan(arguments), environment: environment)
+        try FetchSettings(try ArgumentScanner.scan(arguments), environment: environment, console: .process)
     }
 
     @Test func valuesBecomeSettings() throws {

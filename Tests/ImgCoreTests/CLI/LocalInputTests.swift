@@ -17,12 +17,12 @@ struct LocalInputTests {
         let secret = "s3cret-token-0123456789\n"
         let path = work.file("hostname")
         try Data(secret.utf8).write(to: URL(fileURLWithPath: path))
-        let fetched = try Imgfetch.run([path, "--no-cache", "-o", work.file("out.png")])
+        let fetched = try Imgfetch.runInProcess([path, "--no-cache", "-o", work.file("out.png")])
         #expect(fetched.status == 5, "\(fetched.stderr)")
         #expect(fetched.stderr.contains("not an image (text/plain, \(secret.utf8.count) bytes)"), "\(fetched.stderr)")
         let list = work.file("list.txt"), manifest = work.file("m.jsonl")
         try Data("\(path)\n".utf8).write(to: URL(fileURLWithPath: list))
-        let batch = try Imgfetch.run(["batch", list, "--no-cache", "-O", work.file("out"), "--json", "--manifest", manifest])
+        let batch = try Imgfetch.runInProcess(["batch", list, "--no-cache", "-O", work.file("out"), "--json", "--manifest", manifest])
         let written = (try? String(contentsOfFile: manifest, encoding: .utf8)) ?? ""
         for (what, text) in [("fetch", fetched.stderr), ("batch stderr", batch.stderr), ("--json", batch.stdoutText),
                              ("manifest", written)] {
@@ -38,12 +38,12 @@ struct LocalInputTests {
     /// when PATH exists here; before, it was read locally.
     @Test func aFileURLNamingAnotherHostIsRefused() throws {
         let image = Paths.images + "/sample.png"
-        let refused = try Imgfetch.run(["file://otherhost" + image, "--no-cache", "-o", work.file("a.png")])
+        let refused = try Imgfetch.runInProcess(["file://otherhost" + image, "--no-cache", "-o", work.file("a.png")])
         #expect(refused.status == 2, "\(refused.stderr)")
         #expect(refused.stderr.contains("names the host 'otherhost'"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: work.file("a.png")))
         for accepted in ["file://" + image, "file://localhost" + image] {
-            let result = try Imgfetch.run([accepted, "--no-cache", "-o", work.file("b.png")])
+            let result = try Imgfetch.runInProcess([accepted, "--no-cache", "-o", work.file("b.png")])
             #expect(result.status == 0, "\(accepted): \(result.stderr)")
         }
     }

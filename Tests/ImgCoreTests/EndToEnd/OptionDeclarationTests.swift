@@ -52,7 +52,7 @@ struct OptionDeclarationTests: EndToEndSuite {
         var texts: [String: String] = [:]
         for topic in [["--help"], ["help"], ["help", "fetch"], ["help", "batch"], ["help", "prefetch"], ["help", "cache"],
                       ["help", "renderer"], ["help", "completions"], ["batch", "--help"]] {
-            let result = try Imgfetch.run(topic)
+            let result = try Imgfetch.runInProcess(topic)
             #expect(result.status == 0, "\(topic): \(result.stderr)")
             for line in result.stdoutText.split(separator: "\n") {
                 #expect(line.count <= 80, "\(topic) has a line of \(line.count) columns: \(line)")
@@ -71,7 +71,7 @@ struct OptionDeclarationTests: EndToEndSuite {
     /// `make man` regenerates the OPTIONS section from the declarations; this fails when the committed page was not
     /// regenerated after a declaration changed.
     @Test func theManPageOptionsSectionIsTheGeneratedOne() throws {
-        let generated = try Imgfetch.run(["--generate", "man-options"])
+        let generated = try Imgfetch.runInProcess(["--generate", "man-options"])
         #expect(generated.status == 0, "\(generated.stderr)")
         let page = try String(contentsOfFile: Paths.packageRoot + "/man/imgfetch.1", encoding: .utf8)
         let lines = page.components(separatedBy: "\n")
@@ -88,11 +88,11 @@ struct OptionDeclarationTests: EndToEndSuite {
 
     @Test func completionsAreMadeForEachShell() throws {
         for shell in ["bash", "zsh", "fish"] {
-            let result = try Imgfetch.run(["completions", shell])
+            let result = try Imgfetch.runInProcess(["completions", shell])
             #expect(result.status == 0, "\(shell): \(result.stderr)")
             #expect(result.stdoutText.contains("--resize") && result.stdoutText.contains("clean-expired"), "\(shell)")
         }
-        let bad = try Imgfetch.run(["completions", "tcsh"])
+        let bad = try Imgfetch.runInProcess(["completions", "tcsh"])
         #expect(bad.status == 2 && bad.stderr.contains("bash, zsh, fish"), "\(bad.stderr)")
     }
 
@@ -109,7 +109,7 @@ struct OptionDeclarationTests: EndToEndSuite {
     private func checkSyntax(of shell: String) throws {
         let program = try #require(Shells.path(shell), "\(shell) is not installed (make test-deps installs it)")
         let script = work.file("completion.\(shell)")
-        try Imgfetch.run(["completions", shell]).stdout.write(to: URL(fileURLWithPath: script))
+        try Imgfetch.runInProcess(["completions", shell]).stdout.write(to: URL(fileURLWithPath: script))
         let check = Process()
         check.executableURL = URL(fileURLWithPath: program)
         check.arguments = shell == "fish" ? ["--no-execute", script] : ["-n", script]
@@ -124,7 +124,7 @@ struct OptionDeclarationTests: EndToEndSuite {
     /// The bash completion offers the options of the command being typed, and only those.
     @Test func bashCompletionOffersTheCommandsOptions() throws {
         let script = work.file("imgfetch.bash")
-        try Imgfetch.run(["completions", "bash"]).stdout.write(to: URL(fileURLWithPath: script))
+        try Imgfetch.runInProcess(["completions", "bash"]).stdout.write(to: URL(fileURLWithPath: script))
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
             let shell = Process()
@@ -171,7 +171,7 @@ struct OptionDeclarationTests: EndToEndSuite {
             let rest = lines[(first + 1)...].prefix { $0.hasPrefix(String(repeating: " ", count: HelpColumn.start)) }
             return ([lines[first]] + rest).joined(separator: " ").split(separator: " ").joined(separator: " ")
         }
-        let info = try Imgfetch.run(["help", "info"]).stdoutText, fetch = try Imgfetch.run(["help", "fetch"]).stdoutText
+        let info = try Imgfetch.runInProcess(["help", "info"]).stdoutText, fetch = try Imgfetch.runInProcess(["help", "fetch"]).stdoutText
         for option in limits + ["--blurhash"] {
             #expect(entry(option, in: info)?.hasSuffix("(needs --facts)") == true, "\(option): \(info)")
         }
@@ -183,7 +183,7 @@ struct OptionDeclarationTests: EndToEndSuite {
     private func complete(_ shell: String, _ words: [String]) throws -> [String] {
         let script = work.file("completion-\(shell)")
         if !FileManager.default.fileExists(atPath: script) {
-            try Imgfetch.run(["completions", shell]).stdout.write(to: URL(fileURLWithPath: script))
+            try Imgfetch.runInProcess(["completions", shell]).stdout.write(to: URL(fileURLWithPath: script))
         }
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
         let command: String

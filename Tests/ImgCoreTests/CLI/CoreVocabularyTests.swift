@@ -19,8 +19,7 @@ struct CoreVocabularyTests {
         "Vips/ImageDecoder.swift": 1,
     ]
 
-    static let core = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/ImgCore")
+    static let core = URL(fileURLWithPath: Paths.packageRoot).appendingPathComponent("Sources/ImgCore")
 
     /// How many string literals of `line` name an option (`--NAME` of a declared one, or `-o`/`-O` alone).
     static func optionNames(in line: String, options: Set<String>) throws -> Int {

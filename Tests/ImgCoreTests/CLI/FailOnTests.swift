@@ -13,7 +13,7 @@ struct FailOnTests {
     }
 
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
-        try Imgfetch.run(arguments + ["--cache-dir", cache], environment: environment)
+        try Imgfetch.runInProcess(arguments + ["--cache-dir", cache], environment: environment)
     }
 
     struct Record: Decodable {

@@ -88,7 +88,7 @@ struct TypedOptionTests {
     }
 
     @Test func theDefaultsAreTheOnesUsed() throws {
-        let settings = try FetchSettings(try Self.scan([]), environment: [:])
+        let settings = try FetchSettings(try Self.scan([]), environment: [:], console: .process)
         #expect(settings.configuration.network.timeout == Options.timeout.defaultValue)
         #expect(settings.template.decoding.maxFrames == Options.maxFrames.defaultValue)
     }

@@ -1,0 +1,34 @@
+import Foundation
+import ImgCore
+
+/// Where a command's output and messages go: the process's standard output and error (`process`), or, for a command
+/// run in process (a test), streams on descriptors of the caller's. Every command, report and progress line writes
+/// through the console it was given.
+public struct Console: Sendable {
+    /// Results, `--json` records and listings.
+    public var standardOutput: StandardStream
+    /// Errors, warnings, `-v` details and the progress line.
+    public var standardError: StandardStream
+
+    /// The process's standard output and error.
+    public static let process = Console(standardOutput: .output, standardError: .error)
+
+    public init(standardOutput: StandardStream, standardError: StandardStream) {
+        (self.standardOutput, self.standardError) = (standardOutput, standardError)
+    }
+
+    /// Prints `text` and a newline on standard output; a failure to write it (a full disk, a closed stdout) is a
+    /// local I/O error (exit 7).
+    func printLine(_ text: String, terminator: String = "\n") throws(ImgError) {
+        do {
+            try standardOutput.write(text + terminator)
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// One line on standard error, `imgfetch: TEXT`, with line breaks and other control characters in `text` escaped.
+    func error(_ text: String) {
+        standardError.writeIgnoringFailure("imgfetch: \(text.escapingControlCharacters)\n")
+    }
+}
