@@ -8,72 +8,46 @@ import Synchronization
 enum BatchCommand {
     static func run(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String],
                     console: Console) -> Int32 {
-        var settings: FetchSettings
-        var options = BatchOptions()
-        let inputs: [BatchInput]
-        let cancellation = Cancellation()
-        var records = BatchRecords()
+        var plan: BatchPlan
         do throws(ImgError) {
-            settings = try FetchSettings(arguments, environment: environment, console: console)
-            inputs = try parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
-            options = try parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
-            if let text = try arguments[Options.shard] {
-                if ShardEngine.isAuto(text) {
-                    let engine = try ShardEngine(parsing: text, environment: environment)
-                    options.shard = engine.shard
-                    Reporter(console: console, verbose: settings.verbose).info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
-                } else {
-                    options.shard = try Shard(parsing: text)
-                }
-            }
-            settings.configuration.connectionsPerHost = try arguments[Options.perHost] ?? Options.perHost.defaultValue
-            var politeness = HostPoliteness(giveUpAfterRefusals: max(5, 2 * (settings.configuration.network.retries + 1)))
-            if let text = try arguments[Options.rate] {
-                guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
-                    throw .usage("bad --rate '\(text)': expected requests per second per host, a number over 0 (e.g. 2 or 0.5)")
-                }
-                politeness.requestsPerSecond = rate
-            }
-            settings.configuration.politeness = politeness
-            try BatchListReader.checkReadable(inputs)
-            options.listLayout = try ListSettings.layout(arguments, inputs: inputs)
-            try options.listLayout.prepare(inputs)
-            options.sizeFilter = try FilterSettings.sizeFilter(arguments)
-            options.webDataset = try DatasetSettings.layout(arguments, shard: options.shard,
-                                                            keptColumns: options.listLayout.keptColumns)
-            settings.template.robotsTags = try OptOutSettings.robotsTagRule(
-                arguments, userAgent: settings.configuration.network.userAgent, webDataset: options.webDataset != nil)
-            options.robotsTxt = arguments[Options.robotsTxt]
-            options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
-                try OutputWriter.prepareDirectory(directory)
-            }
-            if let layout = options.webDataset, let folder = options.outputFolder {
-                try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
-            }
-            records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose, console: console)
-            options.previous = records.previous
+            plan = try BatchPlan(arguments, words: words, prefetchOnly: prefetchOnly, environment: environment,
+                                 console: console)
         } catch {
             console.error(error.commandLineMessage)
             return error.exitCode
         }
-        settings.configuration.network.progress = nil
-        // In a batch, --no-cache keeps the run's own memory cache (nothing on disk, nothing after the run), so that
-        // one download still serves every line and every variant naming that URL.
-        if settings.configuration.policy.noCache {
-            settings.configuration.policy.noCache = false
-            settings.configuration.policy.memoryOnly = true
-        }
-        settings.configuration.network.cancellation = cancellation
-        // Memory keeps an original only until the last line read ahead that uses it.
-        settings.configuration.memoryPolicy = BatchMemoryPolicy()
-        shareCores(&settings.configuration, jobs: options.jobs, environment: environment, verbose: settings.verbose,
-                   command: prefetchOnly ? "prefetch" : "batch", console: console)
+        let cancellation = Cancellation()
+        configure(&plan.settings.configuration, cancellation: cancellation)
+        shareCores(&plan.settings.configuration, jobs: plan.options.jobs, environment: environment,
+                   verbose: plan.settings.verbose, command: prefetchOnly ? "prefetch" : "batch", console: console)
         let pipeline: ImagePipeline
-        switch settings.openPipeline() {
+        switch plan.settings.openPipeline() {
         case .success(let opened): pipeline = opened
         case .failure(let error): return error.exitCode
         }
+        return execute(plan, pipeline: pipeline, cancellation: cancellation, prefetchOnly: prefetchOnly, console: console)
+    }
 
+    /// What a batch changes of the fetch settings: no progress bar per download, `--no-cache` as a memory cache of
+    /// the run's own, transfers cancelled with the batch, and the batch's memory policy.
+    private static func configure(_ configuration: inout PipelineConfiguration, cancellation: Cancellation) {
+        configuration.network.progress = nil
+        // In a batch, --no-cache keeps the run's own memory cache (nothing on disk, nothing after the run), so that
+        // one download still serves every line and every variant naming that URL.
+        if configuration.policy.noCache {
+            configuration.policy.noCache = false
+            configuration.policy.memoryOnly = true
+        }
+        configuration.network.cancellation = cancellation
+        // Memory keeps an original only until the last line read ahead that uses it.
+        configuration.memoryPolicy = BatchMemoryPolicy()
+    }
+
+    /// Runs the planned batch on `pipeline` until its list ends, it is stopped (a signal, a closed stdout,
+    /// `--fail-fast`) or a write fails; prints the summary and returns the exit status.
+    private static func execute(_ plan: BatchPlan, pipeline: ImagePipeline, cancellation: Cancellation,
+                                prefetchOnly: Bool, console: Console) -> Int32 {
+        let (settings, options, records) = (plan.settings, plan.options, plan.records)
         let printer = BatchPrinter(settings: settings, progressLine: settings.showProgress, prefetchOnly: prefetchOnly,
                                    webDataset: options.webDataset != nil)
         let runner = BatchRunner(pipeline: pipeline, template: settings.template, options: options,
@@ -86,7 +60,7 @@ enum BatchCommand {
         signal(SIGPIPE, SIG_IGN)
         printer.onBrokenOutput { runner.stop(signal: SIGPIPE) }
         let watchers = SignalWatcher.watch { runner.stop(signal: $0) }
-        let summary = runner.run(inputs)
+        let summary = runner.run(plan.inputs)
         watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
@@ -135,51 +109,5 @@ enum BatchCommand {
     static func exitStatus(_ progress: BatchProgress) -> Int32 {
         if progress.failed == 0 { return 0 }
         return progress.failedPermanently > 0 ? 1 : 75
-    }
-
-    private static func parseInputs(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool,
-                                    settings: FetchSettings) throws(ImgError) -> [BatchInput] {
-        if prefetchOnly {
-            if settings.outputFile != nil || settings.outputDirectory != nil {
-                throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
-            }
-            var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
-            if let from = try arguments[Options.from] { inputs.append(from == "-" ? .standardInput : .file(from)) }
-            guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }
-            return inputs
-        }
-        guard words.count == 1 else {
-            throw .usage(words.isEmpty ? "batch needs a list: imgfetch batch LIST|- -O DIR" : "batch takes one list, not \(words.count) (\(words.joined(separator: " ")))")
-        }
-        if settings.outputFile != nil { throw .usage("batch writes under -O DIR; -o doesn't apply") }
-        guard settings.outputDirectory != nil else { throw .usage("batch needs -O DIR") }
-        return [words[0] == "-" ? .standardInput : .file(words[0])]
-    }
-
-    private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,
-                                     prefetchOnly: Bool) throws(ImgError) -> BatchOptions {
-        var options = BatchOptions()
-        if let jobs = try arguments[Options.jobs] { options.jobs = jobs }
-        options.variants = try Options.variant.values(in: arguments).map { text throws(ImgError) in try BatchVariant(parsing: text) }
-        var seen = Set<String>()
-        for variant in options.variants where !seen.insert(variant.name).inserted {
-            throw .usage("--variant \(variant.name) is given twice")
-        }
-        if let text = try arguments[Options.name] { options.nameTemplate = try NameTemplate(text) }
-        options.failFast = arguments[Options.failFast]
-        options.verifyOutputs = arguments[Options.verifyOutputs]
-        if options.verifyOutputs, try arguments[Options.resume] == nil {
-            throw .usage("--verify-outputs checks what --resume skips: give --resume FILE")
-        }
-        options.denyLocal = settings.denyLocal
-        options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
-        let distance = try arguments[Options.duplicateDistance]
-        options.skipDuplicates = arguments[Options.skipDuplicates]
-        if settings.template.facts != nil {
-            options.duplicateDistance = distance ?? Options.duplicateDistance.defaultValue
-        } else if let given = distance != nil ? Options.duplicateDistance.long : options.skipDuplicates ? Options.skipDuplicates.long : nil {
-            throw .usage("--\(given) needs --facts (duplicates are found by their phash)")
-        }
-        return options
     }
 }

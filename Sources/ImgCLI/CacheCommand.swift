@@ -28,102 +28,21 @@ enum CacheCommand {
             throw .usage("unknown cache command '\(subcommand)'"
                          + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
         }
-        let rest = Array(words.dropFirst())
-        let directory = CacheDirectory.resolve(option: try arguments[Options.cacheDir], environment: environment)
         // Opened once, before anything else, and used through its descriptor: a directory that another user could
         // swap (or a folder on the way) is refused (exit 7); a missing one is an empty cache.
-        var root = try CacheRoot.open(directory, create: false)
-        let output = CacheCommandOutput(console: console, quiet: arguments[Options.quiet], verbose: arguments[Options.verbose] && !arguments[Options.quiet],
-                                        json: arguments[Options.json], command: "cache \(subcommand)")
-        let dryRun = arguments[Options.dryRun]
-
+        let directory = CacheDirectory.resolve(option: try arguments[Options.cacheDir], environment: environment)
+        var invocation = CacheInvocation(arguments: arguments, subcommand: subcommand, rest: Array(words.dropFirst()),
+                                         directory: directory, root: try CacheRoot.open(directory, create: false),
+                                         environment: environment, console: console)
         switch command {
-        case .cacheInspect:
-            guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
-            var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
-            if arguments[Options.all] { limit = nil }
-            let settings = try settings(arguments, root: root, environment: environment)
-            let key = try rest.first.map { input throws(ImgError) in
-                try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: try arguments[Options.cacheKey])
-            }
-            let inspection = root.map {
-                CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
-            } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
-            let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
-            if arguments[Options.json] {
-                try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key, console: console)
-            } else if !output.quiet {
-                try CacheOutput.printInspection(inspection, url: shownURL, console: console)
-            }
-            return 0
-
-        case .cacheCleanExpired:
-            try noArguments(rest, subcommand)
-            let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
-            guard let root else { return try output.nothing(dryRun) }
-            let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
-                                                      listingPaths: output.listsPaths)
-            return try output.report(report, dryRun: dryRun)
-
-        case .cachePrune:
-            try noArguments(rest, subcommand)
-            let settings = try settings(arguments, root: root, environment: environment)
-            guard let limit = settings.sizeLimit else {
-                throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
-                             + "or store one with 'imgfetch cache config size-limit=500M'")
-            }
-            guard let root else { return try output.nothing(dryRun, limit: limit) }
-            let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
-            return try output.report(report, dryRun: dryRun, limit: limit)
-
-        case .cacheClear:
-            try noArguments(rest, subcommand)
-            guard let root else { return try output.nothing(dryRun) }
-            return try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun), dryRun: dryRun)
-
-        case .cacheRemove:
-            guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
-            let query = try settings(arguments, root: root, environment: environment).query
-            let key = try CacheInspector.originalKey(forInput: rest[0], query: query, cacheKey: try arguments[Options.cacheKey])
-            guard let root else { return try output.nothing(dryRun) }
-            return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun),
-                                     dryRun: dryRun)
-
-        case .cacheVerify:
-            try noArguments(rest, subcommand)
-            let repair = arguments[Options.repair]
-            let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
-            for failure in result.failures {
-                console.error("warning: could not remove \(failure.path): \(failure.reason)")
-            }
-            try output.verification(result, repair: repair)
-            if !result.failures.isEmpty { return ImgError.io("").exitCode }
-            if !repair, !result.damaged.isEmpty {
-                throw .damaged("\(result.damaged.count) of \(Counted.of(result.checked, "entry", "entries")) damaged; "
-                               + "'imgfetch cache verify --repair' removes them")
-            }
-            return 0
-
-        default: // .cacheConfig
-            if !rest.isEmpty {
-                let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
-                guard let opened = made else { throw .io("cannot open \(directory)") }
-                try CacheSettings.writeConfig(root: opened, assignments: rest)
-                root = opened
-            }
-            let settings = try settings(arguments, root: root, environment: environment)
-            try output.configuration(directory: directory, settings: settings)
-            return 0
+        case .cacheInspect: return try invocation.inspect()
+        case .cacheCleanExpired: return try invocation.cleanExpired()
+        case .cachePrune: return try invocation.prune()
+        case .cacheClear: return try invocation.clear()
+        case .cacheRemove: return try invocation.remove()
+        case .cacheVerify: return try invocation.verify()
+        default: return try invocation.config()  // .cacheConfig
         }
-    }
-
-    private static func settings(_ arguments: ScannedArguments, root: CacheRoot?,
-                                 environment: [String: String]) throws(ImgError) -> CacheSettings {
-        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment)
-    }
-
-    private static func noArguments(_ rest: [String], _ subcommand: String) throws(ImgError) {
-        if let extra = rest.first { throw .usage("cache \(subcommand) takes no arguments, got '\(URLCredentials.maskingPassword(in: extra))'") }
     }
 }
 

@@ -41,38 +41,13 @@ enum FetchCommand {
         var worst: Int32 = 0
         var failures = 0
         for (given, source) in zip(inputs, sources) where !cancellation.isCancelled {
-            let started = Date()
-            // Messages, -v and --json name the input with its password hidden.
-            let input = URLCredentials.maskingPassword(in: given)
-            var request = settings.template
-            request.source = source
-            let record: Reporter.Record
-            do {
-                let response = try pipeline.image(for: request)
-                if settings.showProgress { reporter.clearProgress() }
-                let (output, name) = try destination(for: source, response: response, settings: settings, naming: &naming)
-                // Interrupted while this one was being made: write nothing more.
-                if cancellation.isCancelled { break }
-                if let folder, let name {
-                    try folder.write(response.image.data, as: name, shownAs: output)
-                } else {
-                    try OutputWriter.write(response.image.data, to: output, cancellation: cancellation,
-                                          standardOutput: console.standardOutput)
-                }
-                reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
-                record = .ok(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
-            } catch {
-                if settings.showProgress { reporter.clearProgress() }
-                if cancellation.isCancelled { break }
-                failures += 1
-                worst = error.exitCode
-                reporter.failure(input: input, error: error)
-                record = .failed(input: input, error: error, milliseconds: milliseconds(since: started))
-            }
+            guard let outcome = fetch(given, source: source, pipeline: pipeline, settings: settings, folder: folder,
+                                      naming: &naming, reporter: reporter, cancellation: cancellation) else { break }
+            if let status = outcome.failure { (failures, worst) = (failures + 1, status) }
             if settings.json {
                 // Without stdout the reports of later inputs can't be given either: stop here.
                 do throws(ImgError) {
-                    try reporter.emit(record)
+                    try reporter.emit(outcome.record)
                 } catch {
                     console.error(error.commandLineMessage)
                     return error.exitCode
@@ -84,6 +59,38 @@ enum FetchCommand {
         settings.renderer.startIfUseful()
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
+    }
+
+    /// One input made, written and reported: its `--json` record and, for a failure, its exit status. Nil when an
+    /// interrupt came while it was being made: nothing more is written.
+    private static func fetch(_ given: String, source: ImageSource, pipeline: ImagePipeline, settings: FetchSettings,
+                              folder: OutputFolder?, naming: inout OutputNaming, reporter: Reporter,
+                              cancellation: Cancellation) -> (record: Reporter.Record, failure: Int32?)? {
+        let started = Date()
+        // Messages, -v and --json name the input with its password hidden.
+        let input = URLCredentials.maskingPassword(in: given)
+        var request = settings.template
+        request.source = source
+        do {
+            let response = try pipeline.image(for: request)
+            if settings.showProgress { reporter.clearProgress() }
+            let (output, name) = try destination(for: source, response: response, settings: settings, naming: &naming)
+            // Interrupted while this one was being made: write nothing more.
+            if cancellation.isCancelled { return nil }
+            if let folder, let name {
+                try folder.write(response.image.data, as: name, shownAs: output)
+            } else {
+                try OutputWriter.write(response.image.data, to: output, cancellation: cancellation,
+                                      standardOutput: reporter.console.standardOutput)
+            }
+            reporter.success(input: input, output: output, response: response, milliseconds: milliseconds(since: started))
+            return (.ok(input: input, output: output, response: response, milliseconds: milliseconds(since: started)), nil)
+        } catch {
+            if settings.showProgress { reporter.clearProgress() }
+            if cancellation.isCancelled { return nil }
+            reporter.failure(input: input, error: error)
+            return (.failed(input: input, error: error, milliseconds: milliseconds(since: started)), error.exitCode)
+        }
     }
 
     /// Refuses combinations that can't work before anything is fetched; opens -O DIR.

@@ -27,44 +27,9 @@ struct FetchSettings {
     init(_ arguments: ScannedArguments, environment: [String: String], console: Console) throws(ImgError) {
         self.console = console
         template = ImageRequest(source: .standardInput)
-        var network = NetworkOptions()
-        network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
-        if let agent = try arguments[Options.userAgent] { network.userAgent = agent }
-        if let timeout = try arguments[Options.timeout] { network.timeout = timeout }
-        if let timeout = try arguments[Options.connectTimeout] { network.connectTimeout = timeout }
-        if let retries = try arguments[Options.retry] { network.retries = retries }
-        if let redirects = try arguments[Options.maxRedirects] { network.maxRedirects = redirects }
-        if let bytes = try arguments[Options.maxBytes] { network.maxBytes = bytes }
-        if let value = try arguments[Options.cacert] {
-            guard FileManager.default.isReadableFile(atPath: value) else { throw .usage("--cacert \(value): no such readable file") }
-            network.caBundle = value
-        } else if let bundle = [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
-            // As curl: CURL_CA_BUNDLE, else SSL_CERT_FILE, replaces the system's CA bundle (a missing file fails TLS).
-            network.caBundle = bundle
-        }
-        network.denyPrivateNetworks = arguments[Options.denyPrivateNetworks]
-        network.locationTrusted = arguments[Options.locationTrusted]
-        if let value = try arguments[Options.proxy] {
-            // With a proxy, the proxy makes the connection: the address check would see the proxy only.
-            if network.denyPrivateNetworks { throw .usage("--proxy can't be combined with --deny-private-networks") }
-            network.proxy = try Self.proxy(value)
-        } else if network.denyPrivateNetworks {
-            let ignored = Self.proxyVariables.filter { !(environment[$0] ?? "").isEmpty }
-            if !ignored.isEmpty {
-                notes.append("ignoring the proxy in \(ignored.joined(separator: ", ")) (--deny-private-networks connects directly)")
-            }
-        }
-        configuration.network = network
+        configuration.network = try Self.network(from: arguments, environment: environment, notes: &notes)
 
-        var decoding = DecodeOptions()
-        if let pixels = try arguments[Options.maxPixels] { decoding.maxPixels = pixels }
-        if let frames = try arguments[Options.maxFrames] { decoding.maxFrames = frames }
-        if let bytes = try arguments[Options.maxDecodeMemory] { decoding.maxDecodeMemory = bytes }
-        if let seconds = try arguments[Options.maxRenderTime] { decoding.maxRenderTime = seconds }
-        decoding.allowUntrustedFormats = arguments[Options.allowUntrustedFormats]
-        decoding.autorotate = !arguments[Options.noAutorotate]
-        decoding.firstFrame = arguments[Options.firstFrame]
-        template.decoding = decoding
+        template.decoding = try Self.decoding(from: arguments)
 
         let encoding: OutputEncoding
         outputFile = try arguments[Options.output]
@@ -85,15 +50,7 @@ struct FetchSettings {
         template.cacheKey = try arguments[Options.cacheKey]
         template.facts = try Self.facts(from: arguments)
 
-        var policy = CachePolicy()
-        policy.forceRefresh = arguments[Options.forceRefresh]
-        policy.onlyFromCache = arguments[Options.onlyFromCache]
-        policy.memoryOnly = arguments[Options.memoryOnly]
-        policy.noCache = arguments[Options.noCache]
-        // --only-from-cache reads the disk cache: with an option that skips or bypasses it, every input would fail.
-        if policy.onlyFromCache, let other = [Options.forceRefresh, Options.noCache, Options.memoryOnly].first(where: { arguments[$0] }) {
-            throw .usage("--only-from-cache and --\(other.long) contradict each other: give one of them")
-        }
+        let policy = try Self.policy(from: arguments)
         configuration.policy = policy
         if let bytes = try arguments[Options.memoryLimit] { configuration.memoryLimit = bytes }
         let cacheDirectory = CacheDirectory.resolve(option: try arguments[Options.cacheDir], environment: environment)
@@ -123,6 +80,35 @@ struct FetchSettings {
         denyLocal = arguments[Options.denyLocal]
         autoClean = !arguments[Options.noAutoClean] && !policy.memoryOnly && !policy.noCache
         renderer = try RendererSettings(arguments, environment: environment)
+    }
+
+    /// The decoding limits and choices: `--max-pixels`, `--max-frames`, `--max-decode-memory`, `--max-render-time`,
+    /// `--allow-untrusted-formats`, `--no-autorotate`, `--first-frame` (ImgCore's defaults where not given).
+    static func decoding(from arguments: ScannedArguments) throws(ImgError) -> DecodeOptions {
+        var decoding = DecodeOptions()
+        if let pixels = try arguments[Options.maxPixels] { decoding.maxPixels = pixels }
+        if let frames = try arguments[Options.maxFrames] { decoding.maxFrames = frames }
+        if let bytes = try arguments[Options.maxDecodeMemory] { decoding.maxDecodeMemory = bytes }
+        if let seconds = try arguments[Options.maxRenderTime] { decoding.maxRenderTime = seconds }
+        decoding.allowUntrustedFormats = arguments[Options.allowUntrustedFormats]
+        decoding.autorotate = !arguments[Options.noAutorotate]
+        decoding.firstFrame = arguments[Options.firstFrame]
+        return decoding
+    }
+
+    /// What the caches may do: `--force-refresh`, `--only-from-cache`, `--memory-only`, `--no-cache` (none by default),
+    /// refusing `--only-from-cache` beside an option that skips the disk cache.
+    static func policy(from arguments: ScannedArguments) throws(ImgError) -> CachePolicy {
+        var policy = CachePolicy()
+        policy.forceRefresh = arguments[Options.forceRefresh]
+        policy.onlyFromCache = arguments[Options.onlyFromCache]
+        policy.memoryOnly = arguments[Options.memoryOnly]
+        policy.noCache = arguments[Options.noCache]
+        // --only-from-cache reads the disk cache: with an option that skips or bypasses it, every input would fail.
+        if policy.onlyFromCache, let other = [Options.forceRefresh, Options.noCache, Options.memoryOnly].first(where: { arguments[$0] }) {
+            throw .usage("--only-from-cache and --\(other.long) contradict each other: give one of them")
+        }
+        return policy
     }
 
     /// Cleans the disk cache when it is due (at most once an hour per directory), unless --no-auto-clean: the
@@ -216,26 +202,6 @@ struct FetchSettings {
             throw .usage("bad --keep-query=\(names): expected parameter names separated by commas, e.g. --keep-query=img,w")
         }
         return query
-    }
-
-    /// The proxy variables libcurl reads (it reads `http_proxy` in lower case only, as curl).
-    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
-
-    /// A `--proxy` value as libcurl takes it: `[scheme://]host[:port]` with scheme http, https, socks4, socks4a,
-    /// socks5 or socks5h (curl's list), or "" for no proxy at all; else a usage error.
-    static func proxy(_ text: String) throws(ImgError) -> String {
-        if text.isEmpty { return text }
-        if text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
-            throw .usage("bad --proxy '\(text.escapingControlCharacters)': spaces and control characters are not allowed")
-        }
-        if let separator = text.range(of: "://") {
-            let scheme = text[..<separator.lowerBound].lowercased()
-            guard ["http", "https", "socks4", "socks4a", "socks5", "socks5h"].contains(scheme) else {
-                throw .usage("bad --proxy '\(text)': the scheme must be http, https, socks4, socks4a, socks5 or socks5h")
-            }
-            if text[separator.upperBound...].isEmpty { throw .usage("bad --proxy '\(text)': no host") }
-        }
-        return text
     }
 
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(ImgError) -> Int {

@@ -18,18 +18,7 @@ enum InfoCommand {
         }
         let reporter = Reporter(console: console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
-        var network = settings.configuration.network
-        network.cancellation = cancellation
-        network.progress = nil
-        // --no-cache: nothing looked up, nothing kept.
-        let cacheDirectory = settings.configuration.policy.noCache ? nil : settings.configuration.cacheDirectory
-        var inspector = ImageInspector(network: network, decoding: settings.template.decoding,
-                                       cacheDirectory: cacheDirectory, facts: settings.template.facts)
-        if cacheDirectory != nil { inspector.cacheRoot = settings.configuration.cacheRoot }
-        inspector.onlyFromCache = settings.configuration.policy.onlyFromCache
-        inspector.ttl = settings.configuration.ttl
-        inspector.query = settings.template.query
-        inspector.cacheKey = settings.template.cacheKey
+        let inspector = inspector(settings, cancellation: cancellation)
         let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
         defer { watchers.forEach { $0.cancel() } }
 
@@ -66,6 +55,23 @@ enum InfoCommand {
         if let status = Interruption.exitStatus(of: cancellation, console: console) { return status }
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
+    }
+
+    /// The inspector of `settings`: their network and decoding limits and cache, without a progress bar; with
+    /// `--no-cache` nothing is looked up or kept.
+    private static func inspector(_ settings: FetchSettings, cancellation: Cancellation) -> ImageInspector {
+        var network = settings.configuration.network
+        network.cancellation = cancellation
+        network.progress = nil
+        let cacheDirectory = settings.configuration.policy.noCache ? nil : settings.configuration.cacheDirectory
+        var inspector = ImageInspector(network: network, decoding: settings.template.decoding,
+                                       cacheDirectory: cacheDirectory, facts: settings.template.facts)
+        if cacheDirectory != nil { inspector.cacheRoot = settings.configuration.cacheRoot }
+        inspector.onlyFromCache = settings.configuration.policy.onlyFromCache
+        inspector.ttl = settings.configuration.ttl
+        inspector.query = settings.template.query
+        inspector.cacheKey = settings.template.cacheKey
+        return inspector
     }
 
     /// One `--json` record: `input` and `status`, then the `ImageInfo` fields, or `error`.

@@ -39,24 +39,7 @@ enum RendererCommand {
                     throw .internalFailure("cannot start the renderer")
                 }
             case .rendererStop:
-                try client.checkDirectory()
-                let stopped = client.stop()
-                if !quiet {
-                    for sighting in stopped {
-                        try console.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : " (an older build)")
-                                               + (sighting.status == nil ? ", sent SIGTERM: it did not answer" : ""))
-                    }
-                    if stopped.isEmpty { try console.printLine("not running") }
-                }
-                // It returns once they have exited, so that a `renderer start` or an upgrade right after finds none.
-                let running = RendererClient.waitForExit(of: stopped.map(\.process))
-                for sighting in stopped where !quiet && !running.contains(sighting.process) {
-                    try console.printLine("stopped: pid \(sighting.process)")
-                }
-                if !running.isEmpty {
-                    throw .internalFailure("still stopping after 10 s: pid "
-                                           + running.map(String.init).joined(separator: ", ") + " ('renderer status' says when it ends)")
-                }
+                try stop(client, quiet: quiet, console: console)
             default: // .rendererStatus
                 try client.checkDirectory()
                 let sightings = client.survey()
@@ -71,6 +54,28 @@ enum RendererCommand {
         } catch {
             console.error(error.commandLineMessage)
             return error.exitCode
+        }
+    }
+
+    /// `renderer stop`: stops every renderer of this user, and returns once they have exited.
+    private static func stop(_ client: RendererClient, quiet: Bool, console: Console) throws(ImgError) {
+        try client.checkDirectory()
+        let stopped = client.stop()
+        if !quiet {
+            for sighting in stopped {
+                try console.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : " (an older build)")
+                                       + (sighting.status == nil ? ", sent SIGTERM: it did not answer" : ""))
+            }
+            if stopped.isEmpty { try console.printLine("not running") }
+        }
+        // It returns once they have exited, so that a `renderer start` or an upgrade right after finds none.
+        let running = RendererClient.waitForExit(of: stopped.map(\.process))
+        for sighting in stopped where !quiet && !running.contains(sighting.process) {
+            try console.printLine("stopped: pid \(sighting.process)")
+        }
+        if !running.isEmpty {
+            throw .internalFailure("still stopping after 10 s: pid "
+                                   + running.map(String.init).joined(separator: ", ") + " ('renderer status' says when it ends)")
         }
     }
 

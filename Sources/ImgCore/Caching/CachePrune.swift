@@ -28,21 +28,8 @@ extension CacheMaintenance {
         let target = target ?? sizeLimit / 2
         var total: Int64 = 0
         for walk in 0..<3 {
-            let sums = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads,
-                                                          start: { PruneSum(ages: AccessAges(now: now)) }) { sum, folder, contents in
-                let counted = keeping.isEmpty || !keeping.contains(folder)
-                for entry in contents.entries {
-                    sum.total += entry.size
-                    if counted { sum.ages.add(entry) }
-                }
-            }
-            var merged = AccessAges(now: now)
-            total = 0
-            for sum in sums {
-                total += sum.total
-                merged.merge(sum.ages)
-            }
-            let ages = merged
+            let ages: AccessAges
+            (total, ages) = sizesAndAges(root: root, keeping: keeping, now: now, walkThreads: walkThreads)
             guard total > (walk == 0 ? sizeLimit : target) else { break }
             let cut = ages.cut(freeing: total - target)
             let removal = PruneRemoval(root: root, dryRun: dryRun, listingPaths: listingPaths)
@@ -81,6 +68,26 @@ extension CacheMaintenance {
         report.remainingBytes = total
         if !dryRun, report.entries > 0 { recordPrune(root: root) }
         return report
+    }
+
+    /// One walk of the cache: the size of all its entries, and the last accesses of those not in `keeping`'s folders.
+    private static func sizesAndAges(root: CacheRoot, keeping: Set<String>, now: Double,
+                                     walkThreads: Int) -> (total: Int64, ages: AccessAges) {
+        let sums = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads,
+                                                      start: { PruneSum(ages: AccessAges(now: now)) }) { sum, folder, contents in
+            let counted = keeping.isEmpty || !keeping.contains(folder)
+            for entry in contents.entries {
+                sum.total += entry.size
+                if counted { sum.ages.add(entry) }
+            }
+        }
+        var merged = AccessAges(now: now)
+        var total: Int64 = 0
+        for sum in sums {
+            total += sum.total
+            merged.merge(sum.ages)
+        }
+        return (total, merged)
     }
 
     /// A prune removes an entry only while it has not been accessed since it was scanned.

@@ -11,18 +11,7 @@ public enum ThumbHash {
         let w = pixels.width, h = pixels.height
         guard w > 0, h > 0, w <= maximumSide, h <= maximumSide else { return nil }
         let count = w * h
-        var average = (r: 0.0, g: 0.0, b: 0.0, a: 0.0)
-        for i in 0..<count {
-            let j = i * 4
-            let alpha = Double(pixels.rgba[j + 3]) / 255
-            average.r += alpha / 255 * Double(pixels.rgba[j])
-            average.g += alpha / 255 * Double(pixels.rgba[j + 1])
-            average.b += alpha / 255 * Double(pixels.rgba[j + 2])
-            average.a += alpha
-        }
-        if average.a > 0 {
-            average.r /= average.a; average.g /= average.a; average.b /= average.a
-        }
+        let average = averageColour(pixels)
         let hasAlpha = average.a < Double(count)
         let luminanceLimit = hasAlpha ? 5.0 : 7.0
         let longest = Double(max(w, h))
@@ -68,6 +57,23 @@ public enum ThumbHash {
             hash[start + index / 2] |= UInt8(Int(roundHalfUp(15 * term))) << ((index & 1) * 4)
         }
         return hash
+    }
+
+    /// The alpha-weighted average colour (0...1 a channel) and the sum of the alphas (the pixels' count when opaque).
+    private static func averageColour(_ pixels: FactPixels) -> (r: Double, g: Double, b: Double, a: Double) {
+        var average = (r: 0.0, g: 0.0, b: 0.0, a: 0.0)
+        for i in 0..<(pixels.width * pixels.height) {
+            let j = i * 4
+            let alpha = Double(pixels.rgba[j + 3]) / 255
+            average.r += alpha / 255 * Double(pixels.rgba[j])
+            average.g += alpha / 255 * Double(pixels.rgba[j + 1])
+            average.b += alpha / 255 * Double(pixels.rgba[j + 2])
+            average.a += alpha
+        }
+        if average.a > 0 {
+            average.r /= average.a; average.g /= average.a; average.b /= average.a
+        }
+        return average
     }
 
     /// JavaScript's `Math.round`, which the reference encoder uses: halves go up.

@@ -10,12 +10,7 @@ public enum URLSpelling {
     /// `shown` is how messages show the input (its password hidden).
     public static func spell(_ input: String, shown: String) throws(ImgError) -> String {
         let characters = Array(input)
-        func refuse(_ index: Int, _ why: String) -> ImgError {
-            let character = characters[index]
-            let name = character.unicodeScalars.map { String(format: "U+%04X", $0.value) }.joined(separator: " ")
-            let visible = character.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F } ? "'\(character)' (\(name))" : name
-            return .usage("malformed URL '\(shown.escapingControlCharacters)': \(visible) at position \(index + 1) \(why)")
-        }
+        let refuse = { (index: Int, why: String) -> ImgError in refusal(of: characters, at: index, why, shown: shown) }
         for (index, character) in characters.enumerated()
         where character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw refuse(index, "is a control character")
@@ -38,43 +33,64 @@ public enum URLSpelling {
             output += "@"
             hostStart = at + 1
         }
-        // Host and port.
-        var hostEnd = index
-        if hostStart < index, characters[hostStart] == "[" {
-            guard let close = characters[hostStart..<index].firstIndex(of: "]") else {
-                throw refuse(hostStart, "opens an IPv6 address that is not closed")
+        output += try hostAndPort(characters, hostStart..<index, shown: shown, refuse: refuse)
+        output += pathQueryAndFragment(characters, from: index)
+        return output
+    }
+
+    /// The message of a refused character: which one (by its code points, and itself when visible), where (1-based).
+    private static func refusal(of characters: [Character], at index: Int, _ why: String, shown: String) -> ImgError {
+        let character = characters[index]
+        let name = character.unicodeScalars.map { String(format: "U+%04X", $0.value) }.joined(separator: " ")
+        let visible = character.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F } ? "'\(character)' (\(name))" : name
+        return .usage("malformed URL '\(shown.escapingControlCharacters)': \(visible) at position \(index + 1) \(why)")
+    }
+
+    /// The host (a name or a bracketed IPv6 address) and the port of the authority's `range` after its user info, as
+    /// they are; a character no host or port may hold is refused.
+    private static func hostAndPort(_ characters: [Character], _ range: Range<Int>, shown: String,
+                                    refuse: (Int, String) -> ImgError) throws(ImgError) -> String {
+        let (start, end) = (range.lowerBound, range.upperBound)
+        var hostEnd = end
+        if start < end, characters[start] == "[" {
+            guard let close = characters[start..<end].firstIndex(of: "]") else {
+                throw refuse(start, "opens an IPv6 address that is not closed")
             }
-            for position in (hostStart + 1)..<close where !(characters[position].isHexDigit || ":.".contains(characters[position])) {
+            for position in (start + 1)..<close where !(characters[position].isHexDigit || ":.".contains(characters[position])) {
                 throw refuse(position, "can't be in an IPv6 address")
             }
             hostEnd = close + 1
-            if hostEnd < index, characters[hostEnd] != ":" { throw refuse(hostEnd, "can't follow an IPv6 address") }
-        } else if let colon = characters[hostStart..<index].lastIndex(of: ":") {
+            if hostEnd < end, characters[hostEnd] != ":" { throw refuse(hostEnd, "can't follow an IPv6 address") }
+        } else if let colon = characters[start..<end].lastIndex(of: ":") {
             hostEnd = colon
         }
-        if hostStart == hostEnd { throw .usage("malformed URL '\(shown)': no host") }
-        for position in hostStart..<hostEnd where characters[hostStart] != "[" {
+        if start == hostEnd { throw .usage("malformed URL '\(shown)': no host") }
+        for position in start..<hostEnd where characters[start] != "[" {
             let character = characters[position]
             if !character.isASCII {
                 throw refuse(position, "can't be in a host name (give an international name in its xn-- form)")
             }
             if " \"<>^`{|}[]@".contains(character) { throw refuse(position, "can't be in a host name") }
         }
-        output += String(characters[hostStart..<hostEnd])
-        if hostEnd < index {
-            for position in (hostEnd + 1)..<index where !characters[position].isASCIIDigit {
+        var output = String(characters[start..<hostEnd])
+        if hostEnd < end {
+            for position in (hostEnd + 1)..<end where !characters[position].isASCIIDigit {
                 throw refuse(position, "can't be in a port number")
             }
-            output += String(characters[hostEnd..<index])
+            output += String(characters[hostEnd..<end])
         }
+        return output
+    }
 
-        // Path, query, fragment.
+    /// The path (a backslash read as `/`), the query and the fragment from `start` on, each escaped by its own set.
+    private static func pathQueryAndFragment(_ characters: [Character], from start: Int) -> String {
+        var index = start
         var path: [Character] = []
         while index < characters.count, characters[index] != "?", characters[index] != "#" {
             path.append(characters[index] == "\\" ? "/" : characters[index])
             index += 1
         }
-        output += encode(path[...], keeping: pathSafe)
+        var output = encode(path[...], keeping: pathSafe)
         if index < characters.count, characters[index] == "?" {
             let start = index + 1
             index = start

@@ -217,7 +217,12 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         _ = imgf_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBytes))
         _ = imgf_setopt_list(handle, CURLOPT_HTTPHEADER, headerList)
         _ = imgf_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        installCallbacks(context: context)
+    }
 
+    /// The transfer's callbacks, each handed `context` (the `Transfer`): the body and the header lines, the progress
+    /// (which also cancels), and with `--deny-private-networks` the socket opener that refuses a private address.
+    private func installCallbacks(context: UnsafeMutableRawPointer) {
         _ = imgf_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         _ = imgf_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()

@@ -91,15 +91,7 @@ enum ImageDecoder {
             }
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }
-        if let format, format == .avif || format == .heic, let size = HEIFSize.largest(input.reader()) {
-            // libheif refuses sizes over its own limit with "Security limit exceeded": say which limit of ours it is.
-            // The sizes are 32-bit numbers from the file, so their product can overflow: it saturates.
-            let pixels = Int64(size.width).saturatingMultiplied(by: Int64(size.height))
-            if pixels > options.maxPixels {
-                throw .overLimit(.pixels(width: size.width, height: size.height, frames: 1, pixels: pixels,
-                                         limit: options.maxPixels))
-            }
-        }
+        if let format, format == .avif || format == .heic { try judgeHEIFSize(input, options: options) }
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         if let earlier, report == nil, earlier.loader == loader, earlier.format == format,
            earlier.allFramesOpened == allFrames {
@@ -130,6 +122,18 @@ enum ImageDecoder {
         header.allFramesOpened = allFrames && !pagesDiffer
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
         return try withinLimits(header, options: options, estimatingFrom: input)
+    }
+
+    /// Judges the largest image an AVIF or HEIC declares against `--max-pixels`: libheif refuses sizes over its own
+    /// limit with "Security limit exceeded", which names no limit of ours. The sizes are 32-bit numbers from the
+    /// file, so their product can overflow: it saturates.
+    private static func judgeHEIFSize(_ input: VipsInput, options: DecodeOptions) throws(ImgError) {
+        guard let size = HEIFSize.largest(input.reader()) else { return }
+        let pixels = Int64(size.width).saturatingMultiplied(by: Int64(size.height))
+        if pixels > options.maxPixels {
+            throw .overLimit(.pixels(width: size.width, height: size.height, frames: 1, pixels: pixels,
+                                     limit: options.maxPixels))
+        }
     }
 
     /// Judges the size a JPEG's frame header or a PNG's IHDR declares against `options`' pixel and decode-memory

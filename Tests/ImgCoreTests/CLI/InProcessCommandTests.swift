@@ -34,6 +34,7 @@ struct InProcessCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let record = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         #expect(record["status"] as? String == "ok" && record["output"] as? String == work.file("s.png"))
-        #expect(try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("s.png")))).width == 20)
+        let written = try Rendering.probe(try Data(contentsOf: URL(fileURLWithPath: work.file("s.png"))))
+        #expect(written.format == .png && written.width == 13 && written.height == 20)  // 290 × 442 within 20 × 20
     }
 }

@@ -97,6 +97,16 @@ struct MultiProcessTests {
 
         let verify = try Imgfetch.run(["cache", "verify", "--cache-dir", cache])
         #expect(verify.status == 0, "cache verify: \(verify.stderr) \(verify.stdoutText)")
+        #expect(try Self.checkOutputs(reportedIn: reports) > 20)
+        let clean = try Imgfetch.run(["cache", "clean-expired", "--temp-age", "0", "--cache-dir", cache, "-q"])
+        #expect(clean.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/tmp").isEmpty)
+        let inspect = try Imgfetch.run(["cache", "inspect", "--json", "--cache-dir", cache])
+        #expect(inspect.status == 0)
+    }
+
+    /// Checks that every output the `--json` reports call `ok` is there, 64 × 64; returns how many there were.
+    static func checkOutputs(reportedIn reports: [String]) throws -> Int {
         var checked = 0
         for report in reports {
             let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
@@ -109,11 +119,6 @@ struct MultiProcessTests {
                 checked += 1
             }
         }
-        #expect(checked > 20)
-        let clean = try Imgfetch.run(["cache", "clean-expired", "--temp-age", "0", "--cache-dir", cache, "-q"])
-        #expect(clean.status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cache + "/tmp").isEmpty)
-        let inspect = try Imgfetch.run(["cache", "inspect", "--json", "--cache-dir", cache])
-        #expect(inspect.status == 0)
+        return checked
     }
 }

@@ -118,7 +118,7 @@ struct RendererSafetyTests: RendererSuite {
         let bin = work.file("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let program = bin + "/imgfetch"
-        try FileManager.default.copyItem(atPath: Paths.binary, toPath: program)
+        try Imgfetch.copyBinary(to: program)
         // The family of renderers of one path: no socket name of the test's own.
         let family = ["IMGFETCH_RENDERER_SOCKET": "", "XDG_RUNTIME_DIR": runtime]
         func copy(_ arguments: [String]) throws -> CommandResult {
@@ -137,7 +137,7 @@ struct RendererSafetyTests: RendererSuite {
         defer { if old > 0, !Self.hasEnded(old) { kill(old, SIGKILL) } }
 
         // An upgrade: another file at the same path.
-        try FileManager.default.copyItem(atPath: Paths.binary, toPath: program + ".new")
+        try Imgfetch.copyBinary(to: program + ".new")
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: program + ".new")
         #expect(rename(program + ".new", program) == 0)
         let found = try statusObject()
@@ -167,15 +167,6 @@ struct RendererSafetyTests: RendererSuite {
         // Patient: a loaded machine may take seconds to answer a status (the renderer here is this very process).
         var client = RendererClient(address: address)
         client.patience = 30
-        func waitFor(abandoned count: Int) -> RendererStatus? {
-            let bound = Date().addingTimeInterval(120)
-            var status = client.status()
-            while status?.abandoned ?? 0 < count, Date() < bound {
-                usleep(20_000)
-                status = client.status()
-            }
-            return status
-        }
         let bound = Date().addingTimeInterval(120)
         while client.status() == nil, Date() < bound { usleep(20_000) }
         let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" width="90" height="90"><rect width="90" height="90" fill="#c33"/><circle cx="45" cy="45" r="30" fill="#36c"/></svg>"##
@@ -189,7 +180,7 @@ struct RendererSafetyTests: RendererSuite {
             let connection = try #require(client.connect())
             #expect(connection.socket.send(job.fields, body: Data(svg.utf8), patience: 30))
         }
-        let first = waitFor(abandoned: 1)
+        let first = Self.waitFor(abandoned: 1, client: client)
         #expect(first?.abandoned == 1 && first?.renderings == 0, "\(String(describing: first))")
 
         do {
@@ -199,7 +190,7 @@ struct RendererSafetyTests: RendererSuite {
             let frame = connection.socket.receive(maxBody: 0, patience: 60)
             #expect(frame?.fields["alive"] != nil, "no keep-alive while rendering")
         }
-        let second = waitFor(abandoned: 2)
+        let second = Self.waitFor(abandoned: 2, client: client)
         #expect(second?.abandoned == 2 && second?.renderings == 0, "the rendering was not stopped: \(String(describing: second))")
 
         // The slot is free: the next client is served (by the renderer, not by itself).
@@ -218,6 +209,17 @@ struct RendererSafetyTests: RendererSuite {
         // (Not `client.stop()`: one that found no answer would send SIGTERM to the renderer's process, this one.)
         renderer.stop()
         #expect(finished.wait(timeout: .now() + 60) == .success)
+    }
+
+    /// The renderer's status once it has abandoned `count` renderings (or after two minutes, for a test that fails).
+    static func waitFor(abandoned count: Int, client: RendererClient) -> RendererStatus? {
+        let bound = Date().addingTimeInterval(120)
+        var status = client.status()
+        while status?.abandoned ?? 0 < count, Date() < bound {
+            usleep(20_000)
+            status = client.status()
+        }
+        return status
     }
 
     /// The children of this process that have ended and wait to be reaped.

@@ -107,6 +107,17 @@ struct CapturedOutput {
 }
 
 extension Imgfetch {
+    /// Copies the built binary to `destination` (mode 755) through a descriptor closed on exec: a process another
+    /// test forks meanwhile must not inherit it open for writing, or running the copy fails with ETXTBSY.
+    static func copyBinary(to destination: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Paths.binary))
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw TestFailure("cannot create \(destination): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        let written = data.withUnsafeBytes { FileWriting.writeAll(descriptor, $0) }
+        guard written else { throw TestFailure("cannot write \(destination): \(String(cString: strerror(errno)))") }
+    }
+
     /// Starts `imgfetch SERVER/img/sample.jpg` rendered slowly (a 9000 × 9000 blur of sigma 60, several seconds)
     /// into `output`, standard error to `errors`, and returns once its download is done and its rendering has
     /// begun: for tests that signal a rendering under way.

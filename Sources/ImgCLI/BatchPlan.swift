@@ -1,0 +1,109 @@
+import Foundation
+import ImgCore
+
+/// What a batch's (or prefetch's) command line decides before anything runs: the fetch settings, the batch's
+/// options, its lists, and its manifest records (the earlier manifest read, the new one opened). Every refusal is
+/// a usage error (or the error opening a list, the output folder or a manifest) before anything is fetched.
+struct BatchPlan {
+    var settings: FetchSettings
+    var options: BatchOptions
+    var inputs: [BatchInput]
+    var records: BatchRecords
+
+    init(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String],
+         console: Console) throws(ImgError) {
+        settings = try FetchSettings(arguments, environment: environment, console: console)
+        inputs = try Self.parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
+        options = try Self.parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
+        let reporter = Reporter(console: console, verbose: settings.verbose)
+        options.shard = try Self.shard(arguments, environment: environment, reporter: reporter)
+        settings.configuration.connectionsPerHost = try arguments[Options.perHost] ?? Options.perHost.defaultValue
+        settings.configuration.politeness = try Self.politeness(arguments, retries: settings.configuration.network.retries)
+        try BatchListReader.checkReadable(inputs)
+        options.listLayout = try ListSettings.layout(arguments, inputs: inputs)
+        try options.listLayout.prepare(inputs)
+        options.sizeFilter = try FilterSettings.sizeFilter(arguments)
+        options.webDataset = try DatasetSettings.layout(arguments, shard: options.shard,
+                                                        keptColumns: options.listLayout.keptColumns)
+        settings.template.robotsTags = try OptOutSettings.robotsTagRule(
+            arguments, userAgent: settings.configuration.network.userAgent, webDataset: options.webDataset != nil)
+        options.robotsTxt = arguments[Options.robotsTxt]
+        options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
+            try OutputWriter.prepareDirectory(directory)
+        }
+        if let layout = options.webDataset, let folder = options.outputFolder {
+            try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
+        }
+        records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose, console: console)
+        options.previous = records.previous
+    }
+
+    /// `--shard K/N`, or `auto` from the job array's environment (which `-v` names); nil without the option.
+    private static func shard(_ arguments: ScannedArguments, environment: [String: String],
+                              reporter: Reporter) throws(ImgError) -> Shard? {
+        guard let text = try arguments[Options.shard] else { return nil }
+        guard ShardEngine.isAuto(text) else { return try Shard(parsing: text) }
+        let engine = try ShardEngine(parsing: text, environment: environment)
+        reporter.info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
+        return engine.shard
+    }
+
+    /// `--rate` (requests per second per host; none by default), and a host given up after
+    /// max(5, 2 × (`--retry` + 1)) refusals.
+    private static func politeness(_ arguments: ScannedArguments, retries: Int) throws(ImgError) -> HostPoliteness {
+        var politeness = HostPoliteness(giveUpAfterRefusals: max(5, 2 * (retries + 1)))
+        if let text = try arguments[Options.rate] {
+            guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
+                throw .usage("bad --rate '\(text)': expected requests per second per host, a number over 0 (e.g. 2 or 0.5)")
+            }
+            politeness.requestsPerSecond = rate
+        }
+        return politeness
+    }
+
+    private static func parseInputs(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool,
+                                    settings: FetchSettings) throws(ImgError) -> [BatchInput] {
+        if prefetchOnly {
+            if settings.outputFile != nil || settings.outputDirectory != nil {
+                throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
+            }
+            var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
+            if let from = try arguments[Options.from] { inputs.append(from == "-" ? .standardInput : .file(from)) }
+            guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }
+            return inputs
+        }
+        guard words.count == 1 else {
+            throw .usage(words.isEmpty ? "batch needs a list: imgfetch batch LIST|- -O DIR" : "batch takes one list, not \(words.count) (\(words.joined(separator: " ")))")
+        }
+        if settings.outputFile != nil { throw .usage("batch writes under -O DIR; -o doesn't apply") }
+        guard settings.outputDirectory != nil else { throw .usage("batch needs -O DIR") }
+        return [words[0] == "-" ? .standardInput : .file(words[0])]
+    }
+
+    private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,
+                                     prefetchOnly: Bool) throws(ImgError) -> BatchOptions {
+        var options = BatchOptions()
+        if let jobs = try arguments[Options.jobs] { options.jobs = jobs }
+        options.variants = try Options.variant.values(in: arguments).map { text throws(ImgError) in try BatchVariant(parsing: text) }
+        var seen = Set<String>()
+        for variant in options.variants where !seen.insert(variant.name).inserted {
+            throw .usage("--variant \(variant.name) is given twice")
+        }
+        if let text = try arguments[Options.name] { options.nameTemplate = try NameTemplate(text) }
+        options.failFast = arguments[Options.failFast]
+        options.verifyOutputs = arguments[Options.verifyOutputs]
+        if options.verifyOutputs, try arguments[Options.resume] == nil {
+            throw .usage("--verify-outputs checks what --resume skips: give --resume FILE")
+        }
+        options.denyLocal = settings.denyLocal
+        options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
+        let distance = try arguments[Options.duplicateDistance]
+        options.skipDuplicates = arguments[Options.skipDuplicates]
+        if settings.template.facts != nil {
+            options.duplicateDistance = distance ?? Options.duplicateDistance.defaultValue
+        } else if let given = distance != nil ? Options.duplicateDistance.long : options.skipDuplicates ? Options.skipDuplicates.long : nil {
+            throw .usage("--\(given) needs --facts (duplicates are found by their phash)")
+        }
+        return options
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import ImgCore
+
+/// One `imgfetch cache SUBCOMMAND` run: its options, its words after the subcommand, the cache directory opened
+/// once (nil when it does not exist: an empty cache), and where it prints. Each subcommand returns its exit status.
+struct CacheInvocation {
+    let arguments: ScannedArguments
+    /// `inspect`, `prune`, ... as typed.
+    let subcommand: String
+    /// The words after the subcommand (a URL, `config`'s assignments).
+    let rest: [String]
+    let directory: String
+    var root: CacheRoot?
+    let environment: [String: String]
+    let console: Console
+    let output: CacheCommandOutput
+    let dryRun: Bool
+
+    init(arguments: ScannedArguments, subcommand: String, rest: [String], directory: String, root: CacheRoot?,
+         environment: [String: String], console: Console) {
+        (self.arguments, self.subcommand, self.rest, self.directory) = (arguments, subcommand, rest, directory)
+        (self.root, self.environment, self.console) = (root, environment, console)
+        let quiet = arguments[Options.quiet]
+        output = CacheCommandOutput(console: console, quiet: quiet, verbose: arguments[Options.verbose] && !quiet,
+                                    json: arguments[Options.json], command: "cache \(subcommand)")
+        dryRun = arguments[Options.dryRun]
+    }
+
+    /// `cache inspect [URL]`: the entries (at most `--limit`, all with `--all`) or one URL's, as text or JSON.
+    func inspect() throws(ImgError) -> Int32 {
+        guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
+        var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
+        if arguments[Options.all] { limit = nil }
+        let settings = try settings()
+        let key = try rest.first.map { input throws(ImgError) in
+            try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: try arguments[Options.cacheKey])
+        }
+        let inspection = root.map {
+            CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
+        } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
+        let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
+        if arguments[Options.json] {
+            try CacheOutput.printJSON(inspection, url: shownURL, originalKey: key, console: console)
+        } else if !output.quiet {
+            try CacheOutput.printInspection(inspection, url: shownURL, console: console)
+        }
+        return 0
+    }
+
+    /// `cache clean-expired`: expired entries, and temporaries and stale locks older than `--temp-age`.
+    func cleanExpired() throws(ImgError) -> Int32 {
+        try noArguments()
+        let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
+        guard let root else { return try output.nothing(dryRun) }
+        let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
+                                                  listingPaths: output.listsPaths)
+        return try output.report(report, dryRun: dryRun)
+    }
+
+    /// `cache prune`: least recently used entries until the cache is within its size limit.
+    func prune() throws(ImgError) -> Int32 {
+        try noArguments()
+        guard let limit = try settings().sizeLimit else {
+            throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
+                         + "or store one with 'imgfetch cache config size-limit=500M'")
+        }
+        guard let root else { return try output.nothing(dryRun, limit: limit) }
+        let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
+        return try output.report(report, dryRun: dryRun, limit: limit)
+    }
+
+    /// `cache clear`: every entry.
+    func clear() throws(ImgError) -> Int32 {
+        try noArguments()
+        guard let root else { return try output.nothing(dryRun) }
+        return try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun), dryRun: dryRun)
+    }
+
+    /// `cache remove URL`: the URL's original and every variant made from it.
+    func remove() throws(ImgError) -> Int32 {
+        guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
+        let key = try CacheInspector.originalKey(forInput: rest[0], query: try settings().query,
+                                                 cacheKey: try arguments[Options.cacheKey])
+        guard let root else { return try output.nothing(dryRun) }
+        return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun), dryRun: dryRun)
+    }
+
+    /// `cache verify [--repair]`: every entry's digest checked; damaged ones are exit 8 (removed with `--repair`).
+    func verify() throws(ImgError) -> Int32 {
+        try noArguments()
+        let repair = arguments[Options.repair]
+        let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
+        for failure in result.failures {
+            console.error("warning: could not remove \(failure.path): \(failure.reason)")
+        }
+        try output.verification(result, repair: repair)
+        if !result.failures.isEmpty { return ImgError.io("").exitCode }
+        if !repair, !result.damaged.isEmpty {
+            throw .damaged("\(result.damaged.count) of \(Counted.of(result.checked, "entry", "entries")) damaged; "
+                           + "'imgfetch cache verify --repair' removes them")
+        }
+        return 0
+    }
+
+    /// `cache config [NAME=VALUE ...]`: stores the assignments in the directory's config (making the directory),
+    /// then prints the settings in force and where each comes from.
+    mutating func config() throws(ImgError) -> Int32 {
+        if !rest.isEmpty {
+            let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
+            guard let opened = made else { throw .io("cannot open \(directory)") }
+            try CacheSettings.writeConfig(root: opened, assignments: rest)
+            root = opened
+        }
+        try output.configuration(directory: directory, settings: try settings())
+        return 0
+    }
+
+    /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config.
+    private func settings() throws(ImgError) -> CacheSettings {
+        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment)
+    }
+
+    private func noArguments() throws(ImgError) {
+        if let extra = rest.first {
+            throw .usage("cache \(subcommand) takes no arguments, got '\(URLCredentials.maskingPassword(in: extra))'")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import ImgCore
+
+extension FetchSettings {
+    /// The transfer settings: `--header`, `--user-agent`, `--timeout`, `--connect-timeout`, `--retry`,
+    /// `--max-redirects`, `--max-bytes`, `--cacert` (else `CURL_CA_BUNDLE`, else `SSL_CERT_FILE`, as curl),
+    /// `--deny-private-networks`, `--location-trusted`, `--proxy` (ImgCore's defaults where not given). What `-v`
+    /// should say of them (a proxy variable ignored) goes into `notes`.
+    static func network(from arguments: ScannedArguments, environment: [String: String],
+                        notes: inout [String]) throws(ImgError) -> NetworkOptions {
+        var network = NetworkOptions()
+        network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
+        if let agent = try arguments[Options.userAgent] { network.userAgent = agent }
+        if let timeout = try arguments[Options.timeout] { network.timeout = timeout }
+        if let timeout = try arguments[Options.connectTimeout] { network.connectTimeout = timeout }
+        if let retries = try arguments[Options.retry] { network.retries = retries }
+        if let redirects = try arguments[Options.maxRedirects] { network.maxRedirects = redirects }
+        if let bytes = try arguments[Options.maxBytes] { network.maxBytes = bytes }
+        if let value = try arguments[Options.cacert] {
+            guard FileManager.default.isReadableFile(atPath: value) else { throw .usage("--cacert \(value): no such readable file") }
+            network.caBundle = value
+        } else if let bundle = [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
+            // As curl: CURL_CA_BUNDLE, else SSL_CERT_FILE, replaces the system's CA bundle (a missing file fails TLS).
+            network.caBundle = bundle
+        }
+        network.denyPrivateNetworks = arguments[Options.denyPrivateNetworks]
+        network.locationTrusted = arguments[Options.locationTrusted]
+        if let value = try arguments[Options.proxy] {
+            // With a proxy, the proxy makes the connection: the address check would see the proxy only.
+            if network.denyPrivateNetworks { throw .usage("--proxy can't be combined with --deny-private-networks") }
+            network.proxy = try Self.proxy(value)
+        } else if network.denyPrivateNetworks {
+            let ignored = Self.proxyVariables.filter { !(environment[$0] ?? "").isEmpty }
+            if !ignored.isEmpty {
+                notes.append("ignoring the proxy in \(ignored.joined(separator: ", ")) (--deny-private-networks connects directly)")
+            }
+        }
+        return network
+    }
+
+    /// The proxy variables libcurl reads (it reads `http_proxy` in lower case only, as curl).
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
+    /// A `--proxy` value as libcurl takes it: `[scheme://]host[:port]` with scheme http, https, socks4, socks4a,
+    /// socks5 or socks5h (curl's list), or "" for no proxy at all; else a usage error.
+    static func proxy(_ text: String) throws(ImgError) -> String {
+        if text.isEmpty { return text }
+        if text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
+            throw .usage("bad --proxy '\(text.escapingControlCharacters)': spaces and control characters are not allowed")
+        }
+        if let separator = text.range(of: "://") {
+            let scheme = text[..<separator.lowerBound].lowercased()
+            guard ["http", "https", "socks4", "socks4a", "socks5", "socks5h"].contains(scheme) else {
+                throw .usage("bad --proxy '\(text)': the scheme must be http, https, socks4, socks4a, socks5 or socks5h")
+            }
+            if text[separator.upperBound...].isEmpty { throw .usage("bad --proxy '\(text)': no host") }
+        }
+        return text
+    }
+}
