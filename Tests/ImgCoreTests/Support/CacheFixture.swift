@@ -5,20 +5,27 @@ import Glibc
 #endif
 @testable import ImgCore
 
-/// A fixture server, a private cache directory, and the built binary pointed at both.
+/// A fixture server, a private cache directory, and imgfetch (the built binary, or in process) pointed at both.
 final class CacheFixture: @unchecked Sendable { // used by one test at a time
     let server: FixtureServer
     let home: TemporaryDirectory
     var cache: String { home.file("cache") }
 
-    init(root: String = Paths.images) throws {
+    /// Whether commands run in this process (`Imgfetch.runInProcess`) rather than as the built binary.
+    let inProcess: Bool
+
+    /// With `inProcess` (default false), commands run in this process: for tests that check no process-wide fact.
+    init(root: String = Paths.images, inProcess: Bool = false) throws {
         server = try FixtureServer(root: root)
         home = try TemporaryDirectory()
+        self.inProcess = inProcess
     }
 
     /// Runs `imgfetch ARGUMENTS --cache-dir CACHE`.
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
-        try Imgfetch.run(arguments + ["--cache-dir", cache], environment: environment)
+        let arguments = arguments + ["--cache-dir", cache]
+        return inProcess ? try Imgfetch.runInProcess(arguments, environment: environment)
+                         : try Imgfetch.run(arguments, environment: environment)
     }
 
     /// Fetches `/img/PATH` (or any server path) to a new file, without auto clean unless `extra` says otherwise.

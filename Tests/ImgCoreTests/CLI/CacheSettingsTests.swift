@@ -10,7 +10,7 @@ import Glibc
 @Suite("cache settings, exit codes and auto clean through the binary")
 struct CacheSettingsTests {
     @Test func settingsComeFromOptionThenEnvironmentThenTheDirectorysConfig() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         let set = try fixture.run(["cache", "config", "size-limit=1K", "ttl=1h"])
         #expect(set.status == 0, "\(set.stderr)")
         let text = try String(contentsOfFile: fixture.cache + "/config", encoding: .utf8)
@@ -43,7 +43,7 @@ struct CacheSettingsTests {
     }
 
     @Test func fetchCleansOnItsOwnAtMostOnceAnHour() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
         try fixture.passTime()
         try fixture.fetch("/img/rgba.png", autoClean: true) // first clean of this directory: due
@@ -65,7 +65,7 @@ struct CacheSettingsTests {
     }
 
     @Test func everyCommandsExitCodeAndQuietOutput() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg")
         let url = fixture.server.url("/img/sample.jpg")
         let quietRuns: [[String]] = [
@@ -100,7 +100,7 @@ struct CacheSettingsTests {
         #expect(unsafe.status == 7 && unsafe.stderr.contains("writable"), "\(unsafe.stderr)")
         chmod(fixture.cache, 0o700)
         // A missing directory is an empty cache, and inspecting it creates nothing.
-        let missing = try Imgfetch.run(["cache", "inspect", "--cache-dir", fixture.home.file("nowhere")])
+        let missing = try Imgfetch.runInProcess(["cache", "inspect", "--cache-dir", fixture.home.file("nowhere")])
         #expect(missing.status == 0 && missing.stdoutText.contains("entries        0"))
         #expect(!FileManager.default.fileExists(atPath: fixture.home.file("nowhere")))
     }

@@ -5,37 +5,10 @@ import Glibc
 #endif
 @testable import ImgCore
 
-@Suite("cache commands through the binary")
+@Suite("cache commands in process")
 struct CacheCommandTests {
-    @Test func anExpiredEntryWithAnETagCostsA304NotADownload() throws {
-        let fixture = try CacheFixture()
-        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
-        let original = try #require(fixture.entries().first { $0.key.hasSuffix("/original") })
-        let variant = try #require(fixture.entries().first { $0.key.hasSuffix(".variant") })
-        try fixture.passTime()
-        var before = stat(), variantBefore = stat()
-        #expect(lstat(fixture.cache + "/entries/" + original.key, &before) == 0)
-        #expect(lstat(fixture.cache + "/entries/" + variant.key, &variantBefore) == 0)
-        let items = try fixture.inspectJSON(["--all"])["items"] as? [[String: Any]] ?? []
-        #expect(items.filter { $0["kind"] as? String == "original" }.allSatisfy { $0["expired"] as? Bool == true })
-        let again = try fixture.fetch("/img/sample.jpg", ["-v"])
-        #expect(again.stderr.contains("revalidated"), "\(again.stderr)")
-        #expect(try fixture.requests("/img/sample.jpg") == 2)
-        // Renewed in place: the same file, its expiry now in the future by its own TTL.
-        var after = stat()
-        #expect(lstat(fixture.cache + "/entries/" + original.key, &after) == 0)
-        #expect(after.st_ino == before.st_ino)
-        #expect(EntryIO.seconds(after.st_mtim) > EntryIO.seconds(before.st_mtim) + 1)
-        // The variant made from the unchanged original is served and renewed too, not made again.
-        #expect(again.stderr.contains("libvips: not started"), "\(again.stderr)")
-        var variantAfter = stat()
-        #expect(lstat(fixture.cache + "/entries/" + variant.key, &variantAfter) == 0)
-        #expect(variantAfter.st_ino == variantBefore.st_ino)
-        #expect(EntryIO.seconds(variantAfter.st_mtim) > EntryIO.seconds(variantBefore.st_mtim) + 1)
-    }
-
     @Test func anExpiredEntryWithoutValidatorsIsDownloadedAgain() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/noval/sample.jpg", ["--ttl", "1s"])
         try fixture.passTime()
         let again = try fixture.fetch("/noval/sample.jpg", ["-v"])
@@ -47,7 +20,7 @@ struct CacheCommandTests {
     @Test func aChangedImageAnswers200AndReplacesTheOriginalAndDropsItsVariants() throws {
         let root = try TemporaryDirectory()
         try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: root.file("a.jpg"))
-        let fixture = try CacheFixture(root: root.path)
+        let fixture = try CacheFixture(root: root.path, inProcess: true)
         try fixture.fetch("/img/a.jpg", ["--ttl", "1s"])
         try fixture.fetch("/img/a.jpg", ["--ttl", "1s", "--resize", "20x20"])
         #expect(fixture.entries().filter { $0.key.hasSuffix(".variant") }.count == 2)
@@ -66,7 +39,7 @@ struct CacheCommandTests {
     }
 
     @Test func pruneRemovesExactlyTheLeastRecentlyAccessedDownToHalfTheLimit() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         for name in ["sample.jpg", "rgba.png", "1.webp", "cogs.gif", "indexed.png", "cramps.gif"] {
             try fixture.fetch("/img/\(name)")
             usleep(20_000)
@@ -103,7 +76,7 @@ struct CacheCommandTests {
     }
 
     @Test func cleanExpiredRemovesOnlyExpiredEntriesAndOldTemporaries() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
         try fixture.fetch("/img/rgba.png")
         try fixture.fetch("/img/cogs.gif", ["--ttl", "never"])
@@ -132,7 +105,7 @@ struct CacheCommandTests {
     }
 
     @Test func dryRunsChangeNothing() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
         try fixture.fetch("/img/rgba.png", ["--resize", "10x10"])
         try fixture.fetch("/img/rgba.png")
@@ -155,7 +128,7 @@ struct CacheCommandTests {
     }
 
     @Test func removeTakesTheOriginalAndEveryVariant() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg")
         try fixture.fetch("/img/sample.jpg", ["--resize", "30x30"])
         try fixture.fetch("/img/sample.jpg", ["--grayscale"])
@@ -174,7 +147,7 @@ struct CacheCommandTests {
     }
 
     @Test func inspectAndRemoveHonourKeepQueryAndCacheKey() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg?v=1", ["--keep-query"])
         try fixture.fetch("/img/sample.jpg?v=2", ["--keep-query"])
         try fixture.fetch("/img/rgba.png", ["--cache-key", "my-key"])
@@ -189,7 +162,7 @@ struct CacheCommandTests {
     }
 
     @Test func verifyCatchesATruncatedEntryAndAFlippedByteAndRepairRemovesThem() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg")
         try fixture.fetch("/img/rgba.png")
         let clean = try fixture.run(["cache", "verify"])
@@ -224,7 +197,7 @@ struct CacheCommandTests {
     }
 
     @Test func inspectJSONParsesAndItsTotalsAreTheSumOfItsItemsAndItTouchesNoAtime() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         try fixture.fetch("/img/sample.jpg", ["--ttl", "1s"])
         try fixture.fetch("/img/sample.jpg", ["--resize", "40x40", "--ttl", "1s"])
         try fixture.fetch("/img/rgba.png")

@@ -9,7 +9,7 @@ struct EntryMetadataLimitTests {
     /// over the limit; the entry read as damaged and `cache verify` exited 8 for everyone. Now the validators that
     /// don't fit are not stored: the entry is whole, served from the cache, and only not revalidated.
     @Test func validatorsThatWontFitAreNotStored() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         for path in ["/long-etag/70000/plain/sample.jpg", "/long-etag/11000/control/rgba.png"] {
             try fixture.fetch(path)
             try fixture.fetch(path)

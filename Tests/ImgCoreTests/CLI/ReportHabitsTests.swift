@@ -29,7 +29,7 @@ struct ReportHabitsTests {
     }
 
     @Test func everyJSONKeyACommandPrintsIsInTheManPage() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         let url = fixture.server.url("/img/sample.jpg")
         let list = fixture.home.file("urls.txt")
         try url.write(toFile: list, atomically: true, encoding: .utf8)
@@ -58,7 +58,7 @@ struct ReportHabitsTests {
     }
 
     @Test func displayOptionsAreAcceptedByEveryCommand() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         for command in [["cache", "inspect"], ["cache", "config"], ["info", fixture.server.url("/img/sample.jpg")],
                         ["completions", "bash"], ["renderer", "status"], ["help"]] {
             let result = try fixture.run(["--no-progress"] + command + ["-q"], environment: ["IMGFETCH_PROGRESS": "0"])
@@ -67,7 +67,7 @@ struct ReportHabitsTests {
     }
 
     @Test func outputFolderPathsAreReportedNormalised() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         let folder = fixture.home.file("thumbs")
         let list = fixture.home.file("urls.txt")
         try fixture.server.url("/img/sample.jpg").write(toFile: list, atomically: true, encoding: .utf8)
@@ -81,7 +81,7 @@ struct ReportHabitsTests {
     }
 
     @Test func aSettingSetToDefaultIsReset() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         #expect(try fixture.run(["cache", "config", "keep-query=img", "ttl=2d"]).status == 0)
         let reset = try fixture.run(["cache", "config", "keep-query=default", "ttl=DEFAULT", "--json"])
         #expect(reset.status == 0, "\(reset.stderr)")
@@ -100,7 +100,7 @@ struct ReportHabitsTests {
     }
 
     @Test func settingsAFormatLacksAreNotedOnACacheHitToo() throws {
-        let fixture = try CacheFixture()
+        let fixture = try CacheFixture(inProcess: true)
         for round in 0..<2 {
             let jpeg = try fixture.run(["fetch", fixture.server.url("/img/sample.jpg"), "-o", fixture.home.file("a.jpg"),
                                         "--lossless", "-v", "--no-auto-clean"])
