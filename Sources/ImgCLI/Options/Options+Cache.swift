@@ -76,14 +76,15 @@ extension Options {
             .I KEY
             as the original key instead of one derived from the URL.
             """#)
-    static let ttl = Option<String>("ttl", value: "DURATION", parser: .text, shownDefault: "7d", for: Set.fetchLike.union([.cacheConfig]),
+    static let ttl = Option<String>("ttl", value: "DURATION", parser: .text,
+                         shownDefault: CacheCommandOutput.duration(.defaultValue), for: Set.fetchLike.union([.cacheConfig]),
                          help: "time to live of entries written",
                          man: #"""
             Time to live of entries written: an entry expires that long after it is
             stored, and each access extends it by its own time to live.
             .B never
             for no expiry.
-            Default: 7d (or
+            Default: \#(CacheCommandOutput.duration(.defaultValue)) (or
             .BR IMGFETCH_TTL ,
             or the directory's
             .BR ttl ).

@@ -47,14 +47,15 @@ extension Options {
             gives it unchanged).
             Default: off.
             """#)
-    static let blurhash = Option<String>("blurhash", value: "X,Y", parser: .text, shownDefault: "4,3", for: [.fetch, .batch, .info],
+    static let blurhash = Option<String>("blurhash", value: "X,Y", parser: .text,
+                         shownDefault: "\(BlurHash.defaultComponents.x),\(BlurHash.defaultComponents.y)", for: [.fetch, .batch, .info],
                          needs: OptionNeed("facts", on: [.fetch, .batch, .info]),
                          help: "BlurHash components across and down (1-9)",
                          man: #"""
             BlurHash components across and down, each from 1 to 9, for
             .BR \-\-facts ,
             which it needs.
-            Default: 4,3.
+            Default: \#(BlurHash.defaultComponents.x),\#(BlurHash.defaultComponents.y).
             """#)
     static let duplicateDistance = Option<Int>("duplicate-distance", value: "D", parser: .integer(0...64), default: 6, for: [.batch],
                          help: "phash bits within which a line is a duplicate",

@@ -91,6 +91,12 @@ struct TypedOptionTests {
         let settings = try FetchSettings(try Self.scan([]), environment: [:], console: .process)
         #expect(settings.configuration.network.timeout == Options.timeout.defaultValue)
         #expect(settings.template.decoding.maxFrames == Options.maxFrames.defaultValue)
+        // Defaults the options word as text are the ImgCore values, in help and in the man page alike.
+        #expect(settings.cacheSettings.ttl == TimeToLive.parse(try #require(Options.ttl.definition.defaultValue)))
+        #expect(Options.ttl.definition.man.contains("Default: \(Options.ttl.definition.defaultValue!) (or"))
+        let blurhash = try #require(Options.blurhash.definition.defaultValue)
+        #expect(blurhash == "\(FactsRequest().blurhashX),\(FactsRequest().blurhashY)")
+        #expect(Options.blurhash.definition.man.contains("Default: \(blurhash)."))
     }
 
     @Test func completionsOfferTheDeclaredChoices() throws {
