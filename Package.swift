@@ -43,7 +43,13 @@ let package = Package(
         // The CLI front as a library: option declarations, parsing, commands, the wording of errors and reports.
         .target(name: "ImgCLI", dependencies: ["ImgCore", "ImgRenderer"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgCLI"], linkerSettings: exportsOrcGuard),
+        // Tests by layer, sharing Tests/Support (linked into each as Support/): ImgCore and the warm renderer's parts
+        // called directly; command lines run in process through ImgCLI; the built binary, end to end.
         .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
+                    linkerSettings: exportsOrcGuard),
+        .testTarget(name: "ImgCLITests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
+                    linkerSettings: exportsOrcGuard),
+        .testTarget(name: "EndToEndTests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
                     linkerSettings: exportsOrcGuard),
         // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).
         .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore", "ImgRenderer"], path: "Fuzz/Sources/ImgFuzz",

@@ -12,37 +12,23 @@ struct StandardRGBProfileTests {
     static let standard = [Paths.fixtures + "/pillow/rgb.jpg", Paths.images + "/rotation/1.jpg"]
     static let other = [Paths.images + "/sample.jpg", Paths.fixtures + "/pillow/truncated_exif_dpi.jpg"]
 
-    static func decoded(_ path: String) throws -> DecodedImage {
-        try VipsRuntime.start()
-        let input = VipsInput.buffer(PinnedBytes(try Data(contentsOf: URL(fileURLWithPath: path))))
-        let opened = try #require(input.open(options: ""))
-        return DecodedImage(taking: opened, source: input.owner)
-    }
-
     @Test func theSRGBProfilesFilesCarryAreRecognisedAndOthersAreNot() throws {
         for path in Self.standard {
-            #expect(StandardRGBProfile.matches(try #require(try Self.decoded(path).iccProfile)), "\(path)")
+            #expect(StandardRGBProfile.matches(try #require(try DecodedFixture.decoded(path).iccProfile)), "\(path)")
         }
         for path in Self.other {
-            #expect(!StandardRGBProfile.matches(try #require(try Self.decoded(path).iccProfile)), "\(path)")
+            #expect(!StandardRGBProfile.matches(try #require(try DecodedFixture.decoded(path).iccProfile)), "\(path)")
         }
     }
 
     /// What the recognition rests on: converting such an image through its profile to sRGB changes no value.
     @Test func convertingThroughARecognisedProfileChangesNoValue() throws {
         for path in Self.standard {
-            let image = try Self.decoded(path)
+            let image = try DecodedFixture.decoded(path)
             let converted = try image.derive("colour profile") { imgf_icc_to_srgb($0, $1) }
-            let (before, after) = (try Self.pixels(image), try Self.pixels(converted))
+            let (before, after) = (try DecodedFixture.pixels(image), try DecodedFixture.pixels(converted))
             #expect(!before.isEmpty && before == after, "\(path)")
         }
-    }
-
-    static func pixels(_ image: DecodedImage) throws -> [UInt8] {
-        var length = 0
-        let block = try #require(imgf_write_to_memory(image.pointer, &length))
-        defer { g_free(block) }
-        return [UInt8](UnsafeRawBufferPointer(start: block, count: length))
     }
 
     /// A matrix/TRC profile: header (RGB, XYZ), the three colorants and curves given.

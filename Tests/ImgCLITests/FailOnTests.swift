@@ -95,8 +95,8 @@ struct FailOnTests {
     @Test func aStricterLevelIsNotServedAResultCheckedLess() throws {
         // A bad checksum on an ancillary chunk (pHYs) is a warning: let through below --fail-on warning.
         let warned = work.file("warned.png")
-        let interlaced = try DecodeFidelityTests.fixture("generated/interlaced.png")
-        try DecodeFidelityTests.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }.write(to: URL(fileURLWithPath: warned))
+        let interlaced = try FixtureBytes.image("generated/interlaced.png")
+        try FixtureBytes.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }.write(to: URL(fileURLWithPath: warned))
         let output = work.file("out.png")
         let made = try run([warned, "--resize", "32x", "-o", output])
         #expect(made.status == 0, "\(made.stderr)")

@@ -2,15 +2,20 @@ import Foundation
 
 /// Where the package, its fixtures and the built binary are.
 enum Paths {
+    /// The folder above this file that holds `Package.swift` (this file is compiled into each test target through
+    /// a link to `Tests/Support`, so its depth is not fixed).
     static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        repeat { url.deleteLastPathComponent() }
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.path + "/Package.swift")
         return url.path
     }()
     static let fixtures = packageRoot + "/Tests/Fixtures"
     static let images = fixtures + "/images"
-    /// The debug binary that `swift build` (and `swift test`) leaves.
+    /// The binary the end-to-end tests run: `IMGFETCH_TEST_BINARY` when set (e.g. a release or static build), else
+    /// the debug binary that `swift build` (and `swift test`) leaves.
     static let binary: String = {
+        if let given = ProcessInfo.processInfo.environment["IMGFETCH_TEST_BINARY"], !given.isEmpty { return given }
         let candidates = [".build/debug/imgfetch", ".build/x86_64-unknown-linux-gnu/debug/imgfetch"]
         return candidates.map { packageRoot + "/" + $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
             ?? packageRoot + "/.build/debug/imgfetch"

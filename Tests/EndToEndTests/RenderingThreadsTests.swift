@@ -23,14 +23,14 @@ struct RenderingThreadsTests {
     /// The limit is the field libvips' thread pool reads (`vips_image_get_concurrency`), set on a copy (an image
     /// shared with another rendering keeps its own), and an image made from the limited one inherits it.
     @Test func theLimitIsOnACopyAndImagesMadeFromItInheritIt() throws {
-        let image = try StandardRGBProfileTests.decoded(Paths.images + "/sample.jpg")
+        let image = try DecodedFixture.decoded(Paths.images + "/sample.jpg")
         let limited = try image.limitingThreads(1)
         #expect(limited.threadLimit(or: 99) == 1)
         #expect(image.threadLimit(or: 99) == 99)
         let made = try limited.derive("to grey") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_B_W) }
         #expect(made.threadLimit(or: 99) == 1)
         #expect(try image.limitingThreads(0).threadLimit(or: 99) == 1)
-        #expect(try StandardRGBProfileTests.pixels(limited) == StandardRGBProfileTests.pixels(image))
+        #expect(try DecodedFixture.pixels(limited) == DecodedFixture.pixels(image))
     }
 
     /// A rendering limited to one thread encodes on one thread (the limit went down its processors to the image the

@@ -7,29 +7,11 @@ import Testing
 /// checks intermittent, so every case is rendered many times).
 @Suite("Decode fidelity")
 struct DecodeFidelityTests {
-    static func fixture(_ name: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/" + name))
-    }
-
-    /// A PNG with the chunk of `type` changed by `change` (its CRC left as it was unless `fixChecksum`).
-    static func png(_ data: Data, changing type: String, fixChecksum: Bool = false, _ change: (inout Data) -> Void) -> Data {
-        var offset = 8
-        var result = data.prefix(8)
-        while offset + 12 <= data.count {
-            let length = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            var chunk = Data(data[offset..<offset + 12 + length])
-            if String(decoding: chunk[4..<8], as: UTF8.self) == type { change(&chunk) }
-            result += chunk
-            offset += 12 + length
-        }
-        return result
-    }
-
     /// Inputs that are whole, with the quirk each has: read, at the default level, every run.
     static func tolerated() throws -> [(String, Data)] {
-        let jpeg = try fixture("sample.jpg"), progressive = try fixture("generated/progressive.jpg")
-        let png = try fixture("sample.png"), interlaced = try fixture("generated/interlaced.png")
-        let gif = try fixture("trans-x.gif"), animation = try fixture("cogs.gif"), webp = try fixture("1.webp")
+        let jpeg = try FixtureBytes.image("sample.jpg"), progressive = try FixtureBytes.image("generated/progressive.jpg")
+        let png = try FixtureBytes.image("sample.png"), interlaced = try FixtureBytes.image("generated/interlaced.png")
+        let gif = try FixtureBytes.image("trans-x.gif"), animation = try FixtureBytes.image("cogs.gif"), webp = try FixtureBytes.image("1.webp")
         let endOfPNG = png.count - 12
         let cases: [(String, Data)] = [
             ("JPEG without its end marker", jpeg.dropLast(2)),
@@ -39,7 +21,7 @@ struct DecodeFidelityTests {
             ("interlaced PNG without IEND", interlaced.prefix(interlaced.count - 12)),
             ("PNG with junk after IEND", png + Data(repeating: 0x42, count: 100)),
             ("PNG whose IEND is cut", png.prefix(endOfPNG + 5)),
-            ("PNG with a bad ancillary checksum", Self.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }),
+            ("PNG with a bad ancillary checksum", FixtureBytes.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }),
             ("GIF without its trailer", gif.dropLast()),
             ("GIF with a stray byte before its trailer", gif.dropLast() + Data([0x00, 0x3B])),
             ("GIF with garbage after its last frame", animation.dropLast() + Data("garbage after the last frame".utf8)),
@@ -50,9 +32,9 @@ struct DecodeFidelityTests {
 
     /// Inputs whose pixel data is cut, with the row the message must name (nil: any).
     static func truncated() throws -> [(String, Data, String)] {
-        let jpeg = try fixture("sample.jpg"), progressive = try fixture("generated/progressive.jpg")
-        let png = try fixture("sample.png"), interlaced = try fixture("generated/interlaced.png")
-        let animation = try fixture("cogs.gif"), webp = try fixture("1.webp")
+        let jpeg = try FixtureBytes.image("sample.jpg"), progressive = try FixtureBytes.image("generated/progressive.jpg")
+        let png = try FixtureBytes.image("sample.png"), interlaced = try FixtureBytes.image("generated/interlaced.png")
+        let animation = try FixtureBytes.image("cogs.gif"), webp = try FixtureBytes.image("1.webp")
         let cases: [(String, Data, String)] = [
             ("baseline JPEG cut in its scan", jpeg.prefix(jpeg.count / 2), "of 442"),
             ("progressive JPEG cut in its last scan", progressive.dropLast(200), "of 442"),
@@ -61,8 +43,8 @@ struct DecodeFidelityTests {
             ("interlaced PNG cut", interlaced.prefix(interlaced.count / 2), "of 120"),
             ("GIF cut in a frame", animation.prefix(animation.count / 3), "of 77"),
             ("WebP cut", webp.prefix(webp.count - 100), "the WebP file declares"),
-            ("truncated.jpg", try fixture("truncated.jpg"), "pixel data ends at row"),
-            ("truncated.gif", try fixture("truncated.gif"), "pixel data ends at row"),
+            ("truncated.jpg", try FixtureBytes.image("truncated.jpg"), "pixel data ends at row"),
+            ("truncated.gif", try FixtureBytes.image("truncated.gif"), "pixel data ends at row"),
         ]
         return cases.map { ($0.0, Data($0.1), $0.2) }
     }
@@ -115,7 +97,7 @@ struct DecodeFidelityTests {
     /// level every run (libvips' loader fails the frame, but its thread pool lost that now and then), and under
     /// `none` the frames before it are decoded, never the one libvips fails.
     @Test func aGIFFrameWithAnInvalidCodeIsCorruptAndOnlyTheFramesBeforeItAreRead() throws {
-        let data = try Self.fixture("invalid_multiframe.gif")
+        let data = try FixtureBytes.image("invalid_multiframe.gif")
         let damage = try #require(try IntegrityCheck.damage(in: VipsInput(.memory(data)), format: .gif))
         #expect(damage == .invalidGIFCode(row: 7, of: 9, frame: 3))
         #expect(damage.severity == .corrupt && damage.wholeFrames == 3 && !damage.refused(at: .none))
@@ -135,19 +117,19 @@ struct DecodeFidelityTests {
     /// doesn't inflate whole, on an interlaced image, on IHDR, it stays corrupt (vipsthumbnail fails those too).
     /// On an ancillary chunk it is a warning.
     @Test func checksumsAreWarningsWhileTheImageDataInflatesWhole() throws {
-        let plain = try Self.fixture("sample.png"), interlaced = try Self.fixture("generated/interlaced.png")
-        let badIDAT = Self.png(plain, changing: "IDAT") { $0[$0.count - 1] ^= 0xFF }
+        let plain = try FixtureBytes.image("sample.png"), interlaced = try FixtureBytes.image("generated/interlaced.png")
+        let badIDAT = FixtureBytes.png(plain, changing: "IDAT") { $0[$0.count - 1] ^= 0xFF }
         let read = try Self.render(badIDAT)
         #expect(read.damage == nil && read.notes.contains { $0.contains("png IDAT chunk fails its checksum") }, "\(read.notes)")
         #expect(throws: ImgError.self) { try Self.render(badIDAT, failOn: .warning) }
         // A flipped byte inside the image data: its checksum fails, and so does its zlib stream (Adler-32 or data).
-        let garbled = Self.png(plain, changing: "IDAT") { $0[$0.count / 2] ^= 0xFF }
+        let garbled = FixtureBytes.png(plain, changing: "IDAT") { $0[$0.count / 2] ^= 0xFF }
         #expect(throws: ImgError.image("corrupt png data: the IDAT chunk fails its checksum")) { try Self.render(garbled) }
-        let badInterlaced = Self.png(interlaced, changing: "IDAT") { $0[$0.count - 1] ^= 0xFF }
+        let badInterlaced = FixtureBytes.png(interlaced, changing: "IDAT") { $0[$0.count - 1] ^= 0xFF }
         #expect(throws: ImgError.image("corrupt png data: the IDAT chunk fails its checksum")) { try Self.render(badInterlaced) }
-        let badHeader = Self.png(plain, changing: "IHDR") { $0[$0.count - 1] ^= 0xFF }
+        let badHeader = FixtureBytes.png(plain, changing: "IHDR") { $0[$0.count - 1] ^= 0xFF }
         #expect(throws: ImgError.image("corrupt png data: the IHDR chunk fails its checksum")) { try Self.render(badHeader) }
-        let badPHYs = Self.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }
+        let badPHYs = FixtureBytes.png(interlaced, changing: "pHYs") { $0[$0.count - 1] ^= 0xFF }
         #expect(try Self.render(badPHYs).notes.contains { $0.contains("pHYs chunk fails its checksum") })
         #expect(throws: ImgError.self) { try Self.render(badPHYs, failOn: .warning) }
     }
@@ -155,7 +137,7 @@ struct DecodeFidelityTests {
     /// Bytes checked once are not scanned again: the damage an earlier check found is the one judged, at the level
     /// asked.
     @Test func aGivenIntegrityVerdictIsUsedInsteadOfAScan() throws {
-        let whole = try Self.fixture("generated/interlaced.png")
+        let whole = try FixtureBytes.image("generated/interlaced.png")
         func scanned() throws(ImgError) -> ImageDecoder.Header {
             var input = VipsInput(.memory(whole))
             return try ImageDecoder.checkHeader(&input, isRemote: true, options: DecodeOptions())
@@ -179,7 +161,7 @@ struct DecodeFidelityTests {
 
     @Test func refusedImagesSayWhatIsWrongInOneLine() throws {
         #expect(throws: ImgError.overLimit(.pixels(width: 17000, height: 17000, frames: 1, pixels: 289_000_000, limit: 100_000_000))) {
-            try Self.render(Self.fixture("17000x17000.avif"))
+            try Self.render(FixtureBytes.image("17000x17000.avif"))
         }
         let page = Data("<html><body>Sign in to see this picture</body></html>".utf8)
         #expect(throws: ImgError.image("not an image (text/html, \(page.count) bytes: '<html><body>Sign in …')")) {
