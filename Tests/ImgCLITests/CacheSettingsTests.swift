@@ -7,7 +7,7 @@ import Glibc
 
 /// The cache commands' exit codes and quiet output, where the cache's settings come from, and the automatic clean
 /// a fetch does.
-@Suite("cache settings, exit codes and auto clean through the binary")
+@Suite("cache settings, exit codes and auto clean")
 struct CacheSettingsTests {
     @Test func settingsComeFromOptionThenEnvironmentThenTheDirectorysConfig() throws {
         let fixture = try CacheFixture(inProcess: true)

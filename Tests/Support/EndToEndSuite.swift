@@ -1,8 +1,11 @@
 import Foundation
 
 /// A suite with a fixture server and a temporary directory, both made fresh for each test by the default `init()`;
-/// `fetch` runs the binary with the cache in that directory.
+/// `fetch` runs imgfetch with the cache in that directory: the binary, or in this process for a suite whose
+/// `runsInProcess` says so (default false).
 protocol EndToEndSuite {
+    /// Whether `fetch` runs the command in this process (`Imgfetch.runInProcess`).
+    static var runsInProcess: Bool { get }
     var server: FixtureServer { get }
     var work: TemporaryDirectory { get }
     /// The suite's memberwise initializer serves.
@@ -15,9 +18,12 @@ extension EndToEndSuite {
         self.init(server: server, work: try TemporaryDirectory())
     }
 
+    static var runsInProcess: Bool { false }
+
     var cache: String { work.file("cache") }
 
     func fetch(_ arguments: [String]) throws -> CommandResult {
-        try Imgfetch.run(arguments + ["--cache-dir", cache])
+        let arguments = arguments + ["--cache-dir", cache]
+        return Self.runsInProcess ? try Imgfetch.runInProcess(arguments) : try Imgfetch.run(arguments)
     }
 }

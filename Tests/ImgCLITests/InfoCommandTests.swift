@@ -6,6 +6,7 @@ import Testing
 /// body when the server ignores ranges), from the cache with no request, and `--facts` as `fetch --facts` has them.
 @Suite("imgfetch info", .serialized)
 struct InfoCommandTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 
@@ -183,13 +184,7 @@ struct InfoCommandTests: EndToEndSuite {
         }
     }
 
-    @Test func standardInputAndRedirectsAreReadToo() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
-        let piped = try Imgfetch.run(["info", "-", "--json", "--cache-dir", cache], stdin: data)
-        #expect(piped.status == 0, "\(piped.stderr)")
-        let fromStdin = try #require(try JSONSerialization.jsonObject(with: piped.stdout) as? [String: Any])
-        #expect(fromStdin["width"] as? Int == 290 && fromStdin["fileSize"] as? Int == data.count)
-        #expect(fromStdin["cacheState"] == nil)
+    @Test func redirectsAreReadToo() throws {
         let redirected = try record([server.url("/redirect/2/photos/grass.jpg")])
         #expect(redirected["httpStatus"] as? Int == 206 && redirected["width"] as? Int == 1024)
         #expect(try server.bytesServed("/redirect/0/photos/grass.jpg") == 65_536, "the range goes to the last hop too")

@@ -6,6 +6,7 @@ import Testing
 /// bidirectional overrides are written as escapes in every text report.
 @Suite("terminal escapes")
 struct TerminalEscapeTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 

@@ -4,8 +4,9 @@ import Testing
 
 /// Keys that can't collide: originals and variants apart, entries served only for their own key, credentials and
 /// kept query parameters in the key.
-@Suite("Cache keys end to end", .serialized)
+@Suite("Cache keys", .serialized)
 struct CacheKeyTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 

@@ -7,6 +7,7 @@ import Testing
 /// which URL an entry came from.
 @Suite("Credentials in URLs", .serialized)
 struct CredentialTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
     static let password = "s3cret"

@@ -5,6 +5,7 @@ import Testing
 /// Replies that are legal HTTP but unexpected, or not HTTP at all, and what the server says about caching.
 @Suite("Odd server replies", .serialized)
 struct ServerReplyTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 

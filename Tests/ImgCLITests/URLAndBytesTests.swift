@@ -6,6 +6,7 @@ import Testing
 /// write them, and curl's CA bundle variables.
 @Suite("URLs, names and bytes", .serialized)
 struct URLAndBytesTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 
@@ -82,11 +83,11 @@ struct URLAndBytesTests: EndToEndSuite {
         let tls = try TLSFixture()
         let url = tls.server.url("/img/sample.jpg")
         let arguments = [url, "--no-cache", "-o", work.file("t.jpg")]
-        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": tls.certificate]).status == 0)
-        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": tls.certificate]).status == 0)
+        #expect(try Imgfetch.runInProcess(arguments, environment: ["CURL_CA_BUNDLE": tls.certificate]).status == 0)
+        #expect(try Imgfetch.runInProcess(arguments, environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": tls.certificate]).status == 0)
         let wrong = work.file("missing.pem")
-        #expect(try Imgfetch.run(arguments, environment: ["CURL_CA_BUNDLE": wrong]).status == 3)
-        let wins = try Imgfetch.run(arguments + ["--cacert", tls.certificate], environment: ["CURL_CA_BUNDLE": wrong])
+        #expect(try Imgfetch.runInProcess(arguments, environment: ["CURL_CA_BUNDLE": wrong]).status == 3)
+        let wins = try Imgfetch.runInProcess(arguments + ["--cacert", tls.certificate], environment: ["CURL_CA_BUNDLE": wrong])
         #expect(wins.status == 0, "\(wins.stderr)")
     }
 }

@@ -5,6 +5,7 @@ import Testing
 /// `imgfetch info`'s refusals and failures: one line each, with their exit codes, before any request.
 @Suite("imgfetch info: refusals", .serialized)
 struct InfoRefusalTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 

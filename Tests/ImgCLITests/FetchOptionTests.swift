@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import ImgCore
 
-/// Network and cache-key options of fetch, end to end.
-@Suite("Fetch options end to end", .serialized)
+/// Network and cache-key options of fetch, run in process against the fixture server.
+@Suite("Fetch options", .serialized)
 struct FetchOptionTests: EndToEndSuite {
+    static let runsInProcess = true
     let server: FixtureServer
     let work: TemporaryDirectory
 
@@ -63,16 +64,16 @@ struct FetchOptionTests: EndToEndSuite {
     @Test func unsafeOrUnusableCacheDirectoriesAreRefused() throws {
         let open = work.file("open")
         try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
-        let refused = try Imgfetch.run([server.url("/img/sample.jpg"), "--cache-dir", open, "-o", work.file("a.jpg")])
+        let refused = try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "--cache-dir", open, "-o", work.file("a.jpg")])
         #expect(refused.status == 7 && refused.stderr.contains("writable"))
         #expect(try server.requests("/img/sample.jpg") == 0)
         let file = work.file("plain-file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        #expect(try Imgfetch.run([server.url("/img/sample.jpg"), "--cache-dir", file, "-o", work.file("a.jpg")]).status == 7)
-        let fine = try Imgfetch.run([server.url("/img/sample.jpg"), "--no-cache", "--cache-dir", open, "-o", work.file("a.jpg")])
+        #expect(try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "--cache-dir", file, "-o", work.file("a.jpg")]).status == 7)
+        let fine = try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "--no-cache", "--cache-dir", open, "-o", work.file("a.jpg")])
         #expect(fine.status == 0)
         let created = work.file("new/cache")
-        #expect(try Imgfetch.run([server.url("/img/sample.jpg"), "--cache-dir", created, "-o", work.file("b.jpg")]).status == 0)
+        #expect(try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "--cache-dir", created, "-o", work.file("b.jpg")]).status == 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: created)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         #expect(FileManager.default.fileExists(atPath: created + "/CACHEDIR.TAG"))
@@ -80,40 +81,23 @@ struct FetchOptionTests: EndToEndSuite {
 
     @Test func cacheDirectoryComesFromTheEnvironment() throws {
         let fromVariable = work.file("env-cache")
-        let result = try Imgfetch.run([server.url("/img/sample.jpg"), "-o", work.file("a.jpg")],
-                                      environment: ["IMGFETCH_CACHE_DIR": fromVariable])
+        let result = try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "-o", work.file("a.jpg")],
+                                               environment: ["IMGFETCH_CACHE_DIR": fromVariable])
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: fromVariable + "/CACHEDIR.TAG"))
         let xdg = work.file("xdg")
-        #expect(try Imgfetch.run([server.url("/img/sample.jpg"), "-o", work.file("a.jpg")], environment: ["XDG_CACHE_HOME": xdg]).status == 0)
+        #expect(try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "-o", work.file("a.jpg")], environment: ["XDG_CACHE_HOME": xdg]).status == 0)
         #expect(FileManager.default.fileExists(atPath: xdg + "/imgfetch/CACHEDIR.TAG"))
     }
 
     @Test func helpAndVersion() throws {
-        let version = try Imgfetch.run(["--version"])
+        let version = try Imgfetch.runInProcess(["--version"])
         #expect(version.status == 0 && version.stdoutText.hasPrefix("imgfetch "))
-        let help = try Imgfetch.run(["help", "fetch"])
+        let help = try Imgfetch.runInProcess(["help", "fetch"])
         #expect(help.status == 0 && help.stdoutText.contains("--resize"))
-        #expect(try Imgfetch.run(["--help"]).stdoutText.contains("usage"))
-        #expect(try Imgfetch.run([]).status == 2)
-        let ended = try Imgfetch.run(["--no-cache", "-o", work.file("dash.jpg"), "--", Paths.images + "/sample.jpg"])
+        #expect(try Imgfetch.runInProcess(["--help"]).stdoutText.contains("usage"))
+        #expect(try Imgfetch.runInProcess([]).status == 2)
+        let ended = try Imgfetch.runInProcess(["--no-cache", "-o", work.file("dash.jpg"), "--", Paths.images + "/sample.jpg"])
         #expect(ended.status == 0)
-    }
-}
-
-extension FetchOptionTests {
-    @Test(arguments: [SIGINT, SIGTERM])
-    func anInterruptedFetchLeavesNothingBehind(signal: Int32) throws {
-        let folder = work.file("interrupted-\(signal)")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let process = try Imgfetch.launch([server.url("/slow/sample.jpg?delay=0.1"), "--resize", "50x", "--cache-dir", cache, "-o", folder + "/out.jpg"])
-        try server.waitForRequests("/slow/sample.jpg")
-        usleep(200_000)
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 128 + signal)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
-        let entries = FileManager.default.subpaths(atPath: cache + "/entries") ?? []
-        #expect(!entries.contains { $0.hasSuffix("original") || $0.hasSuffix(".variant") })
     }
 }
