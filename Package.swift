@@ -1,12 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Every program that starts libvips exports CVips' stand-ins for liborc's compile and free calls, so that libvips'
-// calls bind to them and run under one lock (Sources/CVips/orc_guard.c: liborc 0.4.33 corrupts the heap when two
-// threads compile or free programs at once). A program that lacks this runs libvips without its vector path.
-let exportsOrcGuard: [LinkerSetting] = [
+// Every program that starts libvips exports CVips' stand-ins for three libvips and liborc calls, so that libvips'
+// calls bind to them: liborc's compile and free run under one lock (Sources/CVips/orc_guard.c: liborc 0.4.33
+// corrupts the heap when two threads compile or free programs at once) and reuse code compiled for a program of the
+// same content (orc_code_cache.c); libvips' operation cache is skipped while it keeps nothing (operation_build.c).
+// A program that lacks this runs libvips without its vector path, and through its cache.
+let exportsLibvipsStandIns: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
-                  "-Xlinker", "--export-dynamic-symbol=orc_program_free"]),
+                  "-Xlinker", "--export-dynamic-symbol=orc_program_free",
+                  "-Xlinker", "--export-dynamic-symbol=vips_cache_operation_buildp"]),
 ]
 
 let package = Package(
@@ -21,7 +24,8 @@ let package = Package(
         // gobject-2.0's flags are glib's include paths alone (gmodule-2.0's add -pthread and --export-dynamic, which
         // SwiftPM refuses from a package's pkg-config).
         .systemLibrary(name: "CVipsSystem", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
-        .target(name: "CVips", dependencies: ["CVipsSystem"],
+        // liborc's headers (liborc-0.4-dev, which libvips-dev depends on) for its programs' layout (orc_code_cache.c).
+        .target(name: "CVips", dependencies: ["CVipsSystem"], cSettings: [.unsafeFlags(["-I/usr/include/orc-0.4"])],
                 linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("gmodule-2.0"),
                                  .linkedLibrary("z")]),
         // libcurl's headers (libcurl4-openssl-dev); libcurl itself is opened with dlopen on the first download, so a
@@ -42,17 +46,17 @@ let package = Package(
         .target(name: "ImgRenderer", dependencies: ["ImgCore", "CRenderer"]),
         // The CLI front as a library: option declarations, parsing, commands, the wording of errors and reports.
         .target(name: "ImgCLI", dependencies: ["ImgCore", "ImgRenderer"]),
-        .executableTarget(name: "imgfetch", dependencies: ["ImgCLI"], linkerSettings: exportsOrcGuard),
+        .executableTarget(name: "imgfetch", dependencies: ["ImgCLI"], linkerSettings: exportsLibvipsStandIns),
         // Tests by layer, sharing Tests/Support (linked into each as Support/): ImgCore and the warm renderer's parts
         // called directly; command lines run in process through ImgCLI; the built binary, end to end.
         .testTarget(name: "ImgCoreTests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
-                    linkerSettings: exportsOrcGuard),
+                    linkerSettings: exportsLibvipsStandIns),
         .testTarget(name: "ImgCLITests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
-                    linkerSettings: exportsOrcGuard),
+                    linkerSettings: exportsLibvipsStandIns),
         .testTarget(name: "EndToEndTests", dependencies: ["ImgCore", "ImgRenderer", "ImgCLI"],
-                    linkerSettings: exportsOrcGuard),
+                    linkerSettings: exportsLibvipsStandIns),
         // Fuzz targets: a regression runner in normal builds, libFuzzer under scripts/fuzz.sh (Fuzz/README.md).
         .executableTarget(name: "ImgFuzz", dependencies: ["ImgCore", "ImgRenderer"], path: "Fuzz/Sources/ImgFuzz",
-                         linkerSettings: exportsOrcGuard),
+                         linkerSettings: exportsLibvipsStandIns),
     ]
 )

@@ -22,6 +22,8 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_autorot) \
     X(vips_avg) \
     X(vips_bandjoin2) \
+    X(vips_cache_get_max) \
+    X(vips_cache_operation_buildp) \
     X(vips_cache_set_max) \
     X(vips_cast_uchar) \
     X(vips_colourspace) \
@@ -68,6 +70,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_init) \
     X(vips_leak_set) \
     X(vips_linear) \
+    X(vips_object_build) \
     X(vips_multiply) \
     X(vips_premultiply) \
     X(vips_rot) \
@@ -113,6 +116,10 @@ imgf_orc_guard imgf_vips_orc_guard(void);
 
 /* How many liborc compile and free calls went through the lock so far. */
 long imgf_orc_guarded_calls(void);
+/* How many compiles were answered with code compiled before for a program of the same content (orc_code_cache.c). */
+long imgf_orc_reused_compiles(void);
+/* How many libvips operations were built without libvips' cache, which keeps none (operation_build.c). */
+long imgf_operations_built_directly(void);
 
 /* Take and let go of the lock orc_guard.c holds around liborc's compile and free (recursive; cheap when nobody
  * compiles). liborc 0.4.33 sets the process umask to 0066 while it maps new code memory, which happens only inside
