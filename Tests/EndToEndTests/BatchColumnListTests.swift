@@ -26,7 +26,7 @@ struct BatchColumnListTests {
         let result = try run(fixture, list, ["--name-column", "key", "--keep-columns", "caption", "--manifest", manifest, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(fixture.outputs() == ["first.jpg", "second.jpg"])
-        let records = try BatchManifestTests.lines(manifest).filter { $0["summary"] == nil }
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
         #expect(records.map { $0["line"] as? Int } == [2, 5])
         #expect((records[0]["columns"] as? [String: String]) == ["caption": "a, \"quoted\"\nsecond line"])
         #expect((records[1]["columns"] as? [String: String]) == ["caption": "plain"])
@@ -46,7 +46,7 @@ struct BatchColumnListTests {
                          "line 4: 3 fields where the header has 2", "line 5: a quoted field is not closed"] {
             #expect(result.stderr.contains(expected), "\(expected): \(result.stderr)")
         }
-        let records = try BatchManifestTests.lines(manifest).filter { $0["summary"] == nil }
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
         #expect(records.map { $0["status"] as? String } == ["failed", "failed", "failed", "failed", "ok"])
         #expect(records.map { $0["line"] as? Int } == [2, 3, 4, 5, 6])
         #expect(records[0]["raw"] as? String == ",no url" && records[0]["url"] == nil)
@@ -136,7 +136,7 @@ struct BatchSizeFilterTests {
         let result = try fixture.batch(lines, ["--min-size", "300x100", "--manifest", manifest, "--json", "--resize", "50x"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(fixture.outputs().isEmpty)
-        let records = try BatchManifestTests.lines(manifest)
+        let records = try JSONLines.objects(inFile: manifest)
         #expect(records.filter { $0["summary"] == nil }.map { $0["status"] as? String } == ["filtered", "filtered"])
         #expect(records[0]["reason"] as? String == "original 290x442 is smaller than 300x100")
         #expect((records[0]["original"] as? [String: Int]) == ["width": 290, "height": 442])

@@ -5,17 +5,6 @@ import Testing
 /// `--manifest`, `--resume`, `--retry-failed`.
 @Suite("Batch manifest: records, resume, retry-failed, kill -9")
 struct BatchManifestTests {
-    /// The JSON lines of `path`; one that does not parse is a failure, or (`tolerant`: a torn line) skipped.
-    static func lines(_ path: String, tolerant: Bool = false) throws -> [[String: Any]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                if tolerant { return nil }
-                throw TestFailure("not a JSON object: \(line)")
-            }
-            return object
-        }
-    }
-
     static func inode(_ path: String) -> (ino_t, Int)? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
@@ -31,7 +20,7 @@ struct BatchManifestTests {
         let manifest = fixture.root.file("m-{shard}.jsonl")
         let result = try fixture.batch(lines, ["--manifest", manifest, "--retry", "0", "--resize", "40x40:fill"])
         #expect(result.status == 1, "\(result.stderr)")
-        let records = try Self.lines(fixture.root.file("m-0-of-1.jsonl"))
+        let records = try JSONLines.objects(inFile: fixture.root.file("m-0-of-1.jsonl"))
         #expect(records.count == 5)
         #expect(records.map { $0["line"] as? Int } == [2, 3, 4, 5, nil])
         #expect(records.map { $0["status"] as? String } == ["ok", "ok", "failed", "failed", "error"])
@@ -67,7 +56,7 @@ struct BatchManifestTests {
         #expect(result.status == 1, "\(result.stderr)")
         let line = try #require(result.stderr.split(separator: "\n").first { $0.hasPrefix("imgfetch: \(url): ") })
         let stderrMessage = try #require(line.dropFirst("imgfetch: \(url): ".count).components(separatedBy: " [").first)
-        let error = try #require(try Self.lines(manifest).first?["error"] as? [String: Any])
+        let error = try #require(try JSONLines.objects(inFile: manifest).first?["error"] as? [String: Any])
         let message = try #require(error["message"] as? String)
         #expect(message.contains("--max-bytes"), "\(message)")
         #expect(message == stderrMessage, "stderr: \(line)")
@@ -89,7 +78,7 @@ struct BatchManifestTests {
         var stats = try fixture.server.stats()
         #expect(stats.paths["/img/img2.jpg"] == 1 && stats.paths["/flaky/1/img6.jpg"] == 2 && stats.total == 7)
         #expect(!FileManager.default.fileExists(atPath: fixture.output + "/img2.jpg"))
-        let retriedRecords = try Self.lines(fixture.root.file("retried.jsonl"))
+        let retriedRecords = try JSONLines.objects(inFile: fixture.root.file("retried.jsonl"))
         #expect(retriedRecords.dropLast().compactMap { $0["status"] as? String } == ["ok", "ok", "ok", "ok", "ok", "ok"])
         #expect(retriedRecords.filter { $0["reason"] as? String == "done earlier" }.count == 5)
 
@@ -101,7 +90,7 @@ struct BatchManifestTests {
         let after = (1...5).map { Self.inode(fixture.output + "/img\($0).jpg") }
         for index in [0, 2, 3, 4] { #expect(before[index]! == after[index]!, "img\(index + 1).jpg was touched") }
         #expect(after[1] != nil)
-        let second = try Self.lines(fixture.root.file("second.jsonl"))
+        let second = try JSONLines.objects(inFile: fixture.root.file("second.jsonl"))
         #expect(second.count == 7 && second.dropLast().allSatisfy { $0["status"] as? String == "ok" })
         #expect(second.last?["done_earlier"] as? Int == 4)
         // Resuming the complete manifest runs nothing.
@@ -131,7 +120,7 @@ struct BatchManifestTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("{\"line\": 12, \"url\": \"\(lines[11])\", \"sta".utf8))
         try handle.close()
-        let done = try Self.lines(manifest, tolerant: true)
+        let done = try JSONLines.objects(inFile: manifest, tolerant: true)
         #expect(done.count >= 4, "the first four lines were recorded before the kill")
         let before = try fixture.server.stats()
         let resumed = try Imgfetch.run(arguments + ["--no-progress"])
@@ -139,7 +128,7 @@ struct BatchManifestTests {
         let after = try fixture.server.stats()
         for index in 1...4 { #expect(after.paths["/img/img\(index).jpg"] == before.paths["/img/img\(index).jpg"]) }
         #expect(fixture.outputs().count == 12)
-        let records = try Self.lines(manifest, tolerant: true)
+        let records = try JSONLines.objects(inFile: manifest, tolerant: true)
         let ok = Set(records.filter { $0["status"] as? String == "ok" }.compactMap { $0["line"] as? Int })
         #expect(ok == Set(1...12))
     }
@@ -153,7 +142,7 @@ struct BatchManifestTests {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 143)
-        let records = try Self.lines(manifest)
+        let records = try JSONLines.objects(inFile: manifest)
         let summary = try #require(records.last)
         #expect(summary["summary"] as? Bool == true && summary["status"] as? String == "interrupted" && summary["signal"] as? Int == 15)
         #expect(summary["exit"] as? Int == 143)

@@ -41,13 +41,13 @@ struct SlurmTests {
         }
         _ = try cluster.run(["scancel", "\(job)_\(killed.task)"])
         try cluster.waitUntilGone(job)
-        let beforeResume = try BatchManifestTests.lines(manifest, tolerant: true)
+        let beforeResume = try JSONLines.objects(inFile: manifest, tolerant: true)
         let okBefore = beforeResume.filter { $0["status"] as? String == "ok" }.compactMap { $0["url"] as? String }
         let taskOutputs = (try? FileManager.default.contentsOfDirectory(atPath: fixture.root.file("slow-out-\(killed.task)"))) ?? []
         let statsBefore = try fixture.server.stats()
         var doneBefore = 0
         for index in 0..<4 {
-            let records = try BatchManifestTests.lines(fixture.root.file("slow-m-\(index)-of-4.jsonl"), tolerant: true)
+            let records = try JSONLines.objects(inFile: fixture.root.file("slow-m-\(index)-of-4.jsonl"), tolerant: true)
             doneBefore += records.filter { $0["summary"] == nil && $0["status"] as? String == "ok" }.count
         }
 

@@ -22,7 +22,7 @@ struct WebDatasetResumeTests {
                          "--samples-per-shard", "3", "--manifest", manifest, "--resume", manifest]
         let process = try Imgfetch.launch(arguments)
         let deadline = Date().addingTimeInterval(30)
-        while (try? BatchManifestTests.lines(manifest, tolerant: true).count) ?? 0 < 4, Date() < deadline { usleep(10_000) }
+        while (try? JSONLines.objects(inFile: manifest, tolerant: true).count) ?? 0 < 4, Date() < deadline { usleep(10_000) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let left = fixture.outputs()
@@ -41,7 +41,7 @@ struct WebDatasetResumeTests {
         #expect(keys.sorted() == (1...12).map { String(format: "%09d", $0) }, "every ok line exactly once: \(keys)")
         // The last record of each line names a complete tar that holds it.
         var last: [Int: [String: Any]] = [:]
-        for record in try BatchManifestTests.lines(manifest, tolerant: true) { if let line = record["line"] as? Int { last[line] = record } }
+        for record in try JSONLines.objects(inFile: manifest, tolerant: true) { if let line = record["line"] as? Int { last[line] = record } }
         for (line, record) in last {
             let output = try #require((record["outputs"] as? [[String: Any]])?.first)
             let tar = try #require(output["tar"] as? String)
@@ -62,11 +62,11 @@ struct WebDatasetResumeTests {
         let process = try Imgfetch.launch(["batch", try fixture.list(lines), "-O", fixture.output, "--no-cache", "-j", "1",
                                            "--output-format", "webdataset", "--manifest", manifest])
         let deadline = Date().addingTimeInterval(30)
-        while (try? BatchManifestTests.lines(manifest, tolerant: true).count) ?? 0 < 2, Date() < deadline { usleep(10_000) }
+        while (try? JSONLines.objects(inFile: manifest, tolerant: true).count) ?? 0 < 2, Date() < deadline { usleep(10_000) }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 143)
-        let ok = try BatchManifestTests.lines(manifest).filter { $0["status"] as? String == "ok" }.compactMap { $0["line"] as? Int }
+        let ok = try JSONLines.objects(inFile: manifest).filter { $0["status"] as? String == "ok" }.compactMap { $0["line"] as? Int }
         #expect(ok.count >= 2 && ok.count < 6)
         #expect(fixture.outputs() == ["00000.tar", "00000_stats.json"], "\(fixture.outputs())")
         #expect(try WebDatasetTests.keys(fixture.output) == ok.map { String(format: "%09d", $0) })

@@ -72,7 +72,7 @@ struct WebDatasetTests {
         #expect(result.stderr.contains("7 ok, 1 failed, 1 opted out, 7 samples written into 3 tars"), "\(result.stderr)")
         #expect(fixture.outputs() == ["00000.tar", "00000_stats.json", "00001.tar", "00001_stats.json", "00002.tar",
                                       "00002_stats.json"], "no temporary is left")
-        let records = try BatchManifestTests.lines(manifest).dropLast()
+        let records = try JSONLines.objects(inFile: manifest).dropLast()
         #expect(records.map { $0["status"] as? String } == Array(repeating: "ok", count: 7) + ["failed", "opted_out"])
         #expect(records.last?["directive"] as? String == "noai")
         var keys: [String] = []
@@ -128,7 +128,7 @@ struct WebDatasetTests {
                                     program: try #require(webDatasetPython))
         #expect(read.status == 0, "\(read.stderr)")
         let samples = try BatchFixture.records(read)
-        let ok = try BatchManifestTests.lines(manifest).dropLast().filter { $0["status"] as? String == "ok" }
+        let ok = try JSONLines.objects(inFile: manifest).dropLast().filter { $0["status"] as? String == "ok" }
         #expect(samples.map { $0["key"] as? String } == ok.map { String(format: "%09d", $0["line"] as? Int ?? -1) })
         for (sample, record) in zip(samples, ok) {
             let json = try #require(sample["json"] as? [String: Any])
@@ -172,7 +172,7 @@ struct WebDatasetTests {
         let files = listed.filter { $0.hasPrefix("file ") }.map { String($0.dropFirst(5)) }
         #expect(files.filter { !$0.hasSuffix("_stats.json") } == tars.map { String($0.split(separator: " ")[1]) },
                 "nothing but complete tars and their stats: \(files)")
-        let records = try BatchManifestTests.lines(manifest).filter { $0["line"] != nil }
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["line"] != nil }
         let ok = records.filter { $0["status"] as? String == "ok" }
         #expect(records.allSatisfy { $0["status"] as? String != "failed" }, "\(records)")
         #expect(ok.count >= 2 * tars.count && ok.count < 30)

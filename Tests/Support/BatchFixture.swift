@@ -7,8 +7,12 @@ final class BatchFixture: @unchecked Sendable { // test-local paths and a server
     let server: FixtureServer
     var output: String { root.path + "/out" }
     var cache: String { root.path + "/cache" }
+    /// Whether `batch` runs in this process (`Imgfetch.runInProcess`) rather than as the built binary.
+    let inProcess: Bool
 
-    init(count: Int = 20) throws {
+    /// With `inProcess` (default false), `batch` runs in this process: for tests that check no process-wide fact.
+    init(count: Int = 20, inProcess: Bool = false) throws {
+        self.inProcess = inProcess
         root = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: root.path + "/www", withIntermediateDirectories: true)
         let sample = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
@@ -26,7 +30,8 @@ final class BatchFixture: @unchecked Sendable { // test-local paths and a server
 
     /// `imgfetch batch LIST -O out --cache-dir cache ARGUMENTS`.
     func batch(_ lines: [String], _ arguments: [String] = []) throws -> CommandResult {
-        try Imgfetch.run(["batch", try list(lines), "-O", output, "--cache-dir", cache, "--no-progress"] + arguments)
+        let arguments = ["batch", try list(lines), "-O", output, "--cache-dir", cache, "--no-progress"] + arguments
+        return inProcess ? try Imgfetch.runInProcess(arguments) : try Imgfetch.run(arguments)
     }
 
     func outputs() -> [String] {

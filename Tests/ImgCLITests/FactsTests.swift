@@ -75,7 +75,7 @@ struct FactsTests {
         let work = try TemporaryDirectory()
         func thumbnail(_ photo: String, _ width: Int) throws -> Data {
             let output = work.file("\(width)-\(photo).png")
-            let result = try Imgfetch.run([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "\(width)x",
+            let result = try Imgfetch.runInProcess([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "\(width)x",
                                            "-o", output])
             #expect(result.status == 0, "\(result.stderr)")
             return try Data(contentsOf: URL(fileURLWithPath: output))

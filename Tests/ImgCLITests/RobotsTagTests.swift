@@ -35,7 +35,7 @@ struct RobotsTagTests {
     }
 
     @Test func optedOutLinesAreRecordedNotWrittenNorCached() throws {
-        let fixture = try BatchFixture(count: 6)
+        let fixture = try BatchFixture(count: 6, inProcess: true)
         let lines = [fixture.server.url("/img/img1.jpg"),
                      fixture.server.url(Self.tagged("noai", "img2.jpg")),
                      fixture.server.url(Self.tagged("otherbot: noai", "img3.jpg")),
@@ -46,7 +46,7 @@ struct RobotsTagTests {
         let result = try fixture.batch(lines, ["--disallow-robots-tags", "noai,noimageai", "--manifest", manifest, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(fixture.outputs() == ["img1.jpg", "img3.jpg", "img6.jpg"])
-        let records = try BatchManifestTests.lines(manifest)
+        let records = try JSONLines.objects(inFile: manifest)
         #expect(records.dropLast().map { $0["status"] as? String }
                 == ["ok", "opted_out", "ok", "opted_out", "opted_out", "ok"])
         #expect(records.dropLast().map { $0["directive"] as? String } == [nil, "noai", nil, "noimageai", "noai", nil])
@@ -62,7 +62,7 @@ struct RobotsTagTests {
     }
 
     @Test func cachedOriginalsAndVariantsAreJudgedByTheirRecordedHeaders() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let lines = [fixture.server.url("/img/img1.jpg"), fixture.server.url(Self.tagged("noai", "img2.jpg"))]
         // Without the option (the default for files), every line is written and cached, headers recorded.
         let first = try fixture.batch(lines, ["--resize", "40x"])
@@ -75,7 +75,7 @@ struct RobotsTagTests {
             let again = try fixture.batch(lines, chain + ["-O", output, "--disallow-robots-tags", "noai", "--manifest", manifest])
             #expect(again.status == 0, "\(again.stderr)")
             #expect(again.stderr.contains("1 ok, 0 failed, 1 opted out, 1 file written"), "\(again.stderr)")
-            #expect(try BatchManifestTests.lines(manifest).dropLast().map { $0["status"] as? String } == ["ok", "opted_out"])
+            #expect(try JSONLines.objects(inFile: manifest).dropLast().map { $0["status"] as? String } == ["ok", "opted_out"])
             #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["img1.jpg"])
         }
         #expect(try fixture.server.stats().total == requests)
@@ -88,7 +88,7 @@ struct RobotsTagTests {
 
     /// A 304 updates the recorded headers: an `X-Robots-Tag` the site added since is judged, and recorded.
     @Test func aRevalidationJudgesTheTagsThe304Carries() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let header = "noai".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let changed = "noimageai".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         // Untagged for the first request of each path, tagged from the second on (the 304s too).
@@ -102,7 +102,7 @@ struct RobotsTagTests {
         let second = try fixture.batch(lines, ["-O", output, "--disallow-robots-tags", "noai", "--manifest", manifest, "-v"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("revalidated"), "\(second.stderr)")
-        #expect(try BatchManifestTests.lines(manifest).dropLast().map { $0["status"] as? String } == ["opted_out", "ok"])
+        #expect(try JSONLines.objects(inFile: manifest).dropLast().map { $0["status"] as? String } == ["opted_out", "ok"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: output) == ["img2.jpg"])
         #expect(try paths.map { try fixture.server.requests($0) } == [2, 2])
         // The opted-out original is gone from the cache; the other's new tag is recorded: refused with no request.
@@ -114,18 +114,18 @@ struct RobotsTagTests {
     }
 
     @Test func prefetchRecordsOptOutsAndTheOptionIsRefusedElsewhere() throws {
-        let fixture = try BatchFixture(count: 1)
+        let fixture = try BatchFixture(count: 1, inProcess: true)
         let url = fixture.server.url(Self.tagged("noimageindex", "img1.jpg"))
-        let prefetch = try Imgfetch.run(["prefetch", url, "--cache-dir", fixture.cache, "--json",
+        let prefetch = try Imgfetch.runInProcess(["prefetch", url, "--cache-dir", fixture.cache, "--json",
                                          "--disallow-robots-tags", "noimageindex"])
         #expect(prefetch.status == 0, "\(prefetch.stderr)")
         #expect(try BatchFixture.records(prefetch).first?["status"] as? String == "opted_out")
-        let none = try Imgfetch.run(["prefetch", url, "--cache-dir", fixture.cache, "--json", "--disallow-robots-tags", "none"])
+        let none = try Imgfetch.runInProcess(["prefetch", url, "--cache-dir", fixture.cache, "--json", "--disallow-robots-tags", "none"])
         #expect(try BatchFixture.records(none).first?["status"] as? String == "ok", "\(none.stderr)")
-        let bad = try Imgfetch.run(["prefetch", url, "--disallow-robots-tags", "noai,,x y"])
+        let bad = try Imgfetch.runInProcess(["prefetch", url, "--disallow-robots-tags", "noai,,x y"])
         #expect(bad.status == 2 && bad.stderr.contains("bad --disallow-robots-tags 'noai,,x y'"), "\(bad.stderr)")
         for command in [["fetch", url, "-o", fixture.root.file("a.jpg")], ["info", url]] {
-            let refused = try Imgfetch.run(command + ["--disallow-robots-tags", "noai"])
+            let refused = try Imgfetch.runInProcess(command + ["--disallow-robots-tags", "noai"])
             #expect(refused.status == 2 && refused.stderr.contains("--disallow-robots-tags"), "\(refused.stderr)")
         }
         #expect(try fixture.server.requests("/robots-tag/noimageindex/img1.jpg") == 2)

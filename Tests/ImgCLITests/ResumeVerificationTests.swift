@@ -12,7 +12,7 @@ struct ResumeVerificationTests {
     }
 
     @Test func otherOptionsAndAnotherFolderRunAgain() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let lines = (1...2).map { fixture.server.url("/img/img\($0).jpg") }
         let first = fixture.root.file("first.jsonl")
         let run = try fixture.batch(lines, ["--resize", "30x", "--manifest", first])
@@ -23,7 +23,7 @@ struct ResumeVerificationTests {
         let other = fixture.root.file("v2")
         let list = try fixture.list(lines)
         let second = fixture.root.file("second.jsonl")
-        let resumed = try Imgfetch.run(["batch", list, "-O", other, "--cache-dir", fixture.cache, "--no-progress",
+        let resumed = try Imgfetch.runInProcess(["batch", list, "-O", other, "--cache-dir", fixture.cache, "--no-progress",
                                         "--resize", "10x", "--format", "webp", "--resume", first, "--manifest", second, "-v"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: other)) ?? []).sorted() == ["img1.webp", "img2.webp"])
@@ -33,7 +33,7 @@ struct ResumeVerificationTests {
     }
 
     @Test func truncatedChangedAndTamperedOutputsRunAgain() throws {
-        let fixture = try BatchFixture(count: 3)
+        let fixture = try BatchFixture(count: 3, inProcess: true)
         let lines = (1...3).map { fixture.server.url("/img/img\($0).jpg") }
         let first = fixture.root.file("first.jsonl")
         #expect(try fixture.batch(lines, ["--manifest", first]).status == 0)
@@ -64,7 +64,7 @@ struct ResumeVerificationTests {
 
     /// A manifest is streamed: lines of it that the list has no line for cost nothing but their place.
     @Test func manifestWithManyRecordsResumes() throws {
-        let fixture = try BatchFixture(count: 1)
+        let fixture = try BatchFixture(count: 1, inProcess: true)
         let lines = [fixture.server.url("/img/img1.jpg")]
         let first = fixture.root.file("first.jsonl")
         #expect(try fixture.batch(lines, ["--manifest", first]).status == 0)

@@ -75,10 +75,10 @@ struct RenderingThreadsTests {
     /// `batch -v` says how the cores are shared: its rule with the default `-j` (on this machine's cores), libvips'
     /// default with one worker, and `VIPS_CONCURRENCY` when the user set it (then no limit is set).
     @Test func batchSaysHowItSharesTheCores() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let lines = [fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg")]
         func line(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
-            let result = try Imgfetch.run(["batch", try fixture.list(lines), "-O", fixture.output + "-\(UUID().uuidString)",
+            let result = try Imgfetch.runInProcess(["batch", try fixture.list(lines), "-O", fixture.output + "-\(UUID().uuidString)",
                                            "--cache-dir", fixture.cache, "--no-progress", "-v", "--resize", "32x32"] + arguments,
                                           environment: environment)
             #expect(result.status == 0, "\(result.stderr)")

@@ -27,7 +27,7 @@ struct OutputNameSafetyTests {
     /// list's name `-rf` likewise, and the names `Cat` and `cat` gave two files that a case-insensitive file system
     /// holds as one.
     @Test func aBatchWritesNoNameAnOptionParserWouldTake() throws {
-        let fixture = try BatchFixture(count: 3)
+        let fixture = try BatchFixture(count: 3, inProcess: true)
         try FileManager.default.copyItem(atPath: fixture.root.path + "/www/img1.jpg", toPath: fixture.root.path + "/www/-rf.jpg")
         let result = try fixture.batch([fixture.server.url("/img/-rf.jpg"),
                                         fixture.server.url("/img/img1.jpg") + "\tCat",

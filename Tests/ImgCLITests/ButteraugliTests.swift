@@ -11,7 +11,7 @@ struct ButteraugliTests {
         let work = try TemporaryDirectory()
         func render(_ arguments: [String], _ name: String) throws -> MetricPixels {
             let output = work.file(name)
-            let result = try Imgfetch.run([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "200x"]
+            let result = try Imgfetch.runInProcess([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "200x"]
                                           + arguments + ["-o", output])
             #expect(result.status == 0, "\(result.stderr)")
             return try ImageInspection.metricPixels(try Data(contentsOf: URL(fileURLWithPath: output)))

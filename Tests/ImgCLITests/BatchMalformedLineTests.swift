@@ -7,7 +7,7 @@ import Testing
 @Suite("Batch: lines with more columns")
 struct BatchMalformedLineTests {
     @Test func aLineWithMoreColumnsIsNamedByItsNumberAndRecordedWhole() throws {
-        let fixture = try BatchFixture(count: 1)
+        let fixture = try BatchFixture(count: 1, inProcess: true)
         let good = fixture.server.url("/img/img1.jpg")
         let secret = fixture.server.url("/img/img1.jpg").replacingOccurrences(of: "://", with: "://alice:secret@")
         let lines = ["# comment", good, "", secret + " name\textra"]
@@ -16,7 +16,7 @@ struct BatchMalformedLineTests {
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("line 4: expected 'URL [NAME]', found more columns [usage, exit 2]"), "\(result.stderr)")
         #expect(!result.stderr.contains("secret"))
-        let records = try BatchManifestTests.lines(manifest)
+        let records = try JSONLines.objects(inFile: manifest)
         let failed = try #require(records.first { $0["status"] as? String == "failed" })
         #expect(failed["line"] as? Int == 4)
         #expect(failed["url"] == nil)

@@ -67,7 +67,7 @@ struct DominantColourLadderTests {
         var colours: [String] = []
         for width in [640, 1600, 4200] {
             let output = work.file("\(width).jpg")
-            let made = try Imgfetch.run([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "\(width)x",
+            let made = try Imgfetch.runInProcess([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "\(width)x",
                                          "--upscale", "-o", output])
             #expect(made.status == 0, "\(made.stderr)")
             colours.append(try ImageInspection.facts(try Data(contentsOf: URL(fileURLWithPath: output))).dominantColor)

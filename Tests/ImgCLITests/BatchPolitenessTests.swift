@@ -7,7 +7,7 @@ import Testing
 @Suite("Batch politeness per host: --rate, Retry-After, giving up")
 struct BatchPolitenessTests {
     @Test func rateHoldsAcrossAllWorkersPerHost() throws {
-        let fixture = try BatchFixture(count: 6)
+        let fixture = try BatchFixture(count: 6, inProcess: true)
         let other = try FixtureServer(root: fixture.root.path + "/www")
         let lines = (1...6).map { fixture.server.url("/img/img\($0).jpg") } + (1...6).map { other.url("/img/img\($0).jpg") }
         let result = try fixture.batch(lines, ["--rate", "2.5", "-j", "8", "--no-cache"])
@@ -34,7 +34,7 @@ struct BatchPolitenessTests {
     /// reaches the host while it is paused; the request that got it is retried after the pause and succeeds.
     @Test(arguments: ["retry_after=2", "retry_after_date=3"])
     func retryAfterPausesTheHostForEveryWorker(query: String) throws {
-        let fixture = try BatchFixture(count: 12)
+        let fixture = try BatchFixture(count: 12, inProcess: true)
         let lines = [fixture.server.url("/flaky/1/img1.jpg?code=429&\(query)")]
             + (2...12).map { fixture.server.url("/delay/0.2/img\($0).jpg") }
         let result = try fixture.batch(lines, ["-j", "4", "--no-cache"])
@@ -92,7 +92,7 @@ struct BatchPolitenessTests {
     /// A host that keeps refusing is given up with one message for the host, not one per line; the lines are
     /// failures worth retrying (exit 75, `transient` in the manifest), and another host goes on.
     @Test func aHostThatKeepsRefusingIsGivenUpWithOneMessage() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let other = try FixtureServer(root: fixture.root.path + "/www")
         let refusing = (1...30).map { fixture.server.url("/status/429?n=\($0)") }
         let manifest = fixture.root.file("m.jsonl")
@@ -104,7 +104,7 @@ struct BatchPolitenessTests {
         #expect(messages.count < 12, "\(result.stderr)")
         #expect(try fixture.server.stats().total < 20)
         #expect(try other.stats().total == 1)
-        let records = try BatchManifestTests.lines(manifest)
+        let records = try JSONLines.objects(inFile: manifest)
         #expect(records.filter { $0["status"] as? String == "failed" && $0["exit_class"] as? String == "transient" }.count == 30)
         #expect(records.filter { $0["status"] as? String == "ok" }.count == 1)
     }

@@ -17,7 +17,7 @@ struct ManifestLinkTests {
     }
 
     @Test func aLinkAtTheManifestsPathIsReplacedNotWrittenThrough() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let (manifest, victim) = try Self.plant(fixture)
         let lines = (1...2).map { fixture.server.url("/img/img\($0).jpg") }
         let result = try fixture.batch(lines, ["--manifest", manifest, "--no-cache"])
@@ -25,13 +25,13 @@ struct ManifestLinkTests {
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == Self.victimText)
         let kind = try FileManager.default.attributesOfItem(atPath: manifest)[.type] as? FileAttributeType
         #expect(kind == .typeRegular)
-        #expect(try BatchManifestTests.lines(manifest).count == 3)
+        #expect(try JSONLines.objects(inFile: manifest).count == 3)
         let strays = try FileManager.default.contentsOfDirectory(atPath: fixture.root.path).filter { $0.hasSuffix(".manifest") }
         #expect(strays.isEmpty)
     }
 
     @Test func aManifestResumedIntoThroughALinkIsRefusedBeforeAnyFetch() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let (manifest, victim) = try Self.plant(fixture)
         let lines = (1...2).map { fixture.server.url("/img/img\($0).jpg") }
         let result = try fixture.batch(lines, ["--manifest", manifest, "--resume", manifest, "--no-cache"])

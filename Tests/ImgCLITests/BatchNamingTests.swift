@@ -7,7 +7,7 @@ import Testing
 @Suite("Batch: output names")
 struct BatchNamingTests {
     @Test func nameClashesAreResolvedInInputOrder() throws {
-        let fixture = try BatchFixture()
+        let fixture = try BatchFixture(inProcess: true)
         // The first item finishes last, yet keeps the plain name.
         let lines = [fixture.server.url("/delay/0.8/img1.jpg"), fixture.server.url("/img/img1.jpg"),
                      fixture.server.url("/img/img1.jpg?again"), fixture.server.url("/img/img2.jpg") + " img1"]
@@ -20,7 +20,7 @@ struct BatchNamingTests {
     /// A failed line still claims its name: once it works, a re-run gives it that name, and every other file keeps
     /// the name (and the content) it had. (It used to claim none, so `pic.jpg` went from a's image to c's.)
     @Test func aFailedLineKeepsItsNameSoARerunGivesNoNameToAnotherURL() throws {
-        let fixture = try BatchFixture(count: 1)
+        let fixture = try BatchFixture(count: 1, inProcess: true)
         let www = fixture.root.path + "/www"
         for folder in ["a", "c"] { try FileManager.default.createDirectory(atPath: "\(www)/\(folder)", withIntermediateDirectories: true) }
         try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: www + "/a/pic.jpg")
@@ -42,7 +42,7 @@ struct BatchNamingTests {
 
     /// Each shard claims the names of every line, its own or not: the names are those of the whole list in one run.
     @Test func shardsNameEveryLineAsTheWholeListDoes() throws {
-        let fixture = try BatchFixture(count: 1)
+        let fixture = try BatchFixture(count: 1, inProcess: true)
         let www = fixture.root.path + "/www"
         var lines: [String] = []
         for folder in 1...12 {
@@ -52,7 +52,7 @@ struct BatchNamingTests {
         }
         let list = try fixture.list(lines)
         func names(_ extra: [String], into directory: String) throws -> [String: String] {
-            let result = try Imgfetch.run(["batch", list, "-O", directory, "--json", "--no-cache", "--resize", "20x20"] + extra)
+            let result = try Imgfetch.runInProcess(["batch", list, "-O", directory, "--json", "--no-cache", "--resize", "20x20"] + extra)
             #expect(result.status == 0, "\(result.stderr)")
             var names: [String: String] = [:]
             for record in try BatchFixture.records(result) {
@@ -75,7 +75,7 @@ struct BatchNamingTests {
     /// A long file name in the URL and a long variant name: the name from the URL is shortened so that, with the
     /// variant, the clash suffix and the extension, it fits 255 bytes (it used to be refused as 'not a plain file name').
     @Test func longNamesFromURLsAreShortenedToFit() throws {
-        let fixture = try BatchFixture(count: 1)
+        let fixture = try BatchFixture(count: 1, inProcess: true)
         let long = String(repeating: "x", count: 249)
         for last in ["a", "b"] {
             try FileManager.default.copyItem(atPath: Paths.images + "/sample.jpg", toPath: fixture.root.path + "/www/\(long)\(last).jpg")
@@ -96,7 +96,7 @@ struct BatchNamingTests {
     /// A name too long because of the template or the list's name is the user's to fix: a clear 'too long' error for
     /// that output (it used to be 'not a plain file name' or, after a clash suffix, 'File name too long', exit 7).
     @Test func namesTooLongBecauseOfTheTemplateOrTheListAreRefusedAsTooLong() throws {
-        let fixture = try BatchFixture(count: 2)
+        let fixture = try BatchFixture(count: 2, inProcess: true)
         let url = fixture.server.url("/img/img1.jpg")
         let template = String(repeating: "t", count: 251) + ".{ext}"
         let result = try fixture.batch([url, url], ["--name", template, "--json"])
@@ -116,7 +116,7 @@ struct BatchNamingTests {
     }
 
     @Test func namesCannotLeaveTheOutputDirectory() throws {
-        let fixture = try BatchFixture()
+        let fixture = try BatchFixture(inProcess: true)
         let url = fixture.server.url("/img/img1.jpg")
         let lines = ["\(url) ../escape", "\(url) /tmp/abs", "\(url) .hidden", "\(url) a/b", "\(url) ..",
                      fixture.server.url("/img/..%2F..%2Fimg2.jpg"), "\(url) fine.name"]

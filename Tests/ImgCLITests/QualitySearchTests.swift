@@ -67,7 +67,7 @@ struct QualitySearchTests {
     static func processed(_ photo: String) throws -> DecodedImage {
         let work = try TemporaryDirectory()
         let output = work.file("reference.png")
-        let result = try Imgfetch.run([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "200x", "-o", output])
+        let result = try Imgfetch.runInProcess([Paths.images + "/photos/" + photo, "--no-cache", "--resize", "200x", "-o", output])
         #expect(result.status == 0, "\(result.stderr)")
         return try ImageInspection.open(try Data(contentsOf: URL(fileURLWithPath: output)))
     }

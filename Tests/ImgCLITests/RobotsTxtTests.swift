@@ -58,9 +58,9 @@ struct RobotsTxtTests {
         let list = root.file("list-\(UUID().uuidString).txt")
         try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
         let manifest = root.file("m-\(UUID().uuidString).jsonl")
-        let result = try Imgfetch.run(["batch", list, "-O", root.file("out-\(UUID().uuidString)"), "--cache-dir", root.file("cache"),
+        let result = try Imgfetch.runInProcess(["batch", list, "-O", root.file("out-\(UUID().uuidString)"), "--cache-dir", root.file("cache"),
                                        "--no-progress", "--robots-txt", "--manifest", manifest] + extra)
-        return (result, try BatchManifestTests.lines(manifest))
+        return (result, try JSONLines.objects(inFile: manifest))
     }
 
     @Test func disallowedURLsAreRecordedAndNeverRequested() throws {
@@ -88,7 +88,7 @@ struct RobotsTxtTests {
         #expect(try BatchFixture.records(other).last?["robotsDisallowed"] as? Int == 1)
         #expect(try server.requests("/robots.txt") == 1)
         #expect(try server.requests("/img/public/p.jpg") == 1)
-        let inspect = try Imgfetch.run(["cache", "inspect", "--cache-dir", root.file("cache"), "--json"])
+        let inspect = try Imgfetch.runInProcess(["cache", "inspect", "--cache-dir", root.file("cache"), "--json"])
         #expect(inspect.stdoutText.contains(#""kind":"robots""#) && inspect.stdoutText.contains(server.url("/robots.txt")),
                 "\(inspect.stdoutText)")
     }
@@ -120,11 +120,11 @@ struct RobotsTxtTests {
         let (result, records) = try Self.batch(root, [server.url("/img/img1.jpg")], ["--only-from-cache"])
         #expect(result.status == 1 && records.first?["status"] as? String == "failed", "\(result.stderr)")
         #expect(try server.requests("/robots.txt") == 0)
-        let prefetch = try Imgfetch.run(["prefetch", server.url("/img/img1.jpg"), "--robots-txt", "--cache-dir", root.file("c2"), "--json"])
+        let prefetch = try Imgfetch.runInProcess(["prefetch", server.url("/img/img1.jpg"), "--robots-txt", "--cache-dir", root.file("c2"), "--json"])
         let prefetched = try BatchFixture.records(prefetch)
         #expect(prefetch.status == 0 && prefetched.first?["status"] as? String == "ok", "\(prefetch.stderr)")
         for command in [["fetch", server.url("/img/img1.jpg"), "-o", root.file("a.jpg")], ["info", server.url("/img/img1.jpg")]] {
-            let refused = try Imgfetch.run(command + ["--robots-txt"])
+            let refused = try Imgfetch.runInProcess(command + ["--robots-txt"])
             #expect(refused.status == 2 && refused.stderr.contains("--robots-txt"), "\(refused.stderr)")
         }
     }

@@ -67,11 +67,11 @@ struct DecoderQuirkTests {
         let work = try TemporaryDirectory()
         let path = work.file("short.gif")
         try Self.gif(firstPixels: 6).write(to: URL(fileURLWithPath: path))
-        let read = try Imgfetch.run([path, "-v", "--resize", "2x", "--no-cache", "-o", work.file("out.gif")])
+        let read = try Imgfetch.runInProcess([path, "-v", "--resize", "2x", "--no-cache", "-o", work.file("out.gif")])
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stderr.contains("gif 2x2") && FileManager.default.fileExists(atPath: work.file("out.gif")))
         #expect(read.stderr.contains("note: warning: gif frame 1's data ends"), "\(read.stderr)")
-        let refused = try Imgfetch.run([path, "--fail-on", "warning", "--resize", "2x", "--no-cache", "-o", work.file("refused.gif")])
+        let refused = try Imgfetch.runInProcess([path, "--fail-on", "warning", "--resize", "2x", "--no-cache", "-o", work.file("refused.gif")])
         #expect(refused.status == 5, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: work.file("refused.gif")))
     }
