@@ -75,7 +75,20 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     func requests(_ path: String) throws -> Int { try stats().paths[path] ?? 0 }
 
     /// The response body bytes sent for `path` (without its query) since the start or the last reset.
-    func bytesServed(_ path: String) throws -> Int { try stats().bytes_by_path?[path] ?? 0 }
+    /// The body bytes served for `path` once the count has settled: a server still writing a reply the client
+    /// stopped reading (a range, a refusal) records its bytes after the command may already have ended, so the
+    /// count is read until two reads 50 ms apart agree (for at most 2 s).
+    func bytesServed(_ path: String) throws -> Int {
+        let deadline = Date().addingTimeInterval(2)
+        var last = try stats().bytes_by_path?[path] ?? 0
+        while Date() < deadline {
+            usleep(50_000)
+            let now = try stats().bytes_by_path?[path] ?? 0
+            if now == last { return now }
+            last = now
+        }
+        return last
+    }
 
     /// Waits until the server has seen `count` requests for `path` (the path without its query), polling every
     /// 20 ms for at most `seconds` (default 30). A test that signals or kills a command waits on this, not on a
