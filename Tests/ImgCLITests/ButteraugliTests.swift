@@ -1,3 +1,4 @@
+import CJxl
 import Foundation
 import Testing
 @testable import ImgCore
@@ -28,6 +29,34 @@ struct ButteraugliTests {
         #expect(distances[0] > 0, "\(distances)")
         #expect(distances[0] < distances[1] && distances[1] < distances[2], "\(distances)")
         #expect(distances[0] < 1.5 && distances[2] > 2, "\(distances)")
+    }
+
+    /// A reference prepared once (linear-light floats, converted by a table) measures what libjxl measures when given
+    /// the 8-bit sRGB itself (converted by its colour management on every call), to 0.001.
+    @Test(arguments: ["plane.jpg", "grass.jpg"])
+    func aPreparedReferenceMeasuresWhatLibjxlMeasuresOnSRGB(photo: String) throws {
+        let (reference, encoded) = try Self.photoAndJPEGs(photo, qualities: [90, 60, 20])
+        let prepared = ButteraugliReference(reference)
+        for pixels in encoded {
+            let measured = try prepared.distance(to: pixels), direct = try Self.libjxlOnSRGB(reference, pixels)
+            #expect(abs(measured - direct) < 0.001, "\(photo): \(measured) against libjxl's \(direct)")
+        }
+    }
+
+    /// libjxl's distance of two 8-bit sRGB images, given to it as they are.
+    static func libjxlOnSRGB(_ reference: MetricPixels, _ distorted: MetricPixels) throws -> Double {
+        let jxl = try #require(imgf_jxl())
+        let api = try #require(jxl.pointee.JxlButteraugliApiCreate(nil))
+        defer { jxl.pointee.JxlButteraugliApiDestroy(api) }
+        var format = JxlPixelFormat(num_channels: 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
+        let result = try #require(reference.rgb.withUnsafeBytes { first in
+            distorted.rgb.withUnsafeBytes { second in
+                jxl.pointee.JxlButteraugliCompute(api, UInt32(reference.width), UInt32(reference.height), &format,
+                                                  first.baseAddress, first.count, &format, second.baseAddress, second.count)
+            }
+        })
+        defer { jxl.pointee.JxlButteraugliResultDestroy(result) }
+        return Double(jxl.pointee.JxlButteraugliResultGetDistance(result, ButteraugliDistance.norm))
     }
 
     @Test func imagesOfDifferentSizesAreRefused() {

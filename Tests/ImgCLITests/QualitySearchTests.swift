@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import Testing
 @testable import ImgCore
@@ -50,17 +51,60 @@ struct QualitySearchTests {
         }
     }
 
-    /// Monotone distances from every start: the one boundary; 2 encodes when the prediction is the answer (the search
-    /// probes the step below the prediction first, outside, then the prediction).
-    @Test func aStartNextToTheAnswerTakesTwoEncodes() throws {
-        let distance = { (quality: Int) in 10 - Double(quality) / 10 }  // within 1.5 from 85 up
+    /// Monotone distances from every start: the one boundary, on a steep line and on distances falling
+    /// `QualitySearch.typicalFall` a step; on the latter 2 encodes when the prediction is the answer (the search
+    /// probes the step below the prediction first, just outside, then where the fall crosses the target: the prediction).
+    @Test(arguments: [false, true])
+    func aStartNextToTheAnswerTakesTwoEncodes(typical: Bool) throws {
+        let boundary = Double(QualitySearch.index(nearest: 85))  // within 1.5 from 85 up
+        let distance = { (quality: Int) in
+            typical ? 1.5 * exp(-QualitySearch.typicalFall * (Double(QualitySearch.index(nearest: quality)) - boundary + 0.5))
+                : 10 - Double(quality) / 10
+        }
         for start in [nil] + QualitySearch.qualities {
             let outcome = try QualitySearch.lowest(within: 1.5, startingAt: start) { (quality: Int) throws(ImgError) in
                 ((), distance(quality))
             }
             #expect(outcome.quality == 85 && outcome.encodes <= QualitySearch.maximumEncodes)
-            if start == 85 { #expect(outcome.encodes == 2, "start \(start!)") }
+            if start == 85, typical { #expect(outcome.encodes == 2, "start \(start!)") }
         }
+    }
+
+    /// Distances falling `QualitySearch.typicalFall` a step, as photos' distances do near the target: from a start 4 to
+    /// 7 steps off the answer the search takes 3 encodes (its second probe goes where the model crosses the target,
+    /// not one step on; that took 5 or 6).
+    @Test(arguments: [(8, 3), (8, 12), (8, 15), (15, 19), (15, 22)])
+    func aStartSeveralStepsOffTakesThreeEncodes(boundary: Int, start: Int) throws {
+        let distance = { (quality: Int) in
+            1.5 * exp(-QualitySearch.typicalFall * (Double(QualitySearch.index(nearest: quality) - boundary) + 0.5))
+        }
+        let outcome = try QualitySearch.lowest(within: 1.5, startingAt: QualitySearch.qualities[start]) {
+            (quality: Int) throws(ImgError) in ((), distance(quality))
+        }
+        #expect(outcome.quality == QualitySearch.qualities[boundary])
+        #expect(outcome.encodes <= 3, "boundary \(boundary), start \(start): \(outcome.encodes) encodes")
+    }
+
+    /// A searched JPEG is what libvips writes with `ImageEncoder.searchedOptions` (4:4:4, optimised Huffman
+    /// tables) at the chosen quality, fewer bytes than the same without optimised tables; a fixed quality keeps
+    /// libvips' defaults (4:2:0 below 90), byte for byte.
+    @Test func aSearchedJPEGIsFourFourFourWithOptimisedTables() throws {
+        let image = try Self.processed("plane.jpg")
+        let outcome = try AutoEncoder.encodeWithin(distance: 1.95, image, encoding: OutputEncoding(format: .jpeg), sourceFormat: .png)
+        func libvips(_ options: String) throws -> Data {
+            var buffer: UnsafeMutableRawPointer?
+            var length = 0
+            #expect(imgf_write_to_buffer(image.pointer, ".jpg[\(options),strip]", &buffer, &length) == 0)
+            defer { g_free(buffer) }
+            return Data(bytes: try #require(buffer), count: length)
+        }
+        let quality = outcome.quality
+        let searched = try libvips("Q=\(quality),optimize_coding,subsample_mode=off")
+        let unoptimised = try libvips("Q=\(quality),subsample_mode=off")
+        #expect(outcome.encoding.data == searched && searched.count < unoptimised.count)
+        let fixed = try ImageEncoder.encode(image, encoding: OutputEncoding(format: .jpeg, quality: 85), sourceFormat: .png)
+        let defaults = try libvips("Q=85"), subsampled = try libvips("Q=85,subsample_mode=on")
+        #expect(fixed.data == defaults && fixed.data == subsampled)
     }
 
     /// A 200 px thumbnail of a fixture photo, decoded: the processed image a search encodes.

@@ -60,7 +60,7 @@ extension Options {
             .B \-\-quality auto
             quality (the distance
             .B \-\-quality auto:\fIDISTANCE\fR
-            gives, else 1.8) and keeps the smallest result; an equal size goes to the
+            gives, else 1.95) and keeps the smallest result; an equal size goes to the
             first of avif, webp, jxl, heic, jpeg, the order they are tried in, whatever
             the order of
             .IR LIST .
@@ -101,8 +101,13 @@ extension Options {
             .B auto
             chooses the lowest quality whose result is within Butteraugli
             .I DISTANCE
-            (from 0.3 to 10; default 1.8) of the processed image before encoding,
+            (from 0.3 to 10; default 1.95) of the processed image before encoding,
             for JPEG, WebP, AVIF, HEIC and JPEG XL.
+            A JPEG so chosen is written without chroma subsampling (4:4:4) and with
+            optimised Huffman tables, which Butteraugli and the bytes both favour; a
+            fixed
+            .B \-\-quality
+            keeps 4:2:0 below 90.
             The default is where
             .B \-\-quality auto
             JPEG thumbnails of photographs score, on average, what
@@ -117,10 +122,12 @@ extension Options {
             (the first frame, transparency flattened onto
             .BR \-\-background ).
             The search tries qualities 7, 10, .\|.\|. 100 in at most 6 encodes: it
-            starts at the quality predicted for the format and distance, walks from each
-            result towards the boundary (one step, then doubling), interpolates the
-            distances once the boundary lies between two results, and never tries a
-            quality after which a bisection could no longer finish within the 6.
+            starts one step below the quality predicted for the format and distance,
+            goes from that result to where a distance falling 3.5 % a step would cross
+            the target, then to where the line through its last two results crosses it,
+            interpolates the distances once the boundary lies between two results, and
+            never tries a quality after which a bisection could no longer finish within
+            the 6.
             The result was measured within the distance and the step below it outside,
             unless it is quality 7, or 100 when no quality was within (then its distance
             is over the target, and

@@ -14,11 +14,11 @@ public struct EncodingChoice: Sendable, Codable, Equatable {
         self.distance = (distance * 1000).rounded() / 1000
     }
 
-    /// The default target of `--quality auto` and `--format auto`: Butteraugli distance 1.8, where `--quality auto`
-    /// JPEG's mean SSIMULACRA2 score over real photographs' 200 px thumbnails equals `--quality 85` JPEG's (60 photos of
-    /// `make bench`'s set: auto:1.6 scored 2.1 points above, auto:2.2 4.5 below; docs/BENCHMARKS.md, workload 9), so
-    /// that `auto` keeps that visible quality on average and spends fewer bytes where the image allows.
-    public static let defaultDistance = 1.8
+    /// The default target of `--quality auto` and `--format auto`: Butteraugli distance 1.95, where `--quality auto`
+    /// JPEG's mean SSIMULACRA2 score over real photographs' 200 px thumbnails equals `--quality 85` JPEG's (the 400
+    /// photos of `make bench`: 57.09 against 57.07; 1.9 scored 0.8 above, 2.0 0.6 below; docs/BENCHMARKS.md, workload
+    /// 9), so that `auto` keeps that visible quality on average and spends fewer bytes where the image allows.
+    public static let defaultDistance = 1.95
     /// The distances `--quality auto:DISTANCE` accepts: 0.3 (about the best a lossy encoder reaches) to 10.
     public static let distanceRange = 0.3...10.0
     /// The formats whose quality can be searched, and so those `--format auto` may choose from.

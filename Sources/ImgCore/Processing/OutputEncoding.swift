@@ -12,7 +12,9 @@ public struct OutputEncoding: Sendable, Hashable {
     /// Keep EXIF, XMP and ICC metadata; default false (stripped after conversion to sRGB).
     public var keepMetadata = false
     /// `--quality auto[:DISTANCE]`: the quality is the lowest whose result is within this Butteraugli distance of the
-    /// processed image (`AutoEncoder`); nil (the default) for `quality` as it is.
+    /// processed image (`AutoEncoder`); nil (the default) for `quality` as it is. A JPEG so searched is written with
+    /// optimised Huffman tables and without chroma subsampling, a WebP with sharp chroma subsampling
+    /// (`ImageEncoder.searchedOptions`).
     public var targetDistance: Double?
     /// `--format auto[:LIST]`: the formats the smallest result is chosen from (each at its `targetDistance`
     /// quality), in `EncodingChoice.candidateOrder`; `format` is then nil. Nil (the default) for one format.

@@ -40,33 +40,35 @@ enum AutoEncoder {
         return outcome
     }
 
-    /// The image in memory, and its metric pixels: the reference every probe is measured against.
-    static func measurable(_ image: DecodedImage, background: Color) throws(ImgError) -> (DecodedImage, MetricPixels) {
+    /// The image in memory, and its metric pixels prepared once: the reference every probe is measured against.
+    static func measurable(_ image: DecodedImage, background: Color) throws(ImgError) -> (DecodedImage, ButteraugliReference) {
         let image = try image.derive("auto: processed image in memory") { imgf_copy_memory($0, $1) }
-        return (image, try image.metricPixels(background: background))
+        return (image, ButteraugliReference(try image.metricPixels(background: background)))
     }
 
-    static func search(_ image: DecodedImage, reference: MetricPixels, distance: Double, encoding: OutputEncoding,
+    static func search(_ image: DecodedImage, reference: ButteraugliReference, distance: Double, encoding: OutputEncoding,
                        sourceFormat: ImageFormat?, abandon: (EncodedImage) -> Bool)
         throws(ImgError) -> QualitySearch.Outcome<EncodedImage>? {
         let format = encoding.format ?? ImageEncoder.writableFormat(for: sourceFormat)
         return try QualitySearch.lowest(within: distance, startingAt: QualityPrediction.quality(for: format, distance: distance),
+                                        falling: QualityPrediction.fall[format] ?? QualitySearch.typicalFall,
                                         abandon: abandon) { (quality: Int) throws(ImgError) in
             var probe = encoding
-            probe.quality = quality
+            (probe.quality, probe.targetDistance) = (quality, distance)
             let encoded = try ImageEncoder.encode(image, encoding: probe, sourceFormat: sourceFormat)
             return (encoded, try measure(encoded, against: reference, background: encoding.background))
         }
     }
 
     /// The distance of an encoding, decoded again, from `reference`.
-    static func measure(_ encoded: EncodedImage, against reference: MetricPixels, background: Color) throws(ImgError) -> Double {
+    static func measure(_ encoded: EncodedImage, against reference: ButteraugliReference,
+                        background: Color) throws(ImgError) -> Double {
         let bytes = PinnedBytes(encoded.data)
         guard let decoded = imgf_open_buffer(bytes.pointer, bytes.count, "") else {
             throw .image("cannot decode a \(encoded.format.rawValue) probe: \(VipsRuntime.takeError())")
         }
         let pixels = try DecodedImage(taking: decoded, source: bytes).metricPixels(background: background)
-        return try ButteraugliDistance.between(reference, pixels)
+        return try reference.distance(to: pixels)
     }
 
     /// `-v`'s line about a search: `quality auto: jpeg q=70, Butteraugli distance 1.084 (target 1.1), 2 encodes`.
