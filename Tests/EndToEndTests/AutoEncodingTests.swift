@@ -53,9 +53,9 @@ struct AutoEncodingTests: EndToEndSuite {
     }
 
     @Test func theSameInputGivesTheSameBytesAndTheKeyNamesTheTarget() throws {
-        for (arguments, key) in [(["--quality", "auto"], "@jpeg(q=auto:1.95,bg=#ffffff)"),
-                                 (["--format", "auto"], "@auto:avif+webp+jpeg(q=auto:1.95,bg=#ffffff)"),
-                                 (["--format", "auto:jpeg,webp", "--quality", "auto:2"], "@auto:webp+jpeg(q=auto:2,bg=#ffffff)")] {
+        for (arguments, key) in [(["--quality", "auto"], "@jpeg(q=auto:1.95,coding=2,bg=#ffffff)"),
+                                 (["--format", "auto"], "@auto:avif+webp+jpeg(q=auto:1.95,coding=2,bg=#ffffff)"),
+                                 (["--format", "auto:jpeg,webp", "--quality", "auto:2"], "@auto:webp+jpeg(q=auto:2,coding=2,bg=#ffffff)")] {
             var outputs: [Data] = []
             for round in 0..<2 {
                 let output = work.file("same-\(round)")

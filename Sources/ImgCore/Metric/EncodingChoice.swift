@@ -19,6 +19,10 @@ public struct EncodingChoice: Sendable, Codable, Equatable {
     /// photos of `make bench`: 57.09 against 57.07; 1.9 scored 0.8 above, 2.0 0.6 below; docs/BENCHMARKS.md, workload
     /// 9), so that `auto` keeps that visible quality on average and spends fewer bytes where the image allows.
     public static let defaultDistance = 1.95
+    /// The coding searched results are written in (`ImageEncoder.searchedOptions`: JPEG 4:4:4 with optimised Huffman
+    /// tables, WebP with smart subsampling), numbered: the variant key names it (`coding=2`), so that entries written
+    /// in an earlier coding (1: the fixed-quality coding) serve no search made in this one.
+    public static let searchedCoding = 2
     /// The distances `--quality auto:DISTANCE` accepts: 0.3 (about the best a lossy encoder reaches) to 10.
     public static let distanceRange = 0.3...10.0
     /// The formats whose quality can be searched, and so those `--format auto` may choose from.

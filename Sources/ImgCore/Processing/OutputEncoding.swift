@@ -38,7 +38,7 @@ public struct OutputEncoding: Sendable, Hashable {
 
     /// The canonical spelling for the variant key, e.g. `webp(q=80)` or `source(bg=#000000)`:
     /// everything that changes the bytes, defaults spelled out, nothing that doesn't.
-    /// A searched quality is named by its target (`q=auto:1.1`) and a chosen format by its list
+    /// A searched quality is named by its target and coding (`q=auto:1.1,coding=2`) and a chosen format by its list
     /// (`auto:avif+webp+jpeg`), never by what they turned out to be; both name the background, which the metric
     /// flattens transparency onto.
     public func identifier(decoding: DecodeOptions = DecodeOptions()) -> String {
@@ -46,6 +46,7 @@ public struct OutputEncoding: Sendable, Hashable {
         if let candidateFormats {
             let names = candidateFormats.map(\.rawValue).joined(separator: "+")
             parts.append("q=auto:\(EncodingChoice.spelling(targetDistance ?? EncodingChoice.defaultDistance))")
+            parts.append("coding=\(EncodingChoice.searchedCoding)")
             parts.append("bg=\(background)")
             if keepMetadata { parts.append("keep-metadata") }
             return "auto:\(names)(\(parts.joined(separator: ",")))" + decoding.identifierSuffix
@@ -53,6 +54,7 @@ public struct OutputEncoding: Sendable, Hashable {
         if let targetDistance, !(lossless && (format == .webp || format == .jxl)),
            format.map({ OutputEncoding.defaultQuality(of: $0) != nil }) ?? true {
             parts.append("q=auto:\(EncodingChoice.spelling(targetDistance))")
+            parts.append("coding=\(EncodingChoice.searchedCoding)")
             parts.append("bg=\(background)")
         } else if let format {
             if lossless, format == .webp || format == .jxl {
