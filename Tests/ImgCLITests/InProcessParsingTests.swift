@@ -7,16 +7,6 @@ import Testing
 /// values become, with their ranges. The end-to-end suites check the same refusals through the real process.
 @Suite("option parsing in process")
 struct InProcessParsingTests {
-    static func usage(_ body: () throws(ImgError) -> Void) -> String? {
-        do throws(ImgError) {
-            try body()
-            return nil
-        } catch {
-            guard case .usage(let text) = error else { return "not a usage error: \(error)" }
-            return text
-        }
-    }
-
     static func settings(_ arguments: [String], environment: [String: String] = [:]) throws(ImgError) -> FetchSettings {
         try FetchSettings(try ArgumentScanner.scan(arguments), environment: environment, console: .process)
     }
@@ -39,20 +29,20 @@ struct InProcessParsingTests {
         (["-H", "X: a\r\nY: b"], "--header"),
     ])
     func badValuesAreUsageErrorsNamingTheOption(arguments: [String], option: String) {
-        let message = Self.usage { () throws(ImgError) in _ = try Self.settings(arguments) }
+        let message = UsageError.message { () throws(ImgError) in _ = try Self.settings(arguments) }
         #expect(message?.contains(option) == true, "\(arguments): \(message ?? "accepted")")
     }
 
     @Test func theScannerSuggestsAndScopes() throws {
-        let unknown = Self.usage { () throws(ImgError) in _ = try ArgumentScanner.scan(["--timout", "3"]) }
+        let unknown = UsageError.message { () throws(ImgError) in _ = try ArgumentScanner.scan(["--timout", "3"]) }
         #expect(unknown?.contains("--timeout") == true, "\(unknown ?? "accepted")")
-        let missing = Self.usage { () throws(ImgError) in _ = try ArgumentScanner.scan(["--timeout"]) }
+        let missing = UsageError.message { () throws(ImgError) in _ = try ArgumentScanner.scan(["--timeout"]) }
         #expect(missing?.contains("--timeout") == true, "\(missing ?? "accepted")")
 
         let scanned = try ArgumentScanner.scan(["--jobs", "2", "-q", "a.txt"])
         #expect(scanned.value("jobs") == "2" && scanned.has("quiet") && scanned.positionals == ["a.txt"])
-        let scope = Self.usage { () throws(ImgError) in try OptionCatalog.checkApplicable(scanned, to: .fetch) }
+        let scope = UsageError.message { () throws(ImgError) in try OptionCatalog.checkApplicable(scanned, to: .fetch) }
         #expect(scope?.contains("--jobs") == true && scope?.contains("'fetch'") == true, "\(scope ?? "accepted")")
-        #expect(Self.usage { () throws(ImgError) in try OptionCatalog.checkApplicable(scanned, to: .batch) } == nil)
+        #expect(UsageError.message { () throws(ImgError) in try OptionCatalog.checkApplicable(scanned, to: .batch) } == nil)
     }
 }

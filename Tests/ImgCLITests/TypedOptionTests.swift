@@ -10,16 +10,6 @@ import Testing
 struct TypedOptionTests {
     static func scan(_ words: [String]) throws(ImgError) -> ScannedArguments { try ArgumentScanner.scan(words) }
 
-    static func usage(_ body: () throws(ImgError) -> Void) -> String? {
-        do throws(ImgError) {
-            try body()
-            return nil
-        } catch {
-            guard case .usage(let text) = error else { return "not a usage error: \(error)" }
-            return text
-        }
-    }
-
     @Test func valuesAreReadTyped() throws {
         let arguments = try Self.scan(["--timeout", "2.5", "--retry=4", "--max-bytes", "2M", "--temp-age", "2h",
                                        "--renderer", "auto", "--idle", "9", "-q", "--limit", "0", "--timeout", "3"])
@@ -48,7 +38,7 @@ struct TypedOptionTests {
     ])
     func eachOptionChecksItsOwnRange(words: [String], message: String) throws {
         let arguments = try Self.scan(words)
-        let refused = Self.usage { () throws(ImgError) in
+        let refused = UsageError.message { () throws(ImgError) in
             _ = try arguments[Options.retry]; _ = try arguments[Options.timeout]; _ = try arguments[Options.maxBytes]
             _ = try arguments[Options.maxPixels]; _ = try arguments[Options.limit]; _ = try arguments[Options.tempAge]
             _ = try arguments[Options.renderer]; _ = try arguments[Options.perHost]
@@ -60,7 +50,7 @@ struct TypedOptionTests {
         let settings = try RendererSettings(try Self.scan([]), environment: ["IMGFETCH_RENDERER": "auto",
                                                                              "IMGFETCH_RENDERER_IDLE": "12"])
         #expect(settings.enabled && settings.idleLimit == 12)
-        let refused = Self.usage { () throws(ImgError) in
+        let refused = UsageError.message { () throws(ImgError) in
             _ = try RendererSettings(try Self.scan([]), environment: ["IMGFETCH_RENDERER_IDLE": "never"])
         }
         #expect(refused == "bad IMGFETCH_RENDERER_IDLE 'never': expected seconds greater than 0 and at most 86400")
