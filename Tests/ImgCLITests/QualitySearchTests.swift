@@ -21,14 +21,15 @@ struct QualitySearchTests {
         #expect(outcome.encodes == encodes && encodes <= QualitySearch.maximumEncodes)
     }
 
-    @Test(arguments: [nil, 7, 52, 85, 100])
+    @Test(arguments: [nil, 10, 52, 85, 100])
     func noQualityWithinEndsAtTheTopWithTheStepBelowMeasured(start: Int?) throws {
         var probed: [Int] = []
         let outcome = try QualitySearch.lowest(within: 0.1, startingAt: start) { (quality: Int) throws(ImgError) in
             probed.append(quality)
             return ((), 5)
         }
-        #expect(outcome.quality == 100 && outcome.encodes <= 6 && probed.last == 100 && probed.contains(97), "\(probed)")
+        let belowTop = QualitySearch.qualities[QualitySearch.qualities.count - 2]
+        #expect(outcome.quality == 100 && outcome.encodes <= 6 && probed.last == 100 && probed.contains(belowTop), "\(probed)")
     }
 
     /// From every start, on arbitrary distances: at most 6 encodes, none twice, the result within (below 100) and the
@@ -56,7 +57,8 @@ struct QualitySearchTests {
     /// probes the step below the prediction first, just outside, then where the fall crosses the target: the prediction).
     @Test(arguments: [false, true])
     func aStartNextToTheAnswerTakesTwoEncodes(typical: Bool) throws {
-        let boundary = Double(QualitySearch.index(nearest: 85))  // within 1.5 from 85 up
+        let answer = 88  // the first step within 1.5 on the line (85 and up)
+        let boundary = Double(QualitySearch.index(nearest: answer))
         let distance = { (quality: Int) in
             typical ? 1.5 * exp(-QualitySearch.typicalFall * (Double(QualitySearch.index(nearest: quality)) - boundary + 0.5))
                 : 10 - Double(quality) / 10
@@ -65,15 +67,15 @@ struct QualitySearchTests {
             let outcome = try QualitySearch.lowest(within: 1.5, startingAt: start) { (quality: Int) throws(ImgError) in
                 ((), distance(quality))
             }
-            #expect(outcome.quality == 85 && outcome.encodes <= QualitySearch.maximumEncodes)
-            if start == 85, typical { #expect(outcome.encodes == 2, "start \(start!)") }
+            #expect(outcome.quality == answer && outcome.encodes <= QualitySearch.maximumEncodes)
+            if start == answer, typical { #expect(outcome.encodes == 2, "start \(start!)") }
         }
     }
 
-    /// Distances falling `QualitySearch.typicalFall` a step, as photos' distances do near the target: from a start 4 to
+    /// Distances falling `QualitySearch.typicalFall` a step, as photos' distances do near the target: from a start 3 to
     /// 7 steps off the answer the search takes 3 encodes (its second probe goes where the model crosses the target,
     /// not one step on; that took 5 or 6).
-    @Test(arguments: [(8, 3), (8, 12), (8, 15), (15, 19), (15, 22)])
+    @Test(arguments: [(7, 2), (7, 11), (7, 14), (4, 10), (10, 4), (12, 6), (3, 9)])
     func aStartSeveralStepsOffTakesThreeEncodes(boundary: Int, start: Int) throws {
         let distance = { (quality: Int) in
             1.5 * exp(-QualitySearch.typicalFall * (Double(QualitySearch.index(nearest: quality) - boundary) + 0.5))
@@ -129,9 +131,9 @@ struct QualitySearchTests {
         #expect(outcome.encodes <= QualitySearch.maximumEncodes)
         #expect(try measured(outcome.encoding.data) == outcome.distance)
         if outcome.quality < 100 { #expect(outcome.distance <= target, "q=\(outcome.quality)") }
-        if outcome.quality > QualitySearch.qualities[0] {
-            var lower = encoding
-            lower.quality = outcome.quality - 3
+        if let step = QualitySearch.qualities.firstIndex(of: outcome.quality), step > 0 {
+            var lower = encoding  // the step below in the searched coding, as the search's probe there was
+            (lower.quality, lower.targetDistance) = (QualitySearch.qualities[step - 1], target)
             let below = try ImageEncoder.encode(image, encoding: lower, sourceFormat: .png)
             #expect(try measured(below.data) > target, "q=\(outcome.quality)")
         }

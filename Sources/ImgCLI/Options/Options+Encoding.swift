@@ -60,7 +60,7 @@ extension Options {
             .B \-\-quality auto
             quality (the distance
             .B \-\-quality auto:\fIDISTANCE\fR
-            gives, else 1.95) and keeps the smallest result; an equal size goes to the
+            gives, else \#(EncodingChoice.spelling(EncodingChoice.defaultDistance))) and keeps the smallest result; an equal size goes to the
             first of avif, webp, jxl, heic, jpeg, the order they are tried in, whatever
             the order of
             .IR LIST .
@@ -101,7 +101,7 @@ extension Options {
             .B auto
             chooses the lowest quality whose result is within Butteraugli
             .I DISTANCE
-            (from 0.3 to 10; default 1.95) of the processed image before encoding,
+            (from 0.3 to 10; default \#(EncodingChoice.spelling(EncodingChoice.defaultDistance))) of the processed image before encoding,
             for JPEG, WebP, AVIF, HEIC and JPEG XL.
             A JPEG so chosen is written without chroma subsampling (4:4:4) and with
             optimised Huffman tables, which Butteraugli and the bytes both favour; a
@@ -121,15 +121,16 @@ extension Options {
             visible difference), its 3-norm, measured on the output's own pixels
             (the first frame, transparency flattened onto
             .BR \-\-background ).
-            The search tries qualities 7, 10, .\|.\|. 100 in at most 6 encodes: it
-            starts one step below the quality predicted for the format and distance,
-            goes from that result to where a distance falling 3.5 % a step would cross
-            the target, then to where the line through its last two results crosses it,
-            interpolates the distances once the boundary lies between two results, and
-            never tries a quality after which a bisection could no longer finish within
-            the 6.
+            The search tries qualities 10, 16, .\|.\|. 100 (16 steps of 6) in at most 6
+            encodes: it starts one step below the quality predicted for the format and
+            distance; after each result it estimates where the distance crosses the
+            target (from one result, by a typical fall a step; from more, along the
+            line through the two nearest the target, or between the results on either
+            side) and tries the step on either side of that crossing it has not tried
+            yet, so that it usually ends in 2 or 3 encodes; it never tries a quality
+            after which a halving of the steps left could no longer finish within the 6.
             The result was measured within the distance and the step below it outside,
-            unless it is quality 7, or 100 when no quality was within (then its distance
+            unless it is quality 10, or 100 when no quality was within (then its distance
             is over the target, and
             .B \-v
             says so).

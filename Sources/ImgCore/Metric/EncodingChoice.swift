@@ -14,15 +14,16 @@ public struct EncodingChoice: Sendable, Codable, Equatable {
         self.distance = (distance * 1000).rounded() / 1000
     }
 
-    /// The default target of `--quality auto` and `--format auto`: Butteraugli distance 1.95, where `--quality auto`
-    /// JPEG's mean SSIMULACRA2 score over real photographs' 200 px thumbnails equals `--quality 85` JPEG's (the 400
-    /// photos of `make bench`: 57.09 against 57.07; 1.9 scored 0.8 above, 2.0 0.6 below; docs/BENCHMARKS.md, workload
-    /// 9), so that `auto` keeps that visible quality on average and spends fewer bytes where the image allows.
-    public static let defaultDistance = 1.95
+    /// The default target of `--quality auto` and `--format auto`: Butteraugli distance 2, where `--quality auto`
+    /// JPEG's mean SSIMULACRA2 score over real photographs' 200 px thumbnails is nearest `--quality 85` JPEG's (the 400
+    /// photos of `make bench`: 56.89 against 57.07; 1.95 scored 0.47 above, 2.05 0.61 below; docs/BENCHMARKS.md,
+    /// workload 9), so that `auto` keeps that visible quality on average and spends fewer bytes where the image allows.
+    public static let defaultDistance = 2.0
     /// The coding searched results are written in (`ImageEncoder.searchedOptions`: JPEG 4:4:4 with optimised Huffman
-    /// tables, WebP with smart subsampling), numbered: the variant key names it (`coding=2`), so that entries written
-    /// in an earlier coding (1: the fixed-quality coding) serve no search made in this one.
-    public static let searchedCoding = 2
+    /// tables, WebP with smart subsampling) and the qualities searched (`QualitySearch.qualities`), numbered: the
+    /// variant key names it (`coding=3`), so that entries written by an earlier search (1: the fixed-quality coding;
+    /// 2: this coding over qualities 7, 10, ... 100) serve no search made in this one.
+    public static let searchedCoding = 3
     /// The distances `--quality auto:DISTANCE` accepts: 0.3 (about the best a lossy encoder reaches) to 10.
     public static let distanceRange = 0.3...10.0
     /// The formats whose quality can be searched, and so those `--format auto` may choose from.
