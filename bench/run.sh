@@ -201,7 +201,8 @@ if [[ -z ${BENCH_ONLY:-} || ,$BENCH_ONLY, == *,9,* ]]; then
   PYREF_PYTHON=$ROOT/.build/pyref/bin/python
   "$PYREF_PYTHON" -c 'import ssimulacra2' 2>/dev/null || { make -s pyref >&2 || true; }
   "$PYREF_PYTHON" -c 'import ssimulacra2' 2>/dev/null || { say "no ssimulacra2 (make pyref): workload 9 without scores"; PYREF_PYTHON=; }
-  child "$PYTHON" "$BENCH/auto_quality.py" "$IMGFETCH" "$WWW/photos" "$REPORT" $PYREF_PYTHON || rc=$?
+  BENCH_PHOTO_URL=$BASE/photos child "$PYTHON" "$BENCH/auto_quality.py" "$IMGFETCH" "$WWW/photos" "$REPORT" \
+    $PYREF_PYTHON || rc=$?
 fi
 say "done in $(( (SECONDS - T0) / 60 )) min $(( (SECONDS - T0) % 60 )) s"
 exit "$rc"

@@ -4,7 +4,7 @@ import Foundation
 /// quality that was the median answer for distance 2 over photographs' 200 px thumbnails (`make bench`'s photo set,
 /// each format in its searched coding, `ImageEncoder.searchedOptions`), moved by `slope` qualities per halving or
 /// doubling of the distance. At distance 2 JPEG's median answer was 58 and WebP's 70; AVIF's answers cluster at 58
-/// and 64, and a start from 64 took fewest encodes. With these, the search took 2.6 encodes on average for JPEG, 2.7
+/// and 64, and a start from 64 took fewest encodes. With these, the search took 2.7 encodes on average for JPEG, 2.7
 /// for WebP and 2.6 for AVIF. A good start saves encodes (2 when the answer is the prediction or the step below it); a
 /// bad one costs at most the bound of 6, never the result: the search ends at the same boundary from any start where
 /// the distances fall as the quality rises. HEIC's and JPEG XL's figures were converted from an earlier measurement at

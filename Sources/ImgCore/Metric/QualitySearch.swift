@@ -11,9 +11,10 @@ import Foundation
 /// the encodes left (`worstCase`), so the bound holds whatever the metric does. 16 steps settle in 5 encodes at worst
 /// (4 halvings and one at 100 when none was within), which leaves the bound one encode to spend where the estimate
 /// points; 32 steps of 3 needed all 6 for the bound, so the search had to probe where a halving would, and took 3.8
-/// encodes on average against 2.6 on `make bench`'s photos at one mean distance, for the same bytes (docs/BENCHMARKS.md,
-/// workload 9). The result was measured within the distance and the step below it was measured outside, unless the
-/// result is the lowest step or 100 (then its distance may exceed the target; the outcome says which it is).
+/// encodes on average against 2.7 on `make bench`'s photos at one mean distance, for the same bytes
+/// (docs/BENCHMARKS.md, workload 9). The result was measured within the distance and the step below it was measured
+/// outside, unless the result is the lowest step or 100 (then its distance may exceed the target; the outcome says
+/// which it is).
 public enum QualitySearch {
     /// The qualities searched, lowest first: 10 to 100 in steps of 6.
     public static let qualities = Array(stride(from: 10, through: 100, by: 6))
@@ -68,7 +69,8 @@ public enum QualitySearch {
             return Outcome(quality: qualities[top], distance: distance, encoding: known, encodes: results.count)
         }
         let chosen = try encode(qualities[top])
-        return Outcome(quality: qualities[top], distance: chosen.distance, encoding: chosen.0, encodes: results.count + 1)
+        return Outcome(quality: qualities[top], distance: chosen.distance, encoding: chosen.0,
+                       encodes: results.count + 1)
     }
 
     /// The index of the step nearest `quality`.
