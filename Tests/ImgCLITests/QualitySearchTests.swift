@@ -87,6 +87,20 @@ struct QualitySearchTests {
         #expect(outcome.encodes <= 3, "boundary \(boundary), start \(start): \(outcome.encodes) encodes")
     }
 
+    /// The fewest encodes that settle n steps whatever the results is a halving's (one more while the top is only
+    /// assumed), and the steps searched settle in one encode fewer than the bound, which the search spends where its
+    /// estimate points (32 steps of 3 needed all 6).
+    @Test func theStepsSettleWithinTheBoundWithOneEncodeToSpare() {
+        #expect(QualitySearch.worstCase(open: 0, topAssumed: false) == 0)
+        #expect(QualitySearch.worstCase(open: 0, topAssumed: true) == 1)
+        #expect(QualitySearch.worstCase(open: 14, topAssumed: true) == 4)
+        #expect(QualitySearch.worstCase(open: 15, topAssumed: false) == 4)
+        #expect(QualitySearch.worstCase(open: 30, topAssumed: true) == 5)
+        #expect(QualitySearch.worstCase(open: 31, topAssumed: true) == 6)
+        let open = QualitySearch.qualities.count - 1
+        #expect(QualitySearch.worstCase(open: open, topAssumed: true) == QualitySearch.maximumEncodes - 1)
+    }
+
     /// A searched JPEG is what libvips writes with `ImageEncoder.searchedOptions` (4:4:4, optimised Huffman
     /// tables) at the chosen quality, fewer bytes than the same without optimised tables; a fixed quality keeps
     /// libvips' defaults (4:2:0 below 90), byte for byte.
