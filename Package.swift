@@ -1,15 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Every program that starts libvips exports CVips' stand-ins for three libvips and liborc calls, so that libvips'
+// Every program that starts libvips exports CVips' stand-ins for four libvips and liborc calls, so that libvips'
 // calls bind to them: liborc's compile and free run under one lock (Sources/CVips/orc_guard.c: liborc 0.4.33
 // corrupts the heap when two threads compile or free programs at once) and reuse code compiled for a program of the
-// same content (orc_code_cache.c); libvips' operation cache is skipped while it keeps nothing (operation_build.c).
-// A program that lacks this runs libvips without its vector path, and through its cache.
+// same content (orc_code_cache.c); libvips' operation cache is skipped while it keeps nothing (operation_build.c); a
+// saver's sink of one thread runs in the calling thread, not libvips' thread pool (sink_disc.c).
+// A program that lacks this runs libvips without its vector path, through its cache and its pool.
 let exportsLibvipsStandIns: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
                   "-Xlinker", "--export-dynamic-symbol=orc_program_free",
-                  "-Xlinker", "--export-dynamic-symbol=vips_cache_operation_buildp"]),
+                  "-Xlinker", "--export-dynamic-symbol=vips_cache_operation_buildp",
+                  "-Xlinker", "--export-dynamic-symbol=vips_sink_disc"]),
 ]
 
 let package = Package(

@@ -4,14 +4,18 @@ import Testing
 @testable import ImgCore
 
 /// What a rendering costs beside its pixels: libvips' operation cache, which keeps nothing, is skipped
-/// (`Sources/CVips/operation_build.c`), and libvips' vector programs reuse the code compiled for a program of the
-/// same content (`Sources/CVips/orc_code_cache.c`), with the same bytes out. The test runner exports the stand-ins
-/// as imgfetch does.
-@Suite("Rendering overhead")
+/// (`Sources/CVips/operation_build.c`), libvips' vector programs reuse the code compiled for a program of the
+/// same content (`Sources/CVips/orc_code_cache.c`), and a rendering on one thread is written in the calling thread
+/// rather than libvips' thread pool (`Sources/CVips/sink_disc.c`), with the same bytes out. The test runner exports
+/// the stand-ins as imgfetch does. Serialized: one test switches the calling thread's sink off for a moment.
+@Suite("Rendering overhead", .serialized)
 struct RenderingOverheadTests {
-    static func render(_ data: Data, size: Int, format: ImageFormat = .png) throws(ImgError) -> EncodedImage {
-        try Rendering.render(.memory(data), isRemote: true, chain: ProcessingChain.parse("resize(\(size)x\(size))"),
-                             encoding: OutputEncoding(format: format), decoding: DecodeOptions())
+    static func render(_ data: Data, size: Int, format: ImageFormat = .png, threads: Int? = nil,
+                       chain: String? = nil, decoding: DecodeOptions = DecodeOptions(),
+                       stop: RenderStop? = nil) throws(ImgError) -> EncodedImage {
+        try Rendering.render(.memory(data), isRemote: true,
+                             chain: ProcessingChain.parse(chain ?? "resize(\(size)x\(size))"),
+                             encoding: OutputEncoding(format: format), decoding: decoding, stop: stop, threads: threads)
     }
 
     static func sample() throws -> Data {
@@ -42,5 +46,44 @@ struct RenderingOverheadTests {
         #expect(imgf_orc_reused_compiles() > before)
         #expect(again.data == first.data)
         #expect(other.height == 53 && other.data != first.data)
+    }
+
+    /// A rendering on one thread (each of a batch's) is computed and written in the calling thread, with the bytes
+    /// libvips' thread pool writes, in each format and with a processor that reads around each pixel.
+    @Test(arguments: [(ImageFormat.jpeg, "resize(77x77)"), (.png, "resize(90x60,fill)|>blur(1.5)"),
+                      (.webp, "resize(64x64)|>round(9)")])
+    func aRenderingOnOneThreadIsWrittenInTheCallingThreadWithTheSameBytes(format: ImageFormat, chain: String) throws {
+        try VipsRuntime.start()
+        let data = try Self.sample()
+        let before = imgf_sinks_in_calling_thread()
+        let here = try Self.render(data, size: 0, format: format, threads: 1, chain: chain)
+        #expect(imgf_sinks_in_calling_thread() > before)
+        imgf_sink_in_calling_thread_set(0)
+        let pooled = try Self.render(data, size: 0, format: format, threads: 1, chain: chain)
+        imgf_sink_in_calling_thread_set(1)
+        #expect(!here.data.isEmpty && here.data == pooled.data)
+    }
+
+    /// A rendering written in the calling thread stops past `--max-render-time`, and when its `RenderStop` is
+    /// stopped from another thread, as one in libvips' pool does (each computes for minutes otherwise).
+    @Test func aRenderingInTheCallingThreadStopsWhenKilled() throws {
+        try VipsRuntime.start()
+        let data = try Self.sample()
+        let slow = "resize(6000x6000,fit,upscale)|>blur(40)"
+        var short = DecodeOptions()
+        short.maxRenderTime = 0.3
+        let before = imgf_sinks_in_calling_thread()
+        var started = Date()
+        #expect(throws: RenderClock(seconds: 0.3).expiredError) {
+            try Self.render(data, size: 0, threads: 1, chain: slow, decoding: short)
+        }
+        #expect(imgf_sinks_in_calling_thread() > before)
+        #expect(Date().timeIntervalSince(started) < 20)
+
+        let stop = RenderStop()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { stop.stop() }
+        started = Date()
+        #expect(throws: ImgError.self) { try Self.render(data, size: 0, threads: 1, chain: slow, stop: stop) }
+        #expect(Date().timeIntervalSince(started) < 20)
     }
 }

@@ -27,11 +27,13 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_cache_set_max) \
     X(vips_cast_uchar) \
     X(vips_colourspace) \
+    X(vips_concurrency_get) \
     X(vips_copy) \
     X(vips_deviate) \
     X(vips_error_buffer) \
     X(vips_error_buffer_copy) \
     X(vips_error_clear) \
+    X(vips_error_system) \
     X(vips_extract_area) \
     X(vips_extract_band) \
     X(vips_flatten) \
@@ -41,6 +43,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_operation_new) \
     X(vips_foreign_find_load_source) \
     X(vips_gaussblur) \
+    X(vips_get_tile_size) \
     X(vips_getpoint) \
     X(vips_guess_libdir) \
     X(vips_icc_transform) \
@@ -60,6 +63,8 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_image_get_xoffset) \
     X(vips_image_get_yoffset) \
     X(vips_image_hasalpha) \
+    X(vips_image_iskilled) \
+    X(vips_image_minimise_all) \
     X(vips_image_new_from_buffer) \
     X(vips_image_new_from_source) \
     X(vips_image_remove) \
@@ -73,7 +78,11 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_object_build) \
     X(vips_multiply) \
     X(vips_premultiply) \
+    X(vips_region_buffer) \
+    X(vips_region_new) \
+    X(vips_region_prepare_to) \
     X(vips_rot) \
+    X(vips_sink_disc) \
     X(vips_smartcrop) \
     X(vips_source_custom_new) \
     X(vips_subtract) \
@@ -120,6 +129,13 @@ long imgf_orc_guarded_calls(void);
 long imgf_orc_reused_compiles(void);
 /* How many libvips operations were built without libvips' cache, which keeps none (operation_build.c). */
 long imgf_operations_built_directly(void);
+
+/* How many disc sinks (a saver's) ran in the calling thread rather than libvips' thread pool (sink_disc.c). */
+long imgf_sinks_in_calling_thread(void);
+/* Whether a sink of one thread runs in the calling thread (1, the default) or always in libvips' pool (0). */
+void imgf_sink_in_calling_thread_set(int on);
+/* Switches it off when the environment says IMGFETCH_SINK=libvips; called by imgf_vips_start. */
+void imgf_sink_read_environment(void);
 
 /* Take and let go of the lock orc_guard.c holds around liborc's compile and free (recursive; cheap when nobody
  * compiles). liborc 0.4.33 sets the process umask to 0066 while it maps new code memory, which happens only inside
