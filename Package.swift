@@ -1,17 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Every program that starts libvips exports CVips' stand-ins for four libvips and liborc calls, so that libvips'
+// Every program that starts libvips exports CVips' stand-ins for five libvips and liborc calls, so that libvips'
 // calls bind to them: liborc's compile and free run under one lock (Sources/CVips/orc_guard.c: liborc 0.4.33
 // corrupts the heap when two threads compile or free programs at once) and reuse code compiled for a program of the
 // same content (orc_code_cache.c); libvips' operation cache is skipped while it keeps nothing (operation_build.c); a
-// saver's sink of one thread runs in the calling thread, not libvips' thread pool (sink_disc.c).
-// A program that lacks this runs libvips without its vector path, through its cache and its pool.
+// saver's sink of one thread runs in the calling thread, not libvips' thread pool (sink_disc.c); the loader search
+// for bytes in memory is answered again for the same bytes (loader_search.c).
+// A program that lacks this runs libvips without its vector path, through its cache, its pool and its searches.
 let exportsLibvipsStandIns: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
                   "-Xlinker", "--export-dynamic-symbol=orc_program_free",
                   "-Xlinker", "--export-dynamic-symbol=vips_cache_operation_buildp",
-                  "-Xlinker", "--export-dynamic-symbol=vips_sink_disc"]),
+                  "-Xlinker", "--export-dynamic-symbol=vips_sink_disc",
+                  "-Xlinker", "--export-dynamic-symbol=vips_foreign_find_load_buffer"]),
 ]
 
 let package = Package(
@@ -26,10 +28,11 @@ let package = Package(
         // gobject-2.0's flags are glib's include paths alone (gmodule-2.0's add -pthread and --export-dynamic, which
         // SwiftPM refuses from a package's pkg-config).
         .systemLibrary(name: "CVipsSystem", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
-        // liborc's headers (liborc-0.4-dev, which libvips-dev depends on) for its programs' layout (orc_code_cache.c).
+        // liborc's headers (liborc-0.4-dev, which libvips-dev depends on) for its programs' layout (orc_code_cache.c);
+        // xxHash (as CXXHash below) for the loader search's digests (loader_search.c).
         .target(name: "CVips", dependencies: ["CVipsSystem"], cSettings: [.unsafeFlags(["-I/usr/include/orc-0.4"])],
                 linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("gobject-2.0"), .linkedLibrary("gmodule-2.0"),
-                                 .linkedLibrary("z")]),
+                                 .linkedLibrary("z"), .linkedLibrary("xxhash")]),
         // libcurl's headers (libcurl4-openssl-dev); libcurl itself is opened with dlopen on the first download, so a
         // cache hit or a cache command never loads its ~35 libraries.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),

@@ -105,5 +105,6 @@ int imgf_vips_load_modules(void) {
         }
     }
     closedir(directory);
+    imgf_loader_search_forget();
     return loaded;
 }

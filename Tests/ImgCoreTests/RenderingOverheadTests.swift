@@ -5,8 +5,9 @@ import Testing
 
 /// What a rendering costs beside its pixels: libvips' operation cache, which keeps nothing, is skipped
 /// (`Sources/CVips/operation_build.c`), libvips' vector programs reuse the code compiled for a program of the
-/// same content (`Sources/CVips/orc_code_cache.c`), and a rendering on one thread is written in the calling thread
-/// rather than libvips' thread pool (`Sources/CVips/sink_disc.c`), with the same bytes out. The test runner exports
+/// same content (`Sources/CVips/orc_code_cache.c`), a rendering on one thread is written in the calling thread
+/// rather than libvips' thread pool (`Sources/CVips/sink_disc.c`), and the loader search is answered again for the
+/// same bytes (`Sources/CVips/loader_search.c`), with the same bytes out. The test runner exports
 /// the stand-ins as imgfetch does. Serialized: one test switches the calling thread's sink off for a moment.
 @Suite("Rendering overhead", .serialized)
 struct RenderingOverheadTests {
@@ -85,5 +86,22 @@ struct RenderingOverheadTests {
         started = Date()
         #expect(throws: ImgError.self) { try Self.render(data, size: 0, threads: 1, chain: slow, stop: stop) }
         #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    /// A rendering's loader searches after its first are answered from it (the header check's, the thumbnail's), and
+    /// other bytes get their own answer.
+    @Test func aRenderingsLoaderSearchesAreAnsweredAgainForTheSameBytes() throws {
+        try VipsRuntime.start()
+        let data = try Self.sample()
+        let jpeg = PinnedBytes(data)
+        let png = PinnedBytes(try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.png")))
+        let before = imgf_loader_searches_answered_again()
+        let image = try Self.render(data, size: 47, threads: 1)
+        #expect(image.height == 47)
+        #expect(imgf_loader_searches_answered_again() - before >= 3)
+        func loader(_ bytes: PinnedBytes) -> String? { imgf_find_load_buffer(bytes.pointer, bytes.count).map { String(cString: $0) } }
+        #expect(loader(jpeg) == "VipsForeignLoadJpegBuffer")
+        #expect(loader(png) == "VipsForeignLoadPngBuffer")
+        #expect(loader(jpeg) == "VipsForeignLoadJpegBuffer")
     }
 }

@@ -136,6 +136,10 @@ long imgf_sinks_in_calling_thread(void);
 void imgf_sink_in_calling_thread_set(int on);
 /* Switches it off when the environment says IMGFETCH_SINK=libvips; called by imgf_vips_start. */
 void imgf_sink_read_environment(void);
+/* How many loader searches for bytes in memory were answered from the thread's last one (loader_search.c). */
+long imgf_loader_searches_answered_again(void);
+/* Forgets the searches' answers: libvips' loaders changed (its modules loaded). */
+void imgf_loader_search_forget(void);
 
 /* Take and let go of the lock orc_guard.c holds around liborc's compile and free (recursive; cheap when nobody
  * compiles). liborc 0.4.33 sets the process umask to 0066 while it maps new code memory, which happens only inside
@@ -173,7 +177,8 @@ static inline int imgf_hasalpha(VipsImage *image) { return V->vips_image_hasalph
 static inline int imgf_page_height(VipsImage *image) { return V->vips_image_get_page_height(image); }
 static inline VipsInterpretation imgf_interpretation(VipsImage *image) { return V->vips_image_get_interpretation(image); }
 static inline VipsBandFormat imgf_band_format(VipsImage *image) { return V->vips_image_get_format(image); }
-static inline const char *imgf_find_load_buffer(const void *data, size_t size) { return V->vips_foreign_find_load_buffer(data, size); }
+/* The loader libvips would use for bytes in memory: loader_search.c's stand-in, which answers again for the same bytes. */
+static inline const char *imgf_find_load_buffer(const void *data, size_t size) { return vips_foreign_find_load_buffer(data, size); }
 
 /* Opens an image lazily: only the header is read until pixels are asked for. */
 static inline VipsImage *imgf_open_buffer(const void *buf, size_t len, const char *options) {
