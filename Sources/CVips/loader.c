@@ -105,6 +105,6 @@ int imgf_vips_load_modules(void) {
         }
     }
     closedir(directory);
-    imgf_loader_search_forget();
+    imgf_foreign_classes_changed();
     return loaded;
 }

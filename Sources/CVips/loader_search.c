@@ -18,7 +18,8 @@
 /* Larger bytes are searched every time. */
 #define IMGF_SEARCH_REMEMBERED_MAX (1u << 20)
 
-/* Bumped when libvips' modules have loaded (their loaders join the search); process-wide like the classes. */
+/* Bumped when libvips' modules have loaded (their loaders and savers join the searches); process-wide like the
+ * classes. */
 static atomic_uint loader_generation;
 /* A statistic for the tests. */
 static atomic_long searches_answered_again;
@@ -36,7 +37,7 @@ static _Thread_local remembered_search last;
 const char *vips_foreign_find_load_buffer(const void *data, size_t size) {
     const imgf_vips_table *vips = imgf_vips();
     if (!data || size == 0 || size > IMGF_SEARCH_REMEMBERED_MAX) return vips->vips_foreign_find_load_buffer(data, size);
-    unsigned generation = atomic_load_explicit(&loader_generation, memory_order_acquire);
+    unsigned generation = imgf_foreign_classes_generation();
     XXH128_hash_t digest = XXH3_128bits(data, size);
     if (last.answer && last.size == size && last.generation == generation && XXH128_isEqual(last.digest, digest)) {
         atomic_fetch_add_explicit(&searches_answered_again, 1, memory_order_relaxed);
@@ -47,7 +48,9 @@ const char *vips_foreign_find_load_buffer(const void *data, size_t size) {
     return answer;
 }
 
-void imgf_loader_search_forget(void) { atomic_fetch_add_explicit(&loader_generation, 1, memory_order_release); }
+void imgf_foreign_classes_changed(void) { atomic_fetch_add_explicit(&loader_generation, 1, memory_order_release); }
+
+unsigned imgf_foreign_classes_generation(void) { return atomic_load_explicit(&loader_generation, memory_order_acquire); }
 
 long imgf_loader_searches_answered_again(void) {
     return atomic_load_explicit(&searches_answered_again, memory_order_relaxed);

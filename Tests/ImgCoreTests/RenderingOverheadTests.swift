@@ -6,8 +6,8 @@ import Testing
 /// What a rendering costs beside its pixels: libvips' operation cache, which keeps nothing, is skipped
 /// (`Sources/CVips/operation_build.c`), libvips' vector programs reuse the code compiled for a program of the
 /// same content (`Sources/CVips/orc_code_cache.c`), a rendering on one thread is written in the calling thread
-/// rather than libvips' thread pool (`Sources/CVips/sink_disc.c`), and the loader search is answered again for the
-/// same bytes (`Sources/CVips/loader_search.c`), with the same bytes out. The test runner exports
+/// rather than libvips' thread pool (`Sources/CVips/sink_disc.c`), and the loader and saver searches are answered
+/// again for the same bytes and name (`Sources/CVips/loader_search.c`, `saver_search.c`), with the same bytes out. The test runner exports
 /// the stand-ins as imgfetch does. Serialized: one test switches the calling thread's sink off for a moment.
 @Suite("Rendering overhead", .serialized)
 struct RenderingOverheadTests {
@@ -103,5 +103,21 @@ struct RenderingOverheadTests {
         #expect(loader(jpeg) == "VipsForeignLoadJpegBuffer")
         #expect(loader(png) == "VipsForeignLoadPngBuffer")
         #expect(loader(jpeg) == "VipsForeignLoadJpegBuffer")
+    }
+
+    /// A rendering's saver search for a name searched before on its thread is answered from it, and every name gets
+    /// libvips' own answer.
+    @Test func aSaverSearchIsAnsweredAgainForTheSameName() throws {
+        try VipsRuntime.start()
+        let data = try Self.sample()
+        _ = try Self.render(data, size: 31, format: .webp, threads: 1)
+        let before = imgf_saver_searches_answered_again()
+        #expect(try Self.render(data, size: 33, format: .webp, threads: 1).height == 33)
+        #expect(imgf_saver_searches_answered_again() > before)
+        let libvips = try #require(imgf_vips().pointee.vips_foreign_find_save_target)
+        for name in [".jpg[Q=80,strip]", ".png", ".webp[Q=70]", ".jpg[Q=80,strip]", ".gif", ".png"] {
+            let answer = vips_foreign_find_save_target(name).map { String(cString: $0) }
+            #expect(answer != nil && answer == libvips(name).map { String(cString: $0) }, "\(name)")
+        }
     }
 }

@@ -40,6 +40,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_flip) \
     X(vips_foreign_find_load_buffer) \
     X(vips_foreign_find_save_buffer) \
+    X(vips_foreign_find_save_target) \
     X(vips_operation_new) \
     X(vips_foreign_find_load_source) \
     X(vips_gaussblur) \
@@ -138,8 +139,12 @@ void imgf_sink_in_calling_thread_set(int on);
 void imgf_sink_read_environment(void);
 /* How many loader searches for bytes in memory were answered from the thread's last one (loader_search.c). */
 long imgf_loader_searches_answered_again(void);
-/* Forgets the searches' answers: libvips' loaders changed (its modules loaded). */
-void imgf_loader_search_forget(void);
+/* How many saver searches were answered from the thread's last one (saver_search.c). */
+long imgf_saver_searches_answered_again(void);
+/* Forgets the loader and saver searches' answers: libvips' classes changed (its modules loaded). */
+void imgf_foreign_classes_changed(void);
+/* Changes with each imgf_foreign_classes_changed: an answer remembered under another is not given again. */
+unsigned imgf_foreign_classes_generation(void);
 
 /* Take and let go of the lock orc_guard.c holds around liborc's compile and free (recursive; cheap when nobody
  * compiles). liborc 0.4.33 sets the process umask to 0066 while it maps new code memory, which happens only inside
