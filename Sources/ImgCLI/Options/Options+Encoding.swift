@@ -60,7 +60,8 @@ extension Options {
             .B \-\-quality auto
             quality (the distance
             .B \-\-quality auto:\fIDISTANCE\fR
-            gives, else \#(EncodingChoice.spelling(EncodingChoice.defaultDistance))) and keeps the smallest result; an equal size goes to the
+            gives, else \#(EncodingChoice.spelling(EncodingChoice.defaultDistance)))
+            and keeps the smallest result; an equal size goes to the
             first of avif, webp, jxl, heic, jpeg, the order they are tried in, whatever
             the order of
             .IR LIST .
@@ -101,7 +102,8 @@ extension Options {
             .B auto
             chooses the lowest quality whose result is within Butteraugli
             .I DISTANCE
-            (from 0.3 to 10; default \#(EncodingChoice.spelling(EncodingChoice.defaultDistance))) of the processed image before encoding,
+            (from 0.3 to 10; default \#(EncodingChoice.spelling(EncodingChoice.defaultDistance)))
+            of the processed image before encoding,
             for JPEG, WebP, AVIF, HEIC and JPEG XL.
             A JPEG so chosen is written without chroma subsampling (4:4:4) and with
             optimised Huffman tables, which Butteraugli and the bytes both favour; a
