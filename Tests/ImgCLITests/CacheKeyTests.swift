@@ -171,6 +171,15 @@ struct CacheKeyTests: EndToEndSuite {
         #expect(watch.note(kept, key: "http://h/e.jpg?x=1") == nil && watch.count == 3)
     }
 
+    /// The watch's table is made whole at the first key, so a long list's memory doesn't step up when it would grow.
+    @Test func theQueryWatchTableIsMadeWholeAtTheFirstKey() throws {
+        let watch = QueryCollisionWatch(capacity: 5_000)
+        #expect(watch.tableCapacity == 0)
+        let request = ImageRequest(source: .remote(try #require(URL(string: "http://h/a.jpg"))))
+        #expect(watch.note(request, key: try #require(try CacheKey.original(for: request.source))) == nil)
+        #expect(watch.tableCapacity >= 5_000 && watch.count == 1)
+    }
+
     @Test func cacheInspectShowsTheFullURLWithoutCredentials() throws {
         let url = server.url("/by-query/x?img=sample.jpg&w=3")
         #expect(try fetch([url.replacingOccurrences(of: "://", with: "://bob:pw@") + "#top", "-o", work.file("a.jpg")]).status == 0)

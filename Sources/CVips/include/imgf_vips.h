@@ -157,9 +157,12 @@ void imgf_orc_guard_leave(void);
  * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:
  * setenv is not safe beside other threads. Without it, vips_init loads every module itself. */
 void imgf_vips_prepare_environment(void);
-/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX), unless MALLOC_ARENA_MAX is set in the
- * environment (which glibc honours itself). Call while the process has a single thread. */
-void imgf_limit_malloc_arenas(int arenas);
+/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX) and serve every block of `mmap_threshold`
+ * bytes or more by its own mapping, returned to the system when freed (M_MMAP_THRESHOLD, which also stops glibc
+ * from raising that threshold as large blocks are freed). Either is left alone when the environment sets it
+ * (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES' glibc.malloc.arena_max and
+ * glibc.malloc.mmap_threshold: glibc honours those itself). Call while the process has a single thread. */
+void imgf_tune_malloc(int arenas, int mmap_threshold);
 
 /* Loads libvips' modules (the loaders and savers for HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide).
  * Returns how many loaded. Call once, after imgf_vips_start. */

@@ -53,16 +53,24 @@ public enum VipsRuntime {
         _ = modulesLoaded
     }
 
-    /// Prepares the environment so that libvips can later start on any thread, even in the background, and
-    /// limits glibc's malloc to 1 arena (unless `MALLOC_ARENA_MAX` is set): with one arena per thread, a batch's
-    /// freed decode buffers stay scattered over many arenas and peak RSS grows with the thread count and the list's
-    /// length (400 real photos, 2 cores: 151 MiB with 2 arenas, 118 MiB with 1, CPU time no higher; 2,000 lines:
-    /// 166 -> 118 MiB).
+    /// Prepares the environment so that libvips can later start on any thread, even in the background, and sets
+    /// glibc's malloc for a batch (`mallocArenas`, `mallocMappedBlockBytes`; the environment's own malloc settings win).
     /// Call first thing in `main`, while the process has a single thread (it sets `VIPSHOME` for this process).
     public static func prepareProcess() {
-        imgf_limit_malloc_arenas(1)
+        imgf_tune_malloc(Int32(mallocArenas), Int32(mallocMappedBlockBytes))
         imgf_vips_prepare_environment()
     }
+
+    /// How many malloc arenas the threads share: one a core, at most 8 (glibc's default is 8 a core). Fewer arenas
+    /// than threads make threads wait for an arena's lock (about a third of a small image's futex calls with one).
+    static var mallocArenas: Int { min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8) }
+
+    /// Blocks of this many bytes or more (default 1 MiB) get a mapping of their own, returned to the system when
+    /// freed. By default glibc raises this threshold to the largest block freed so far (up to 32 MiB), so a
+    /// photo's decode buffers stay in an arena once freed, scattered over the arenas and kept: 400 real photos
+    /// peaked at 151 MiB with 2 arenas and 118 MiB with one. With the threshold fixed they peak lower with one arena
+    /// a core than with one arena before.
+    static let mallocMappedBlockBytes = 1 << 20
 
     /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
     /// cache I/O; the first image call then waits for it.
