@@ -102,4 +102,22 @@ struct BatchPartsTests {
             #expect(throws: ImgError.self) { try BatchVariant(parsing: bad) }
         }
     }
+
+    /// Files get names claimed from the list (remembered for the whole batch, so that none is given twice); WebDataset
+    /// samples are named by their keys, so a dataset batch claims and remembers none.
+    @Test func onlyFileOutputsClaimNames() throws {
+        let doubled = try DoubledPipeline()
+        let requests = BatchRequests(template: try DoubledPipeline.request(), variants: [], originalsOnly: false)
+        func claimedNames(_ options: BatchOptions) throws -> Int {
+            var maker = BatchItemMaker(options: options, requests: requests, pipeline: doubled.pipeline, judge: nil)
+            let line = try #require(ListRowReader([.words([DoubledPipeline.url])], layout: options.listLayout).nextRow())
+            let item = maker.item(for: line, sequence: 0)
+            return try #require(item).outputNames.count
+        }
+        var options = BatchOptions()
+        options.outputDirectory = "/nonexistent/out"
+        #expect(try claimedNames(options) == 1)
+        options.webDataset = WebDatasetLayout(shard: nil)
+        #expect(try claimedNames(options) == 0)
+    }
 }

@@ -15,7 +15,10 @@ struct BatchItemMaker {
 
     init(options: BatchOptions, requests: BatchRequests, pipeline: ImagePipeline, judge: ResumeJudge?) {
         (self.options, self.requests, self.pipeline, self.judge) = (options, requests, pipeline, judge)
-        namer = options.outputDirectory == nil ? nil : BatchOutputNamer(template: options.effectiveTemplate)
+        // A WebDataset sample is named by its line's key: no file names to claim, nor to remember (a few bytes a
+        // line, for every line of the list whichever shard takes it).
+        namer = options.outputDirectory == nil || options.webDataset != nil
+            ? nil : BatchOutputNamer(template: options.effectiveTemplate)
     }
 
     /// The item of `line`, numbered `sequence` among those handed to workers; nil for a line of another shard.
