@@ -32,10 +32,11 @@ def log(msg):
 
 class Run:
     """Outcome of one command execution."""
-    __slots__ = ("wall", "cpu", "rss_kb", "rc", "error")
+    __slots__ = ("wall", "cpu", "rss_kb", "tree_rss_kb", "rc", "error")
 
-    def __init__(self, wall=0.0, cpu=0.0, rss_kb=0, rc=0, error=None):
+    def __init__(self, wall=0.0, cpu=0.0, rss_kb=0, rc=0, error=None, tree_rss_kb=None):
         self.wall, self.cpu, self.rss_kb, self.rc, self.error = wall, cpu, rss_kb, rc, error
+        self.tree_rss_kb = tree_rss_kb
 
 
 def stop_group(pid):
@@ -74,13 +75,57 @@ def describe_status(rc, timed_out, timeout):
     return f"exit {rc}"
 
 
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def session_rss_kb(session):
+    """The resident memory of every process in `session`, summed (KB): a command's processes, forked or not."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+            # after "(comm)": state, ppid, pgrp, session, ...
+            if int(stat[stat.rindex(")") + 2:].split()[3]) != session:
+                continue
+            with open(f"/proc/{name}/statm") as f:
+                total += int(f.read().split()[1]) * PAGE_KB
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+class SessionMemory:
+    """Samples the summed resident memory of a session's processes every `interval` seconds; `peak` is the most."""
+
+    def __init__(self, session, interval=0.2):
+        self.session, self.interval, self.peak = session, interval, 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        while not self.done.is_set():
+            self.peak = max(self.peak, session_rss_kb(self.session))
+            self.done.wait(self.interval)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        return self.peak
+
+
 class Runner:
     def __init__(self, env, log_dir, timeout):
         self.env, self.log_dir, self.timeout = env, log_dir, timeout
         os.makedirs(log_dir, exist_ok=True)
 
-    def run(self, tag, cmd, cwd=None):
-        """Run cmd (argv list, or a bash string run with pipefail); return a Run."""
+    def run(self, tag, cmd, cwd=None, session_memory=False):
+        """Run cmd (argv list, or a bash string run with pipefail); return a Run. With `session_memory`, the Run's
+        tree_rss_kb is the peak of the command's processes' resident memory summed (sampled every 0.2 s; at least the
+        largest process's peak)."""
         argv = cmd if isinstance(cmd, list) else ["bash", "-o", "pipefail", "-c", cmd]
         out_path = os.path.join(self.log_dir, f"{tag}.out")
         err_path = os.path.join(self.log_dir, f"{tag}.err")
@@ -101,6 +146,7 @@ class Runner:
                     pass
             timer = threading.Timer(self.timeout, kill)
             timer.start()
+            sampler = SessionMemory(p.pid) if session_memory else None
             try:
                 _, status, ru = os.wait4(p.pid, 0)
             except KeyboardInterrupt:
@@ -108,10 +154,12 @@ class Runner:
                 raise
             finally:
                 timer.cancel()
+                sampled = sampler.stop() if sampler else None
             t1 = time.perf_counter()
         rc = os.waitstatus_to_exitcode(status)
         p.returncode = rc
-        r = Run(t1 - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, rc)
+        r = Run(t1 - t0, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, rc,
+                tree_rss_kb=max(sampled, ru.ru_maxrss) if sampled is not None else None)
         if rc != 0 or timed_out:
             r.error = describe_status(rc, bool(timed_out), self.timeout)
             r.rc = rc if rc != 0 else -9
@@ -130,11 +178,13 @@ class Contender:
     """One command in a workload.
 
     prepare() runs untimed before every run; check() runs untimed after a successful run and
-    returns None or a complaint; mem_file, if set, is /usr/bin/time's -o file (peak KB)."""
+    returns None or a complaint; mem_file, if set, is /usr/bin/time's -o file (peak KB); with session_memory,
+    tree_rss holds each run's peak of its processes' memory summed."""
 
     def __init__(self, key, label, cmd, imgfetch=False, prepare=None, check=None,
-                 mem_file=None, fail_word="failed", short=None):
+                 mem_file=None, fail_word="failed", short=None, session_memory=False):
         self.key, self.label, self.cmd, self.imgfetch = key, label, cmd, imgfetch
+        self.session_memory, self.tree_rss = session_memory, []
         self.short = short or label.split()[0]
         self.prepare, self.check, self.mem_file, self.fail_word = prepare, check, mem_file, fail_word
         self.walls, self.cpus, self.rss, self.mem = [], [], [], []
@@ -153,6 +203,8 @@ class Contender:
             self.walls.append(run.wall)
             self.cpus.append(run.cpu)
             self.rss.append(run.rss_kb)
+            if run.tree_rss_kb is not None:
+                self.tree_rss.append(run.tree_rss_kb)
             if self.mem_file:
                 self.mem.append(read_time_m(self.mem_file))
 
@@ -176,7 +228,7 @@ def run_contender(runner, c, measured):
         return
     if c.prepare:
         c.prepare()
-    r = runner.run(c.key, c.cmd)
+    r = runner.run(c.key, c.cmd, session_memory=c.session_memory)
     if r.error:
         c.fail(r.error, runner.stderr_tail(c.key))
         log(f"  {c.label}: {c.failure} {c.detail}")

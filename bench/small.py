@@ -72,7 +72,7 @@ class SmallImageWorkload:
             wds_cmd[-1] = b.fresh_cache(f"small-wds-{size}")
         wds = Contender(f"w10-{size}-imgfetch-wds", f"imgfetch batch urls.txt -O out --resize {size}x{size} --format "
                         "jpeg --output-format webdataset --cache-dir EMPTY", wds_cmd, imgfetch=True, prepare=prep_wds,
-                        check=self.tar_check(od["wds"], count), short="imgfetch (WebDataset)")
+                        check=self.tar_check(od["wds"], count), short="imgfetch (WebDataset)", session_memory=True)
         pyv = Contender(f"w10-{size}-pyvips", "pyvips thread pool: requests + thumbnail_buffer "
                         "(bench/peers/pyvips_pool.py)",
                         [self.python, os.path.join(HERE, "peers", "pyvips_pool.py"), urls, od["pyvips"], str(size)],
@@ -88,7 +88,7 @@ class SmallImageWorkload:
                          "16", "--encode_quality", "85", "--timeout", "30", "--retries", "0",
                          "--enable_wandb", "False"],
                         prepare=self.fresh(od["img2dataset"]), check=self.img2dataset_check(od["img2dataset"], count),
-                        short="img2dataset")
+                        short="img2dataset", session_memory=True)
         if not self.img2dataset:
             i2d.fail("not installed", "no img2dataset venv (bench/work/venv-img2dataset.log)")
         return [imf, wds, pyv, i2d]
@@ -115,13 +115,15 @@ class SmallImageWorkload:
             b.mark_missing(cs)
             log(f"workload 10: {count} small images to {size} px, {rounds} round(s)")
             measure(b.runner, cs, rounds)
-            rows = time_table(cs, cs[0]) + ["", "| Tool | CPU per line | Lines / s / core |", "|---|---|---|"]
+            rows = time_table(cs, cs[0]) + ["", "| Tool | CPU per line | Lines / s / core | Peak memory of all its "
+                                            "processes, summed |", "|---|---|---|---|"]
             for c in cs:
                 if c.ok:
+                    summed = fmt_mib(max(c.tree_rss)) if c.tree_rss else "—"
                     rows.append(f"| {c.short} | {statistics.median(c.cpus) / count * 1000:.2f} ms | "
-                                f"{count / c.median() / cores:.0f} |")
+                                f"{count / c.median() / cores:.0f} | {summed} |")
                 else:
-                    rows.append(f"| {c.short} | {c.failure} | |")
+                    rows.append(f"| {c.short} | {c.failure} | | |")
             b.section(f"10.{SIZES.index(size) + 1}", f"Small images to {size} px, cold (disk cache on)", size_text,
                       rounds_text(rounds) + f"; {cores} cores; CPU is user + system of the whole process tree",
                       rows)
@@ -142,6 +144,9 @@ class SmallImageWorkload:
         if wds.ok and i2d.ok:
             b.add_aim(10, f"small images to {size} px, WebDataset: wall vs img2dataset", fmt_time(wds.median()),
                       fmt_time(i2d.median()), ratio(wds.median(), i2d.median()), "≤ 0.50", 0.50)
+            ours_kb, theirs_kb = max(wds.tree_rss), max(i2d.tree_rss)
+            b.add_aim(10, f"small images to {size} px, WebDataset: peak memory of all processes summed vs "
+                      "img2dataset", fmt_mib(ours_kb), fmt_mib(theirs_kb), ratio(ours_kb, theirs_kb), "≤ 0.50", 0.50)
         b.add_aim(10, f"small images to {size} px: wall vs pyvips pool",
                   fmt_time(imf.median()) if imf.ok else (imf.failure or "—"),
                   fmt_time(pyv.median()) if pyv.ok else (pyv.failure or "—"),
