@@ -18,16 +18,15 @@ void imgf_vips_prepare_environment(void) {
     setenv("VIPSHOME", IMGF_NO_MODULES_HOME, 1);
 }
 
-static int imgf_malloc_setting_given(const char *variable, const char *tunable) {
-    const char *set = getenv(variable);
-    const char *tunables = getenv("GLIBC_TUNABLES");
-    return (set && *set) || (tunables && strstr(tunables, tunable));
+int imgf_malloc_setting_given(const char *variable_value, const char *tunables, const char *tunable) {
+    return (variable_value && *variable_value) || (tunables && strstr(tunables, tunable));
 }
 
 void imgf_tune_malloc(int arenas, int mmap_threshold) {
-    if (!imgf_malloc_setting_given("MALLOC_ARENA_MAX", "glibc.malloc.arena_max"))
+    const char *tunables = getenv("GLIBC_TUNABLES");
+    if (!imgf_malloc_setting_given(getenv("MALLOC_ARENA_MAX"), tunables, "glibc.malloc.arena_max"))
         mallopt(M_ARENA_MAX, arenas);
-    if (!imgf_malloc_setting_given("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold"))
+    if (!imgf_malloc_setting_given(getenv("MALLOC_MMAP_THRESHOLD_"), tunables, "glibc.malloc.mmap_threshold"))
         mallopt(M_MMAP_THRESHOLD, mmap_threshold);
 }
 

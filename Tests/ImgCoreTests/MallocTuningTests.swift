@@ -1,33 +1,24 @@
 import CVips
-import Foundation
-import Glibc
 import Testing
-@testable import ImgCore
 
-/// glibc's malloc as `VipsRuntime.prepareProcess` sets it: blocks of `mallocMappedBlockBytes` or more get a mapping
-/// of their own every time, also after such a block was freed (glibc's default raises the threshold to the largest
-/// block freed, and the next one of that size would stay in an arena, kept after its `free`).
-/// Whether a block is mapped is read from its chunk header (glibc's `IS_MMAPPED` bit in the size word before the
-/// block), which other tests' threads cannot disturb.
+/// What `VipsRuntime.prepareProcess` leaves to the environment: a malloc setting that `MALLOC_ARENA_MAX` or
+/// `MALLOC_MMAP_THRESHOLD_` sets, or that `GLIBC_TUNABLES` names, is glibc's to apply, and imgfetch doesn't set it
+/// over. (What the settings do to memory and CPU is measured in bench/limits.md: in a test process, blocks that
+/// other tests freed before decide where a large block comes from.)
 @Suite("Malloc tuning")
 struct MallocTuningTests {
-    static func isMapped(_ block: UnsafeMutableRawPointer) -> Bool {
-        let sizeWord = block.load(fromByteOffset: -MemoryLayout<Int>.size, as: UInt.self)
-        return sizeWord & 0x2 != 0
+    static func given(_ value: String?, tunables: String?, _ tunable: String) -> Bool {
+        imgf_malloc_setting_given(value, tunables, tunable) != 0
     }
 
-    @Test func largeBlocksStayMappedAfterOneIsFreed() throws {
-        imgf_tune_malloc(Int32(VipsRuntime.mallocArenas), Int32(VipsRuntime.mallocMappedBlockBytes))
-        for round in 0..<3 {
-            let large = try #require(malloc(4 << 20))
-            #expect(Self.isMapped(large), "round \(round): a 4 MiB block comes from an arena")
-            free(large)
-        }
-        let atThreshold = try #require(malloc(VipsRuntime.mallocMappedBlockBytes))
-        #expect(Self.isMapped(atThreshold))
-        free(atThreshold)
-        let belowThreshold = try #require(malloc(VipsRuntime.mallocMappedBlockBytes / 4))
-        #expect(!Self.isMapped(belowThreshold))
-        free(belowThreshold)
+    @Test func theEnvironmentsOwnSettingsWin() {
+        #expect(!Self.given(nil, tunables: nil, "glibc.malloc.arena_max"))
+        #expect(!Self.given("", tunables: nil, "glibc.malloc.arena_max"), "an empty variable sets nothing")
+        #expect(Self.given("4", tunables: nil, "glibc.malloc.arena_max"))
+        #expect(Self.given(nil, tunables: "glibc.malloc.arena_max=4", "glibc.malloc.arena_max"))
+        #expect(Self.given(nil, tunables: "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=262144",
+                           "glibc.malloc.mmap_threshold"))
+        #expect(!Self.given(nil, tunables: "glibc.malloc.arena_max=4", "glibc.malloc.mmap_threshold"),
+                "another tunable leaves this one to imgfetch")
     }
 }

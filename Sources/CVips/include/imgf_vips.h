@@ -157,12 +157,16 @@ void imgf_orc_guard_leave(void);
  * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:
  * setenv is not safe beside other threads. Without it, vips_init loads every module itself. */
 void imgf_vips_prepare_environment(void);
-/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX) and serve every block of `mmap_threshold`
- * bytes or more by its own mapping, returned to the system when freed (M_MMAP_THRESHOLD, which also stops glibc
- * from raising that threshold as large blocks are freed). Either is left alone when the environment sets it
- * (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES' glibc.malloc.arena_max and
- * glibc.malloc.mmap_threshold: glibc honours those itself). Call while the process has a single thread. */
+/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX) and give a block of `mmap_threshold` bytes
+ * or more that an arena has no free room for a mapping of its own, returned to the system when freed, instead of
+ * growing the arena (M_MMAP_THRESHOLD, which also stops glibc from raising that threshold as such blocks are freed).
+ * Either is left alone when the environment sets it (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES'
+ * glibc.malloc.arena_max and glibc.malloc.mmap_threshold: glibc honours those itself). Call while the process has a
+ * single thread. */
 void imgf_tune_malloc(int arenas, int mmap_threshold);
+/* Whether the environment sets a malloc setting itself: its variable's value (NULL when unset) is not empty, or
+ * GLIBC_TUNABLES' value (NULL when unset) names its tunable. */
+int imgf_malloc_setting_given(const char *variable_value, const char *tunables, const char *tunable);
 
 /* Loads libvips' modules (the loaders and savers for HEIF/AVIF, JPEG XL, PDF, ImageMagick, OpenSlide).
  * Returns how many loaded. Call once, after imgf_vips_start. */
