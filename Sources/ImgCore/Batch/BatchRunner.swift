@@ -136,7 +136,7 @@ public final class BatchRunner: Sendable {
 
     private func readList(_ inputs: [BatchInput]) {
         let reader = ListRowReader(inputs, layout: options.listLayout)
-        var maker = BatchItemMaker(options: options, requests: requests, pipeline: pipeline, judge: judge)
+        var maker = BatchItemMaker(options: options, requests: requests, pipeline: pipeline, judge: judge, lists: inputs.count)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {
             guard let item = maker.item(for: line, sequence: sequence) else { continue }

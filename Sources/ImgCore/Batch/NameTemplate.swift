@@ -53,6 +53,19 @@ public struct NameTemplate: Sendable, Equatable {
         self.parts = parts
     }
 
+    /// Whether every name begins with `{index}` and nothing after it can continue its digits: the template is
+    /// `{index}` alone, or `{index}` then `{ext}` or text that doesn't start with a digit. Then a name's leading
+    /// digits are its line's number, so lines with different numbers never get one name.
+    public var beginsWithDelimitedIndex: Bool {
+        guard parts.first == .index else { return false }
+        guard parts.count > 1 else { return true }
+        switch parts[1] {
+        case .ext: return true
+        case .literal(let text): return !(text.first?.isASCII == true && text.first?.isNumber == true)
+        default: return false
+        }
+    }
+
     /// Whether the template uses `{hash}`.
     public var usesHash: Bool { parts.contains(.hash) }
 

@@ -9,6 +9,9 @@ public struct OutputNameRegistry: Sendable {
 
     public init() {}
 
+    /// How many names are taken.
+    public var count: Int { taken.count }
+
     /// Claims `name`, or the first free of `stem-1.ext`, `stem-2.ext`, … (`name-1`, … when it has no extension).
     public mutating func claim(_ name: String) -> String {
         claim { counter in Self.numbered(name, counter) }
