@@ -12,7 +12,7 @@ import Foundation
 /// refused when the output is written (`ClaimedOutputName.name(ext:)`).
 struct BatchOutputNamer {
     private let template: NameTemplate
-    /// The names claimed so far, when lines can clash; else empty.
+    /// The names claimed so far; only the current line's when lines never clash.
     private var registry = OutputNameRegistry()
     /// Whether two lines can never get one name, so that only a line's own names are compared: one list (its line
     /// numbers differ) and a template that begins with its `{index}` (`NameTemplate.beginsWithDelimitedIndex`). Then
@@ -40,14 +40,14 @@ struct BatchOutputNamer {
         let names = template.nameCount
         // What each name gains once its extension markers are the longest extension there is.
         let extensionGrowth = template.extensionCount * (Self.longestExtensionBytes - ClaimedOutputName.extensionMarker.utf8.count)
-        var lineRegistry = OutputNameRegistry()
+        defer { if linesNeverClash { registry = OutputNameRegistry() } }
         return variants.indices.map { position in
             let variant = variants[position], digest = usesHash ? hash(position) : ""
             let render = { (stem: String) in
                 template.render(name: stem, variant: variant, index: index, hash: digest, ext: ClaimedOutputName.extensionMarker)
             }
             let rendered = render(stem)
-            let candidate = { (counter: Int) -> String in
+            let claimed = registry.claim { counter in
                 let name = OutputNameRegistry.numbered(rendered, counter)
                 let excess = name.utf8.count + extensionGrowth - NameTemplate.maximumFileNameBytes
                 guard excess > 0, shortenable, names > 0 else { return name }
@@ -55,7 +55,6 @@ struct BatchOutputNamer {
                 let share = (excess + names - 1) / names
                 return OutputNameRegistry.numbered(render(Self.shortened(stem, by: share)), counter)
             }
-            let claimed = linesNeverClash ? lineRegistry.claim(candidate) : registry.claim(candidate)
             return ClaimedOutputName(pattern: claimed)
         }
     }

@@ -61,7 +61,7 @@ public struct NameTemplate: Sendable, Equatable {
         guard parts.count > 1 else { return true }
         switch parts[1] {
         case .ext: return true
-        case .literal(let text): return !(text.first?.isASCII == true && text.first?.isNumber == true)
+        case .literal(let text): return text.first?.isWholeNumber != true
         default: return false
         }
     }
