@@ -22,12 +22,19 @@ int imgf_malloc_setting_given(const char *variable_value, const char *tunables, 
     return (variable_value && *variable_value) || (tunables && strstr(tunables, tunable));
 }
 
-void imgf_tune_malloc(int arenas, int mmap_threshold) {
-    const char *tunables = getenv("GLIBC_TUNABLES");
-    if (!imgf_malloc_setting_given(getenv("MALLOC_ARENA_MAX"), tunables, "glibc.malloc.arena_max"))
-        mallopt(M_ARENA_MAX, arenas);
-    if (!imgf_malloc_setting_given(getenv("MALLOC_MMAP_THRESHOLD_"), tunables, "glibc.malloc.mmap_threshold"))
-        mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+int imgf_malloc_settings_left(const char *arena_max, const char *mmap_threshold, const char *trim_threshold,
+                              const char *tunables) {
+    return (imgf_malloc_setting_given(arena_max, tunables, "glibc.malloc.arena_max") ? 0 : IMGF_MALLOC_ARENAS)
+        | (imgf_malloc_setting_given(mmap_threshold, tunables, "glibc.malloc.mmap_threshold") ? 0 : IMGF_MALLOC_MMAP)
+        | (imgf_malloc_setting_given(trim_threshold, tunables, "glibc.malloc.trim_threshold") ? 0 : IMGF_MALLOC_TRIM);
+}
+
+void imgf_tune_malloc(int arenas, int mmap_threshold, int trim_threshold) {
+    int left = imgf_malloc_settings_left(getenv("MALLOC_ARENA_MAX"), getenv("MALLOC_MMAP_THRESHOLD_"),
+                                         getenv("MALLOC_TRIM_THRESHOLD_"), getenv("GLIBC_TUNABLES"));
+    if (left & IMGF_MALLOC_ARENAS) mallopt(M_ARENA_MAX, arenas);
+    if (left & IMGF_MALLOC_MMAP) mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+    if (left & IMGF_MALLOC_TRIM) mallopt(M_TRIM_THRESHOLD, trim_threshold);
 }
 
 

@@ -1,8 +1,8 @@
 import CVips
 import Testing
 
-/// What `VipsRuntime.prepareProcess` leaves to the environment: a malloc setting that `MALLOC_ARENA_MAX` or
-/// `MALLOC_MMAP_THRESHOLD_` sets, or that `GLIBC_TUNABLES` names, is glibc's to apply, and imgfetch doesn't set it
+/// What `VipsRuntime.prepareProcess` leaves to the environment: a malloc setting that `MALLOC_ARENA_MAX`,
+/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` sets, or that `GLIBC_TUNABLES` names, is glibc's to apply, and imgfetch doesn't set it
 /// over. (What the settings do to memory and CPU is measured in bench/limits.md: in a test process, blocks that
 /// other tests freed before decide where a large block comes from.)
 @Suite("Malloc tuning")
@@ -20,5 +20,16 @@ struct MallocTuningTests {
                            "glibc.malloc.mmap_threshold"))
         #expect(!Self.given(nil, tunables: "glibc.malloc.arena_max=4", "glibc.malloc.mmap_threshold"),
                 "another tunable leaves this one to imgfetch")
+    }
+
+    @Test func imgfetchSetsTheArenasTheMappingThresholdAndTheTrimThresholdTheEnvironmentLeaves() {
+        let trim = Int32(IMGF_MALLOC_TRIM)
+        let all = Int32(IMGF_MALLOC_ARENAS | IMGF_MALLOC_MMAP) | trim
+        #expect(imgf_malloc_settings_left(nil, nil, nil, nil) == all)
+        #expect(imgf_malloc_settings_left(nil, nil, "16777216", nil) == all & ~trim)
+        #expect(imgf_malloc_settings_left(nil, nil, nil, "glibc.malloc.trim_threshold=0")
+                == all & ~trim)
+        #expect(imgf_malloc_settings_left("2", "262144", nil, nil) == trim,
+                "fixing the mapping threshold leaves the trim threshold to imgfetch")
     }
 }

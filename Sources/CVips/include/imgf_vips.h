@@ -157,13 +157,21 @@ void imgf_orc_guard_leave(void);
  * and imgf_vips_load_modules loads them when a format needs them. Call while the process has a single thread:
  * setenv is not safe beside other threads. Without it, vips_init loads every module itself. */
 void imgf_vips_prepare_environment(void);
-/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX) and give a block of `mmap_threshold` bytes
- * or more that an arena has no free room for a mapping of its own, returned to the system when freed, instead of
- * growing the arena (M_MMAP_THRESHOLD, which also stops glibc from raising that threshold as such blocks are freed).
- * Either is left alone when the environment sets it (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES'
- * glibc.malloc.arena_max and glibc.malloc.mmap_threshold: glibc honours those itself). Call while the process has a
- * single thread. */
-void imgf_tune_malloc(int arenas, int mmap_threshold);
+/* Lets glibc's malloc use at most `arenas` arenas (mallopt M_ARENA_MAX), give a block of `mmap_threshold` bytes or
+ * more that an arena has no free room for a mapping of its own, returned to the system when freed, instead of
+ * growing the arena (M_MMAP_THRESHOLD, which also stops glibc from raising this threshold and the trim threshold as
+ * such blocks are freed), and keep up to `trim_threshold` bytes freed at the top of an arena before giving them back
+ * (M_TRIM_THRESHOLD; glibc's fixed default is 128 KiB). Each is left alone when the environment sets it
+ * (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES' glibc.malloc.arena_max,
+ * glibc.malloc.mmap_threshold and glibc.malloc.trim_threshold: glibc honours those itself). Call while the process
+ * has a single thread. */
+void imgf_tune_malloc(int arenas, int mmap_threshold, int trim_threshold);
+/* The malloc settings imgf_tune_malloc makes: those the environment leaves unset. */
+enum { IMGF_MALLOC_ARENAS = 1, IMGF_MALLOC_MMAP = 2, IMGF_MALLOC_TRIM = 4 };
+/* Which settings the environment leaves to imgf_tune_malloc, from MALLOC_ARENA_MAX's, MALLOC_MMAP_THRESHOLD_'s,
+ * MALLOC_TRIM_THRESHOLD_'s and GLIBC_TUNABLES' values (NULL when unset): IMGF_MALLOC_ flags. */
+int imgf_malloc_settings_left(const char *arena_max, const char *mmap_threshold, const char *trim_threshold,
+                              const char *tunables);
 /* Whether the environment sets a malloc setting itself: its variable's value (NULL when unset) is not empty, or
  * GLIBC_TUNABLES' value (NULL when unset) names its tunable. */
 int imgf_malloc_setting_given(const char *variable_value, const char *tunables, const char *tunable);
