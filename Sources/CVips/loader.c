@@ -75,6 +75,7 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     /* Without imgf_vips_prepare_environment (a library user, a test process) vips_init loads every module
      * itself: slower, but the environment is never changed here, where other threads may be reading it. */
     orc_guard = imgf_orc_guard_install();
+    imgf_png_guard_install();
     imgf_sink_read_environment();
     int result = table.vips_init(program);
     if (result) {

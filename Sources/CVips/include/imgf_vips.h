@@ -121,6 +121,19 @@ typedef enum {
  * by imgf_vips_start after opening libvips and before vips_init. */
 imgf_orc_guard imgf_orc_guard_install(void);
 
+/* The PNG tail guard (png_tail_guard.c): libpng's reads of IDAT bytes after its last row are counted, and past this
+ * many (64 KiB: they inflate to at most 64 MiB) the decode ends with an error, where libpng would inflate whatever is
+ * left of the image data in one loop nothing stops. */
+#define IMGF_PNG_TAIL_BYTES (64 << 10)
+/* Finds libpng's own functions for the guard's stand-ins; called by imgf_vips_start once libvips (and so libpng) is
+ * loaded, before vips_init. */
+void imgf_png_guard_install(void);
+/* Whether libvips has read a PNG through the guard in this process: only then are its decodes bounded by it (not
+ * where the stand-ins are not exported, or libvips reads PNG with another library). */
+int imgf_png_guard_seen(void);
+/* How many decodes the guard has stopped in this process. */
+long imgf_png_guard_trips(void);
+
 /* What imgf_vips_start found (IMGF_ORC_ABSENT before it ran). */
 imgf_orc_guard imgf_vips_orc_guard(void);
 

@@ -10,13 +10,17 @@ enum IntegrityCheck {
     /// The worst damage found, or nil when the pixel data is all there (other formats: always nil). `reader`
     /// reads `input` (by default through `input.reader()`; tests give one with tiny windows). `memoryLimit`
     /// bounds what libjpeg may allocate for a JPEG's check (default: no bound of ours). A check that inflates
-    /// (PNG) stops after `timeLimit` seconds (default 60) with the render-time limit.
+    /// (PNG) stops after `timeLimit` seconds (default 60) with the render-time limit. With `decodeBoundsPNGTail`
+    /// (default false), a complete PNG's image data is not inflated for its bound alone (`PNGCheck`).
     static func damage(in input: VipsInput, format: ImageFormat, reader: ByteReader? = nil,
-                       memoryLimit: Int64 = 0, timeLimit: Double = 60) throws(ImgError) -> DataDamage? {
+                       memoryLimit: Int64 = 0, timeLimit: Double = 60,
+                       decodeBoundsPNGTail: Bool = false) throws(ImgError) -> DataDamage? {
         let bytes = reader ?? input.reader()
         switch format {
         case .jpeg: return JPEGCheck.damage(in: input, reader: bytes, memoryLimit: memoryLimit)
-        case .png: return try PNGCheck.damage(in: bytes, timeLimit: timeLimit, deadline: Date() + timeLimit)
+        case .png:
+            return try PNGCheck.damage(in: bytes, timeLimit: timeLimit, deadline: Date() + timeLimit,
+                                       decodeBoundsTail: decodeBoundsPNGTail)
         case .gif: return GIFCheck.damage(in: bytes)
         case .webp: return webpDamage(in: bytes)
         default: return nil

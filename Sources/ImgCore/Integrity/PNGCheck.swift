@@ -73,9 +73,12 @@ enum PNGCheck {
     }
 
     /// The damage in a PNG's chunks (read by `PNGChunks`, whose rules for chunk lengths and the header apply).
-    /// Inflating the image data stops at `deadline` with the render-time limit (`timeLimit` seconds).
-    static func damage(in bytes: ByteReader, timeLimit: Double = 60,
-                       deadline: Date = .distantFuture) throws(ImgError) -> DataDamage? {
+    /// Inflating the image data stops at `deadline` with the render-time limit (`timeLimit` seconds). With
+    /// `decodeBoundsTail` (default false; true when a decode bounded by `PNGTailGuard` follows), a complete file whose
+    /// checksums hold is not inflated to see whether its data could overrun: the decode stops such data itself, and a
+    /// decode that fails is checked again in full (`PNGTailGuard.diagnose`).
+    static func damage(in bytes: ByteReader, timeLimit: Double = 60, deadline: Date = .distantFuture,
+                       decodeBoundsTail: Bool = false) throws(ImgError) -> DataDamage? {
         var worstChecksum: DataDamage?
         var reachedEnd = false, badCriticalChunks: Set<String> = [], imageDataBytes = 0
         // Chunk walk: checksums, and whether the file reaches a complete IEND.
@@ -102,7 +105,7 @@ enum PNGCheck {
                             interlaced: ihdr.interlaced)
         let needed = header.neededBytes, bound = needed.saturatingAdding(excessAllowed)
         // A complete file whose checksums hold is read as it is, unless its data could inflate past the bound.
-        let couldOverrun = imageDataBytes.saturatingMultiplied(by: deflateRatio) > bound
+        let couldOverrun = !decodeBoundsTail && imageDataBytes.saturatingMultiplied(by: deflateRatio) > bound
         guard !reachedEnd || worstChecksum?.severity == .corrupt || couldOverrun else { return worstChecksum }
         // The file does not reach IEND, a critical chunk fails its checksum, or the data could overrun: inflate
         // what image data there is to see whether the pixels are all there.

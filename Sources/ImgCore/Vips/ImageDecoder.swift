@@ -65,9 +65,11 @@ enum ImageDecoder {
     /// `InProcessRendering.inspect`'s), the bytes are not scanned again (its damage is judged at `options.failOn` as a
     /// scan's would be), and the header is not opened again when it was opened as `options` would open it: its
     /// size and frames are judged against `options` as they would be on a fresh read. Opening a header costs
-    /// the loader's set-up (WebP's loader allocates and zeroes a canvas of the whole image for it).
+    /// the loader's set-up (WebP's loader allocates and zeroes a canvas of the whole image for it). With
+    /// `decodeFollows` (default false), this process decodes the image next, and a PNG's data is bounded by that
+    /// decode (`PNGTailGuard`) rather than inflated here for the bound.
     static func checkHeader(_ input: inout VipsInput, isRemote: Bool, options: DecodeOptions,
-                            earlier: Header? = nil,
+                            earlier: Header? = nil, decodeFollows: Bool = false,
                             opened report: ((DecodedImage, _ allPages: Bool) -> Void)? = nil) throws(ImgError) -> Header {
         guard input.count > 0 else { throw .image("empty body") }
         try VipsRuntime.start()
@@ -87,7 +89,8 @@ enum ImageDecoder {
                 damage = earlier.damage
             } else {
                 damage = try IntegrityCheck.damage(in: input, format: format, memoryLimit: options.maxDecodeMemory,
-                                                   timeLimit: options.maxRenderTime)
+                                                   timeLimit: options.maxRenderTime,
+                                                   decodeBoundsPNGTail: decodeFollows && PNGTailGuard.boundsDecodes)
             }
             if let damage, damage.refused(at: options.failOn) { throw .image(damage.message) }
         }

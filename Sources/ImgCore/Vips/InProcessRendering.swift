@@ -10,7 +10,8 @@ public struct InProcessRendering: ImageRendering {
     public func inspect(_ original: EncodedBytes, for request: ImageRequest) throws(ImgError) -> ImageHeader? {
         try VipsErrorScope.run { () throws(ImgError) -> ImageHeader? in
             let header = try VipsInput.borrowing(original) { input throws(ImgError) in
-                try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding)
+                try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding,
+                                             decodeFollows: true)
             }
             var inspected = ImageHeader(format: header.format, width: header.width, height: header.frameHeight)
             inspected.decoded = header

@@ -69,16 +69,22 @@ public enum Rendering {
             // scan (it reads every byte) only when these bytes were not scanned already, and the header's opening only
             // when it was not read already.
             let header = try ImageDecoder.checkHeader(&input, isRemote: job.isRemote, options: decoding,
-                                                      earlier: context.inspected?.decoded)
+                                                      earlier: context.inspected?.decoded, decodeFollows: true)
             try OutputGeometry.check(job.chain, header: header, options: decoding)
             let input = input
             let work = { () throws(ImgError) -> EncodedImage in
                 let clock = RenderClock(seconds: decoding.maxRenderTime, stop: stop)
                 defer { clock.end() }
+                let guardStops = PNGTailGuard.stops
                 do throws(ImgError) {
-                    return try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
+                    let encoded = try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
+                    guard PNGTailGuard.stops != guardStops,
+                          let refusal = PNGTailGuard.refusal(input: input, format: header.format, options: decoding)
+                    else { return encoded }
+                    throw refusal
                 } catch {
-                    throw clock.expired ? clock.expiredError : error
+                    if clock.expired { throw clock.expiredError }
+                    throw PNGTailGuard.diagnose(error, input: input, format: header.format, options: decoding)
                 }
             }
             guard let budget = context.decodeBudget else { return try work() }
