@@ -63,7 +63,8 @@ extension Options {
             refused too.
             A PNG whose image data inflates to more than 64 MiB past the bytes its IHDR
             needs (a decompression bomb, which libpng would inflate whole in one call
-            nothing stops) is refused at every level, complete or not:
+            nothing stops; imgfetch stops libpng's reading of it about 64 MiB past the
+            image) is refused at every level, complete or not:
             .BR "corrupt png data: the image data inflates past the 2 bytes a 1x1 image needs" ;
             its IHDR is judged against
             .B \-\-max\-pixels
