@@ -53,6 +53,8 @@ typedef struct {
     uint64_t tail;             /* IDAT bytes asked for after the last row */
 } guarded_read;
 
+/* Process-wide by nature, as libpng's read structs and the reader libvips gives them are: one entry a struct between
+ * png_set_read_fn and png_destroy_read_struct. */
 static pthread_mutex_t reads_lock = PTHREAD_MUTEX_INITIALIZER;
 static guarded_read *reads;
 static size_t read_count, read_capacity;
