@@ -69,4 +69,28 @@ struct PNGTailGuardTests {
         }
         #expect(PNGTailGuard.stops == stopsBefore)
     }
+
+    /// A complete 64 x 64 PNG whose zlib stream goes on for 200 KB of incompressible bytes after the image's rows
+    /// (inflating to 200 KB, no bomb): decoded at `none` and `truncated`; at `error` the guard's stop fails the decode.
+    @Test func dataGoingOnPastTheImageWithoutABombIsDecodedUpToTruncated() throws {
+        let result = try Imgfetch.run(["-c", """
+            import hashlib, struct, sys, zlib
+            def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+            rows = b''.join(b'\\x00' + bytes((x * 4) % 256 for x in range(64)) for y in range(64))
+            junk = b''.join(hashlib.sha256(struct.pack('>I', i)).digest() for i in range(6250))
+            header = struct.pack('>IIBBBBB', 64, 64, 8, 0, 0, 0, 0)
+            png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header) + chunk(b'IDAT', zlib.compress(rows + junk, 9))
+            sys.stdout.buffer.write(png + chunk(b'IEND', b''))
+            """], program: "/usr/bin/env", prefix: ["python3"])
+        guard result.status == 0 else { throw TestFailure("python3: \(result.stderr)") }
+        let photo = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.png"))
+        _ = try Self.render(photo, failOn: .standard)
+        for level in [FailOn.none, .truncated] {
+            let image = try Self.render(result.stdout, failOn: level)
+            #expect(image.width == 16 && image.damage == nil, "\(level)")
+        }
+        let strict = Result { () throws(ImgError) in try Self.render(result.stdout, failOn: .error) }
+        guard case .failure(let error) = strict else { Issue.record("rendered at error"); return }
+        #expect(error.message.contains("libpng read error"), "\(error.message)")
+    }
 }

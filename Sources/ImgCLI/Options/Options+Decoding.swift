@@ -71,6 +71,17 @@ extension Options {
             and
             .B \-\-max\-decode\-memory
             before any of its data is inflated.
+            A complete PNG whose image data goes on for more than 64 KiB of compressed
+            bytes after its last row, without being a bomb, is decoded at
+            .B none
+            and
+            .BR truncated ;
+            at
+            .B error
+            and
+            .B warning
+            the decoder\(aqs stop is an error:
+            .BR "vipspng: libpng read error" .
             Under
             .BR none ,
             a result made from a damaged input is marked damaged
