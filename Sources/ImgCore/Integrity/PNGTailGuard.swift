@@ -5,7 +5,8 @@ import Foundation
 /// IDAT bytes after its last row are counted, and past 64 KiB (which inflate to at most 64 MiB) the decode fails,
 /// where libpng would inflate whatever data is left in one loop that nothing stops. Where it bounds the decode, the
 /// integrity check need not inflate a complete PNG's data beforehand for that bound (`PNGCheck`), which cost every
-/// PNG photo its inflating twice; a decode that fails is checked again with it, to say why.
+/// PNG photo its inflating twice; a decode that fails, or that ran while the guard stopped one, is checked again in
+/// full, to refuse a bomb as the check did.
 enum PNGTailGuard {
     /// Whether this process's PNG decodes are bounded: libvips has read a PNG through the guard (it does once the
     /// program exports the guard's stand-ins and libvips reads PNG with libpng). Until then, the check inflates.

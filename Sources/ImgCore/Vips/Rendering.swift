@@ -75,17 +75,21 @@ public enum Rendering {
             let work = { () throws(ImgError) -> EncodedImage in
                 let clock = RenderClock(seconds: decoding.maxRenderTime, stop: stop)
                 defer { clock.end() }
+                // A PNG decode stopped by the tail guard (this one or another at the same time) may still have been
+                // let through: its data is then checked whole.
                 let guardStops = PNGTailGuard.stops
+                let encoded: EncodedImage
                 do throws(ImgError) {
-                    let encoded = try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
-                    guard PNGTailGuard.stops != guardStops,
-                          let refusal = PNGTailGuard.refusal(input: input, format: header.format, options: decoding)
-                    else { return encoded }
-                    throw refusal
+                    encoded = try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
                 } catch {
                     if clock.expired { throw clock.expiredError }
                     throw PNGTailGuard.diagnose(error, input: input, format: header.format, options: decoding)
                 }
+                if PNGTailGuard.stops != guardStops,
+                   let refusal = PNGTailGuard.refusal(input: input, format: header.format, options: decoding) {
+                    throw refusal
+                }
+                return encoded
             }
             guard let budget = context.decodeBudget else { return try work() }
             return try budget.admitting(header.decodeMemory.bytes, limit: decoding.maxDecodeMemory, work)
