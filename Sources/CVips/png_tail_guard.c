@@ -33,6 +33,9 @@ static void (*libpng_destroy_read_struct)(png_ptr_t *png, void **info, void **en
 static uint32_t (*libpng_current_row)(png_ptr_t png);
 static unsigned char (*libpng_current_pass)(png_ptr_t png);
 static void (*libpng_error)(png_ptr_t png, const char *message);
+/* Where libvips is loaded: libpng's other users in the process (FreeType, gdk-pixbuf) reach the stand-ins too, and
+ * are guarded alike, but only a call from libvips shows that libvips reads PNG with libpng. */
+static void *libvips_base;
 /* Whether libvips has given libpng a reader through ours: only then does a decode run under the guard. */
 static atomic_int guard_seen;
 /* How many decodes the guard has ended: libvips may let such a decode through (its rows are all read by then). */
@@ -158,7 +161,8 @@ static void guarded_reader(png_ptr_t png, unsigned char *data, size_t length) {
 
 void png_set_read_fn(png_ptr_t png, void *io, png_reader reader) {
     if (!libpng_set_read_fn) { /* libvips has not started through imgf_vips_start: libpng's own, unguarded */
-        void (*own)(png_ptr_t, void *, png_reader) = (void (*)(png_ptr_t, void *, png_reader))dlsym(RTLD_NEXT, "png_set_read_fn");
+        void (*own)(png_ptr_t, void *, png_reader) =
+            (void (*)(png_ptr_t, void *, png_reader))dlsym(RTLD_NEXT, "png_set_read_fn");
         if (own) own(png, io, reader);
         return;
     }
@@ -173,7 +177,9 @@ void png_set_read_fn(png_ptr_t png, void *io, png_reader reader) {
         libpng_set_read_fn(png, io, reader); /* unguarded (no memory, or no reader), and not counted as seen */
         return;
     }
-    atomic_store_explicit(&guard_seen, 1, memory_order_relaxed);
+    Dl_info caller;
+    if (libvips_base && dladdr(__builtin_return_address(0), &caller) && caller.dli_fbase == libvips_base)
+        atomic_store_explicit(&guard_seen, 1, memory_order_relaxed);
     libpng_set_read_fn(png, io, guarded_reader);
 }
 
@@ -194,6 +200,8 @@ void imgf_png_guard_install(void) {
     libpng_current_pass = dlsym(libpng, "png_get_current_pass_number");
     libpng_error = dlsym(libpng, "png_error");
     dlclose(libpng); /* NOLOAD took a reference; libvips holds the library open */
+    Dl_info libvips;
+    if (dladdr((void *)imgf_vips()->vips_init, &libvips)) libvips_base = libvips.dli_fbase;
 }
 
 int imgf_png_guard_seen(void) { return atomic_load_explicit(&guard_seen, memory_order_relaxed); }

@@ -2,9 +2,9 @@ import CVips
 import Testing
 
 /// What `VipsRuntime.prepareProcess` leaves to the environment: a malloc setting that `MALLOC_ARENA_MAX`,
-/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` sets, or that `GLIBC_TUNABLES` names, is glibc's to apply, and imgfetch doesn't set it
-/// over. (What the settings do to memory and CPU is measured in bench/limits.md: in a test process, blocks that
-/// other tests freed before decide where a large block comes from.)
+/// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` sets, or that `GLIBC_TUNABLES` names, is glibc's to apply, and
+/// imgfetch doesn't set it over. (What the settings do to memory and CPU is measured in bench/limits.md: in a test
+/// process, blocks that other tests freed before decide where a large block comes from.)
 @Suite("Malloc tuning")
 struct MallocTuningTests {
     static func given(_ value: String?, tunables: String?, _ tunable: String) -> Bool {

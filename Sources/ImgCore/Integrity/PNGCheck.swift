@@ -76,7 +76,7 @@ enum PNGCheck {
     /// Inflating the image data stops at `deadline` with the render-time limit (`timeLimit` seconds). With
     /// `decodeBoundsTail` (default false; true when a decode bounded by `PNGTailGuard` follows), a complete file whose
     /// checksums hold is not inflated to see whether its data could overrun: the decode stops such data itself, and a
-    /// decode that fails is checked again in full (`PNGTailGuard.diagnose`).
+    /// decode that fails is checked again in full (`PNGTailGuard.refusal`).
     static func damage(in bytes: ByteReader, timeLimit: Double = 60, deadline: Date = .distantFuture,
                        decodeBoundsTail: Bool = false) throws(ImgError) -> DataDamage? {
         var worstChecksum: DataDamage?

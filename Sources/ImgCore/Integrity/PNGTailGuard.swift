@@ -15,12 +15,6 @@ enum PNGTailGuard {
     /// How many decodes the guard has stopped in this process so far; a rendering compares it before and after.
     static var stops: Int { imgf_png_guard_trips() }
 
-    /// `error`, the failure of a decode of `input`, or the damage that the integrity check finds when it inflates
-    /// the image data whole (a decompression bomb, refused at every level), for a PNG decoded under the guard.
-    static func diagnose(_ error: ImgError, input: VipsInput, format: ImageFormat?, options: DecodeOptions) -> ImgError {
-        refusal(input: input, format: format, options: options) ?? error
-    }
-
     /// The refusal of a PNG decoded while the guard stopped a decode (this one, or another at the same time): the
     /// integrity check inflates its image data whole and finds whether it is a decompression bomb; nil when not.
     static func refusal(input: VipsInput, format: ImageFormat?, options: DecodeOptions) -> ImgError? {

@@ -83,7 +83,7 @@ public enum Rendering {
                     encoded = try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
                 } catch {
                     if clock.expired { throw clock.expiredError }
-                    throw PNGTailGuard.diagnose(error, input: input, format: header.format, options: decoding)
+                    throw PNGTailGuard.refusal(input: input, format: header.format, options: decoding) ?? error
                 }
                 if PNGTailGuard.stops != guardStops,
                    let refusal = PNGTailGuard.refusal(input: input, format: header.format, options: decoding) {

@@ -66,11 +66,12 @@ public enum VipsRuntime {
     /// than threads make threads wait for an arena's lock (about a third of a small image's futex calls with one).
     static var mallocArenas: Int { min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8) }
 
-    /// A block of this many bytes or more (default 1 MiB) that an arena has no free room for gets a mapping of its
-    /// own, returned to the system when freed, instead of growing the arena. By default glibc raises this threshold to the largest block freed so far (up to 32 MiB), so a
-    /// photo's decode buffers stay in an arena once freed, scattered over the arenas and kept: 400 real photos
-    /// peaked at 151 MiB with 2 arenas and 118 MiB with one. With the threshold fixed and 2 arenas (2 cores) they
-    /// peak at 93 MiB (111 MiB with one arena and glibc's moving threshold, the same day).
+    /// A block of this many bytes or more (default 1 MiB) that an arena has no free room for gets a mapping of its own,
+    /// returned to the system when freed, instead of growing the arena. By default glibc raises this threshold to the
+    /// largest block freed so far (up to 32 MiB), so a photo's decode buffers stay in an arena once freed, scattered
+    /// over the arenas and kept: 400 real photos peaked at 151 MiB with 2 arenas and 118 MiB with one. With the
+    /// threshold fixed and 2 arenas (2 cores) they peak at 93 MiB (111 MiB with one arena and glibc's moving threshold,
+    /// the same day).
     static let mallocMappedBlockBytes = 1 << 20
 
     /// How much memory freed at the top of an arena it keeps for the next blocks (default 8 MiB) before giving it
