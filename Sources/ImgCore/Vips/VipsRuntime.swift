@@ -74,12 +74,12 @@ public enum VipsRuntime {
     /// the same day).
     static let mallocMappedBlockBytes = 1 << 20
 
-    /// How much memory freed at the top of an arena it keeps for the next blocks (default 8 MiB) before giving it
-    /// back to the system. Fixing the mapping threshold also fixes this one at glibc's 128 KiB, where glibc would
-    /// have raised it with the mapping threshold: then every Butteraugli call's images and every small line's
-    /// buffers, freed, were given back, and came again as fresh pages that the kernel faults in and clears (page
-    /// faults of 80 JPEG photos with `--quality auto`: 82,000-134,000 against 9,000-14,000 with 8 MiB). 8 MiB is the
-    /// least that keeps a Butteraugli call's images; it costs up to 8 MiB an arena of resident memory.
+    /// How much memory freed at the top of an arena it keeps for the next blocks (default 8 MiB) before giving it back
+    /// to the system. Fixing the mapping threshold also fixes this one at glibc's 128 KiB, where glibc would have
+    /// raised it with the mapping threshold: then every Butteraugli call's images and every small line's buffers,
+    /// freed, were given back, and came again as fresh pages that the kernel faults in and clears (page faults of 80
+    /// JPEG photos whose quality is searched: 82,000-134,000 against 9,000-14,000 with 8 MiB). 8 MiB is the least that
+    /// keeps a Butteraugli call's images; it costs up to 8 MiB an arena of resident memory.
     static let mallocKeptFreeBytes = 8 << 20
 
     /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
