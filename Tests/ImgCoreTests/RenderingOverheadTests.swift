@@ -7,8 +7,10 @@ import Testing
 /// (`Sources/CVips/operation_build.c`), libvips' vector programs reuse the code compiled for a program of the
 /// same content (`Sources/CVips/orc_code_cache.c`), a rendering on one thread is written in the calling thread
 /// rather than libvips' thread pool (`Sources/CVips/sink_disc.c`), and the loader and saver searches are answered
-/// again for the same bytes and name (`Sources/CVips/loader_search.c`, `saver_search.c`), with the same bytes out. The test runner exports
-/// the stand-ins as imgfetch does. Serialized: one test switches the calling thread's sink off for a moment.
+/// again for the same bytes and name (`Sources/CVips/loader_search.c`, `saver_search.c`), and an object's arguments
+/// are read without libvips' global lock (`Sources/CVips/argument_lookup.c`), with the same bytes out. The test
+/// runner exports the stand-ins as imgfetch does. Serialized: one test switches the calling thread's sink off for a
+/// moment.
 @Suite("Rendering overhead", .serialized)
 struct RenderingOverheadTests {
     static func render(_ data: Data, size: Int, format: ImageFormat = .png, threads: Int? = nil,
@@ -32,6 +34,25 @@ struct RenderingOverheadTests {
         let image = try Self.render(data, size: 41, format: .jpeg)
         #expect(image.height == 41)
         #expect(imgf_operations_built_directly() - before >= 10)
+    }
+
+    /// A rendering reads its operations' arguments (hundreds of look-ups) from their tables without libvips' global
+    /// lock, and renderings on four threads at once write the bytes one rendering alone writes.
+    @Test func renderingsReadTheirArgumentsWithoutTheGlobalLockAndWriteTheSameBytes() async throws {
+        try VipsRuntime.start()
+        let data = try Self.sample()
+        let before = imgf_arguments_read_directly()
+        let alone = try Self.render(data, size: 45, format: .jpeg, threads: 1)
+        #expect(imgf_arguments_read_directly() - before >= 100)
+        let together = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try (0..<5).map { _ in try Self.render(data, size: 45, format: .jpeg, threads: 1).data }.last!
+                }
+            }
+            return try await group.reduce(into: [Data]()) { $0.append($1) }
+        }
+        #expect(together.count == 4 && together.allSatisfy { $0 == alone.data })
     }
 
     /// A second rendering at one size is given the vector code compiled for the first, and writes the same bytes,

@@ -24,6 +24,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_bandjoin2) \
     X(vips_cache_get_max) \
     X(vips_cache_operation_buildp) \
+    X(vips__argument_get_instance) \
     X(vips_cache_set_max) \
     X(vips_cast_uchar) \
     X(vips_colourspace) \
@@ -143,6 +144,8 @@ long imgf_orc_guarded_calls(void);
 long imgf_orc_reused_compiles(void);
 /* How many libvips operations were built without libvips' cache, which keeps none (operation_build.c). */
 long imgf_operations_built_directly(void);
+/* How many argument look-ups read an object's table without libvips' global lock (argument_lookup.c). */
+long imgf_arguments_read_directly(void);
 
 /* How many disc sinks (a saver's) ran in the calling thread rather than libvips' thread pool (sink_disc.c). */
 long imgf_sinks_in_calling_thread(void);
