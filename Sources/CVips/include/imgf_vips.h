@@ -144,7 +144,8 @@ long imgf_orc_guarded_calls(void);
 long imgf_orc_reused_compiles(void);
 /* How many libvips operations were built without libvips' cache, which keeps none (operation_build.c). */
 long imgf_operations_built_directly(void);
-/* How many argument look-ups read an object's table without libvips' global lock (argument_lookup.c). */
+/* How many argument look-ups on the calling thread read an object's table without libvips' global lock
+ * (argument_lookup.c). */
 long imgf_arguments_read_directly(void);
 
 /* How many disc sinks (a saver's) ran in the calling thread rather than libvips' thread pool (sink_disc.c). */
