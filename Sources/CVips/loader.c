@@ -77,6 +77,7 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     orc_guard = imgf_orc_guard_install();
     imgf_png_guard_install();
     imgf_sink_read_environment();
+    imgf_argument_lookup_read_environment();
     int result = table.vips_init(program);
     if (result) {
         snprintf(error, error_size, "vips_init failed: %s", table.vips_error_buffer());

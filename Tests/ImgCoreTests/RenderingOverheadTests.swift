@@ -37,7 +37,8 @@ struct RenderingOverheadTests {
     }
 
     /// A rendering reads its operations' arguments (hundreds of look-ups) from their tables without libvips' global
-    /// lock, and renderings on four threads at once write the bytes one rendering alone writes.
+    /// lock, and renderings on four threads at once write the bytes one rendering alone writes, as does one whose
+    /// look-ups all take the lock (`IMGFETCH_ARGUMENT_LOOKUP=libvips`).
     @Test func renderingsReadTheirArgumentsWithoutTheGlobalLockAndWriteTheSameBytes() async throws {
         try VipsRuntime.start()
         let data = try Self.sample()
@@ -53,6 +54,11 @@ struct RenderingOverheadTests {
             return try await group.reduce(into: [Data]()) { $0.append($1) }
         }
         #expect(together.count == 4 && together.allSatisfy { $0 == alone.data })
+        imgf_arguments_read_directly_set(0)
+        let counted = imgf_arguments_read_directly()
+        let locked = try Self.render(data, size: 45, format: .jpeg, threads: 1)
+        imgf_arguments_read_directly_set(1)
+        #expect(imgf_arguments_read_directly() == counted && locked.data == alone.data)
     }
 
     /// A second rendering at one size is given the vector code compiled for the first, and writes the same bytes,

@@ -147,6 +147,11 @@ long imgf_operations_built_directly(void);
 /* How many argument look-ups on the calling thread read an object's table without libvips' global lock
  * (argument_lookup.c). */
 long imgf_arguments_read_directly(void);
+/* Whether look-ups read a made table directly (1, the default) or always through libvips' function and its lock (0). */
+void imgf_arguments_read_directly_set(int on);
+/* Sends every look-up through libvips when the environment says IMGFETCH_ARGUMENT_LOOKUP=libvips; called by
+ * imgf_vips_start. */
+void imgf_argument_lookup_read_environment(void);
 
 /* How many disc sinks (a saver's) ran in the calling thread rather than libvips' thread pool (sink_disc.c). */
 long imgf_sinks_in_calling_thread(void);
