@@ -14,6 +14,7 @@
 void vips_vector_set_enabled(gboolean enabled);
 
 #define IMGF_VIPS_SYMBOLS(X) \
+    X(vips__argument_get_instance) \
     X(vips_abs) \
     X(vips_addalpha) \
     X(vips_area_unref) \
@@ -24,7 +25,6 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_bandjoin2) \
     X(vips_cache_get_max) \
     X(vips_cache_operation_buildp) \
-    X(vips__argument_get_instance) \
     X(vips_cache_set_max) \
     X(vips_cast_uchar) \
     X(vips_colourspace) \

@@ -75,21 +75,18 @@ public enum Rendering {
             let work = { () throws(ImgError) -> EncodedImage in
                 let clock = RenderClock(seconds: decoding.maxRenderTime, stop: stop)
                 defer { clock.end() }
-                // A PNG decode stopped by the tail guard (this one or another at the same time) may still have been
-                // let through: its data is then checked whole.
                 let guardStops = PNGTailGuard.stops
-                let encoded: EncodedImage
-                do throws(ImgError) {
-                    encoded = try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
-                } catch {
-                    if clock.expired { throw clock.expiredError }
-                    throw PNGTailGuard.refusal(input: input, format: header.format, options: decoding) ?? error
+                let outcome = Result { () throws(ImgError) in
+                    try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
                 }
-                if PNGTailGuard.stops != guardStops,
+                if case .failure = outcome, clock.expired { throw clock.expiredError }
+                // A decode that failed, or ran while the tail guard stopped one (this one or another at the same
+                // time, which may have let it through), has its PNG data checked whole: a bomb is refused as such.
+                if (try? outcome.get()) == nil || PNGTailGuard.stops != guardStops,
                    let refusal = PNGTailGuard.refusal(input: input, format: header.format, options: decoding) {
                     throw refusal
                 }
-                return encoded
+                return try outcome.get()
             }
             guard let budget = context.decodeBudget else { return try work() }
             return try budget.admitting(header.decodeMemory.bytes, limit: decoding.maxDecodeMemory, work)
