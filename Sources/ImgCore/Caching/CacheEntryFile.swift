@@ -67,13 +67,45 @@ public enum CacheEntryFile {
     /// `cache verify` for everyone): the server's text of any length that the entry can do without, its validators
     /// (ETag, Last-Modified) and content type, is then left out, so the entry is kept but not revalidated.
     static func metadataLine(_ metadata: CacheEntryMetadata) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let line = (try? encoder.encode(metadata)) ?? Data("{}".utf8)
+        let line = jsonLine(metadata)
         guard line.count > maxMetadataBytes else { return line }
         var fitting = metadata
         (fitting.etag, fitting.lastModified, fitting.contentType) = (nil, nil, nil)
-        return (try? encoder.encode(fitting)) ?? Data("{}".utf8)
+        return jsonLine(fitting)
+    }
+
+    /// `JSONEncoder`'s text of the metadata (sorted keys, slashes unescaped), written directly when no member needs
+    /// its general machinery (facts and a search's choice are nested objects: those entries go through it).
+    static func jsonLine(_ metadata: CacheEntryMetadata) -> Data {
+        if metadata.facts == nil, metadata.chosen == nil, let line = directLine(metadata) { return line }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(metadata)) ?? Data("{}".utf8)
+    }
+
+    /// The metadata's members in `JSONEncoder`'s sorted order (facts and chosen left out); nil when one cannot be
+    /// written as it would write it.
+    static func directLine(_ metadata: CacheEntryMetadata) -> Data? {
+        var text = JSONObjectText()
+        text.add("checkedAt", metadata.checkedAt?.rawValue)
+        text.add("contentType", metadata.contentType)
+        text.add("created", metadata.created)
+        text.add("damage", metadata.damage)
+        text.add("etag", metadata.etag)
+        text.add("format", metadata.format)
+        text.add("height", metadata.height)
+        text.add("httpStatus", metadata.httpStatus)
+        text.add("key", metadata.key)
+        text.add("kind", metadata.kind.rawValue)
+        text.add("lastModified", metadata.lastModified)
+        text.add("robotsTags", metadata.robotsTags)
+        text.add("size", metadata.size)
+        text.add("ttl", metadata.ttl)
+        text.add("url", metadata.url)
+        text.add("variant", metadata.variant)
+        text.add("width", metadata.width)
+        text.add("xxh3", metadata.xxh3)
+        return text.isExact ? text.finished() : nil
     }
 
     /// The room a download spooled for the cache leaves before its body (`BodySpool`), so that the spooled file can

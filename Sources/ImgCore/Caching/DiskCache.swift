@@ -173,14 +173,13 @@ public final class DiskCache: Sendable {
             root.unlink(temporary)
             throw error
         }
-        let folder = (name as NSString).deletingLastPathComponent
         for attempt in 0..<3 {
             if root.rename(temporary, name) == 0 {
                 bound?.landed(size)
                 return
             }
             if errno != ENOENT || attempt == 2 { break }
-            _ = try? root.makeFolders(folder)
+            _ = try? root.makeFolders((name as NSString).deletingLastPathComponent)
         }
         let reason = String(cString: strerror(errno))
         bound?.withdrawn(size)

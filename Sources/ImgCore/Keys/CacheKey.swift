@@ -86,8 +86,27 @@ public enum CacheKey {
     /// The variant key: `variant:`, the original key with `%` and `@` escaped, `@`, and the variant identifier
     /// (canonical chain `@` output encoding, `ImageRequest.variantIdentifier`).
     public static func variant(original: String, variantIdentifier: String) -> String {
-        let escaped = original.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "@", with: "%40")
-        return "\(variantPrefix)\(escaped)@\(variantIdentifier)"
+        "\(variantPrefix)\(escapingAtSigns(original))@\(variantIdentifier)"
+    }
+
+    /// `key` with `%` written `%25` and `@` written `%40`, so that the first `@` of a variant key ends its original.
+    /// An ASCII key (every key made from a parsed URL) is escaped byte by byte; any other through Foundation, whose
+    /// replacement matches by character.
+    static func escapingAtSigns(_ key: String) -> String {
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return key.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "@", with: "%40")
+        }
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "@") }) else { return key }
+        var escaped = [UInt8]()
+        escaped.reserveCapacity(key.utf8.count + 8)
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"): escaped += Array("%25".utf8)
+            case UInt8(ascii: "@"): escaped += Array("%40".utf8)
+            default: escaped.append(byte)
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// The original key a variant key was made from; nil when `key` is not a variant key.

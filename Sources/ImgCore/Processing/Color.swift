@@ -43,7 +43,11 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
 
     /// `#rrggbb`, or `#rrggbbaa` when not opaque.
     public var description: String {
-        let rgb = String(format: "#%02x%02x%02x", red, green, blue)
-        return alpha == 255 ? rgb : rgb + String(format: "%02x", alpha)
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "#")]
+        for channel in alpha == 255 ? [red, green, blue] : [red, green, blue, alpha] {
+            text += [digits[Int(channel >> 4)], digits[Int(channel & 0x0F)]]
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

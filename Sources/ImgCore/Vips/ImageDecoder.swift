@@ -271,7 +271,8 @@ enum ImageDecoder {
 
     /// `VipsForeignLoadJpegBuffer` → `jpeg`, `VipsForeignLoadNsgifBuffer` → `gif`.
     static func loaderName(_ typeName: String) -> String {
-        var name = typeName.replacingOccurrences(of: "VipsForeignLoad", with: "")
+        let prefix = "VipsForeignLoad"
+        var name = typeName.hasPrefix(prefix) ? String(typeName.dropFirst(prefix.count)) : typeName
         for suffix in ["Buffer", "Source"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
         name = name.lowercased()
         if name.hasPrefix("nsgif") { return "gif" }

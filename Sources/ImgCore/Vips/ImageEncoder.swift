@@ -109,8 +109,18 @@ enum ImageEncoder {
     /// are sRGB by now) and comments. They are removed from the image itself, since not every saver honours
     /// `strip` (libvips 8.14.1's webpsave writes them all); frame delays, loop count and page height stay.
     static func isStrippedMetadata(_ name: String) -> Bool {
-        ["exif-data", "xmp-data", "iptc-data", "photoshop-data", "icc-profile-data", "orientation", "jpeg-thumbnail-data"]
-            .contains(name) || name.hasPrefix("exif-") || name.contains("comment")
+        strippedNames.contains(name) || name.hasPrefix("exif-") || containsComment(name)
+    }
+
+    static let strippedNames: Set<String> = ["exif-data", "xmp-data", "iptc-data", "photoshop-data", "icc-profile-data",
+                                             "orientation", "jpeg-thumbnail-data"]
+
+    /// Whether `name` holds `comment`, byte by byte (it is asked for each field of each image encoded).
+    static func containsComment(_ name: String) -> Bool {
+        let word = Array("comment".utf8)
+        let bytes = Array(name.utf8)
+        guard bytes.count >= word.count else { return false }
+        return (0...(bytes.count - word.count)).contains { bytes[$0..<$0 + word.count].elementsEqual(word) }
     }
 
     /// The source format when libvips can write it, else PNG (for SVG, PDF and unknown sources).
