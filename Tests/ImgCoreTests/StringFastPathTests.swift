@@ -62,4 +62,18 @@ struct StringFastPathTests {
             #expect(ImageEncoder.containsComment(name) == name.contains("comment"), "\(name)")
         }
     }
+
+    /// Every marker becomes the extension, byte for byte, even one a combining mark follows (which Foundation's
+    /// replacement, matching by composed character, left in the name as a NUL).
+    @Test func extensionsTakeEveryMarkersPlace() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let pattern = Self.randomText(&generator, from: Self.pieces + [ClaimedOutputName.extensionMarker, "\u{0}\u{301}"])
+            let name = try ClaimedOutputName(pattern: pattern).name(ext: "webp")
+            let expected = Array(pattern.utf8).split(separator: 0, omittingEmptySubsequences: false)
+                .joined(separator: Array("webp".utf8))
+            #expect(Array(name.utf8) == Array(expected), "\(Array(pattern.unicodeScalars))")
+        }
+        #expect(try ClaimedOutputName(pattern: "a.\u{0}\u{301}").name(ext: "jpg") == "a.jpg\u{301}")
+    }
 }

@@ -100,7 +100,8 @@ struct ClaimedOutputName: Sendable, Equatable {
     /// The file name, with `ext` for `{ext}`; a usage error when it is longer than a file name may be (only a
     /// template or a list's name can make it so).
     func name(ext: String) throws(ImgError) -> String {
-        let name = pattern.replacingOccurrences(of: Self.extensionMarker, with: ext)
+        // NUL is a character of its own (a control character joins no other), so a split by characters is exact.
+        let name = pattern.split(separator: "\u{0}", omittingEmptySubsequences: false).joined(separator: ext)
         let bytes = name.utf8.count
         guard bytes <= NameTemplate.maximumFileNameBytes else {
             let shown = bytes > 80 ? "\(name.prefix(40))…\(name.suffix(24))" : name
