@@ -65,8 +65,10 @@ extension Options {
             first of avif, webp, jxl, heic, jpeg, the order they are tried in, whatever
             the order of
             .IR LIST .
-            A format is given up as soon as one of its results at a lower quality
-            than it could end at is already no smaller than the best so far.
+            After the first format, a result no smaller than the best so far is not
+            measured (neither it nor a higher quality could win): the search looks
+            only below it, and the format is given up when no result there is within
+            the distance.
             When the processed image has pixels that are not fully opaque, only the
             formats of the list that keep transparency compete (all of them, flattened
             onto

@@ -24,6 +24,11 @@ public struct EncodingChoice: Sendable, Codable, Equatable {
     /// variant key names it (`coding=3`), so that entries written by an earlier search (1: the fixed-quality coding;
     /// 2: this coding over qualities 7, 10, ... 100) serve no search made in this one.
     public static let searchedCoding = 3
+    /// How `--format auto` searches its candidates, numbered: the variant key of a chosen format names it
+    /// (`choice=2`), so that entries chosen by the earlier rule (1: every result measured, a candidate dropped once a
+    /// result outside the distance was no smaller than the best) serve no choice made by this one (2: a result no
+    /// smaller than the best is not measured, and bounds the candidate's search from above).
+    public static let formatChoiceRule = 2
     /// The distances `--quality auto:DISTANCE` accepts: 0.3 (about the best a lossy encoder reaches) to 10.
     public static let distanceRange = 0.3...10.0
     /// The formats whose quality can be searched, and so those `--format auto` may choose from.

@@ -39,17 +39,23 @@ public enum QualitySearch {
         within target: Double, startingAt predicted: Int? = nil, falling: Double = typicalFall,
         encode: (Int) throws(ImgError) -> (Encoding, distance: Double)
     ) throws(ImgError) -> Outcome<Encoding> {
-        let outcome = try lowest(within: target, startingAt: predicted, falling: falling, abandon: { _ in false },
-                                 encode: encode)
-        guard let outcome else { throw .internalFailure("quality search: abandoned without a reason") }
-        return outcome
+        let outcome = try lowest(within: target, startingAt: predicted, falling: falling, worthMeasuring: { _ in true },
+                                 encode: encode, measure: { $0.distance })
+        guard let outcome else { throw .internalFailure("quality search: ended without a result worth measuring") }
+        return Outcome(quality: outcome.quality, distance: outcome.distance, encoding: outcome.encoding.0,
+                       encodes: outcome.encodes)
     }
 
-    /// `lowest(within:startingAt:falling:encode:)` that `abandon` may end: it is asked about each result outside the
-    /// distance (the answer lies at a higher quality), and true ends the search with nil.
+    /// `lowest(within:startingAt:falling:encode:)` for a result that must also be worth having: each encoding is
+    /// measured only when `worthMeasuring` says it could still be wanted (`--format auto`: smaller than the best so
+    /// far). One that is not bounds the search from above unmeasured, as a result within would: only a lower quality
+    /// could be wanted. The search ends with nil when it would end on such a result, or when the top step, encoded at
+    /// the end, is not worth measuring. So a candidate that cannot win costs encodes, not Butteraugli calls, and one
+    /// that can ends where the full search would wherever distance and size grow with quality.
     public static func lowest<Encoding>(
-        within target: Double, startingAt predicted: Int?, falling: Double = typicalFall, abandon: (Encoding) -> Bool,
-        encode: (Int) throws(ImgError) -> (Encoding, distance: Double)
+        within target: Double, startingAt predicted: Int?, falling: Double = typicalFall,
+        worthMeasuring: (Encoding) -> Bool, encode: (Int) throws(ImgError) -> Encoding,
+        measure: (Encoding) throws(ImgError) -> Double
     ) throws(ImgError) -> Outcome<Encoding>? {
         var state = SearchState(target: target, fall: falling, steps: qualities.count)
         // One step below the prediction: the prediction is the median answer, and the step below it and the
@@ -58,18 +64,23 @@ public enum QualitySearch {
         var results: [Int: Encoding] = [:]
         while state.low < state.high {
             let probe = state.feasible(nearest: guess, encodesLeft: maximumEncodes - results.count)
-            let result = try encode(qualities[probe])
-            state.record(probe, distance: result.distance)
-            results[probe] = result.0
-            if result.distance > target, abandon(result.0) { return nil }
+            let encoding = try encode(qualities[probe])
+            results[probe] = encoding
+            if worthMeasuring(encoding) {
+                state.record(probe, distance: try measure(encoding))
+            } else {
+                state.bound(probe)
+            }
             guess = state.nextGuess()
         }
         let top = state.high
-        if let known = results[top], let distance = state.distances[top] {
+        if let known = results[top] {
+            guard let distance = state.distances[top] else { return nil }
             return Outcome(quality: qualities[top], distance: distance, encoding: known, encodes: results.count)
         }
         let chosen = try encode(qualities[top])
-        return Outcome(quality: qualities[top], distance: chosen.distance, encoding: chosen.0,
+        guard worthMeasuring(chosen) else { return nil }
+        return Outcome(quality: qualities[top], distance: try measure(chosen), encoding: chosen,
                        encodes: results.count + 1)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a `QualitySearch` knows, in step indices: every step below `low` outside the distance (measured, or below one
-/// measured), `high` within (measured, or the top step, assumed until measured), and the distances measured.
+/// measured), `high` within (measured, or the top step, assumed until measured) or bounding the answer unmeasured
+/// (`bound`), and the distances measured.
 struct SearchState {
     let target: Double
     /// The relative fall of the distance per step that an estimate from one result expects.
@@ -9,16 +10,26 @@ struct SearchState {
     var low = 0
     var high: Int
     var distances: [Int: Double] = [:]
+    /// Steps encoded but left unmeasured (`bound`): never encoded again, and not an answer that needs an encode.
+    var bounded: Set<Int> = []
 
     init(target: Double, fall: Double, steps: Int) {
         (self.target, self.fall, high) = (target, fall, steps - 1)
     }
 
-    var topAssumed: Bool { distances[high] == nil }
+    /// Whether the top step is only assumed within: neither measured nor bounded, so an answer there needs an encode.
+    var topAssumed: Bool { distances[high] == nil && !bounded.contains(high) }
 
     mutating func record(_ probe: Int, distance: Double) {
         distances[probe] = distance
         if distance <= target { high = probe } else { low = probe + 1 }
+    }
+
+    /// A probe left unmeasured that bounds the answer from above, as one within would (its distance stays unknown,
+    /// so no estimate uses it).
+    mutating func bound(_ probe: Int) {
+        bounded.insert(probe)
+        high = min(high, probe)
     }
 
     /// The probe nearest `guess` after which the steps still open can be settled in the encodes left, whichever side

@@ -35,8 +35,8 @@ enum AutoEncoder {
                              sourceFormat: ImageFormat?) throws(ImgError) -> QualitySearch.Outcome<EncodedImage> {
         let (image, reference) = try measurable(image, background: encoding.background)
         let outcome = try search(image, reference: reference, distance: distance, encoding: encoding,
-                                 sourceFormat: sourceFormat, abandon: { _ in false })
-        guard let outcome else { throw .internalFailure("quality search: abandoned without a reason") }
+                                 sourceFormat: sourceFormat, worthMeasuring: { _ in true })
+        guard let outcome else { throw .internalFailure("quality search: ended without a result worth measuring") }
         return outcome
     }
 
@@ -47,17 +47,20 @@ enum AutoEncoder {
     }
 
     static func search(_ image: DecodedImage, reference: ButteraugliReference, distance: Double, encoding: OutputEncoding,
-                       sourceFormat: ImageFormat?, abandon: (EncodedImage) -> Bool)
+                       sourceFormat: ImageFormat?, worthMeasuring: (EncodedImage) -> Bool)
         throws(ImgError) -> QualitySearch.Outcome<EncodedImage>? {
         let format = encoding.format ?? ImageEncoder.writableFormat(for: sourceFormat)
-        return try QualitySearch.lowest(within: distance, startingAt: QualityPrediction.quality(for: format, distance: distance),
-                                        falling: QualityPrediction.fall[format] ?? QualitySearch.typicalFall,
-                                        abandon: abandon) { (quality: Int) throws(ImgError) in
-            var probe = encoding
-            (probe.quality, probe.targetDistance) = (quality, distance)
-            let encoded = try ImageEncoder.encode(image, encoding: probe, sourceFormat: sourceFormat)
-            return (encoded, try measure(encoded, against: reference, background: encoding.background))
-        }
+        return try QualitySearch.lowest(
+            within: distance, startingAt: QualityPrediction.quality(for: format, distance: distance),
+            falling: QualityPrediction.fall[format] ?? QualitySearch.typicalFall, worthMeasuring: worthMeasuring,
+            encode: { (quality: Int) throws(ImgError) in
+                var probe = encoding
+                (probe.quality, probe.targetDistance) = (quality, distance)
+                return try ImageEncoder.encode(image, encoding: probe, sourceFormat: sourceFormat)
+            },
+            measure: { (encoded: EncodedImage) throws(ImgError) in
+                try measure(encoded, against: reference, background: encoding.background)
+            })
     }
 
     /// The distance of an encoding, decoded again, from `reference`.

@@ -5,9 +5,10 @@ extension AutoEncoder {
     /// `--format auto`: each candidate at its searched quality, the smallest result winning (an equal size goes to the
     /// earlier in `EncodingChoice.candidateOrder`). With transparency that is used (a pixel not fully opaque), only the
     /// candidates that keep it compete; an animation, only those that animate; when the list has none, all of it does
-    /// (flattened, or the first frame) and `-v` says so. A candidate is dropped once one of its results outside the
-    /// distance (a lower quality than it could end at) is no smaller than the best so far: as sizes grow with quality,
-    /// it could not have won.
+    /// (flattened, or the first frame) and `-v` says so. After the first candidate, a result no smaller than the best
+    /// so far is not measured (it could not win, nor could a higher quality, as sizes grow with quality): it bounds the
+    /// candidate's search from above, and a candidate whose search ends on such a result is dropped
+    /// (`QualitySearch.lowest(within:startingAt:falling:worthMeasuring:encode:measure:)`).
     static func choosingFormat(_ image: DecodedImage, among candidates: [ImageFormat], encoding: OutputEncoding,
                                sourceFormat: ImageFormat?) throws(ImgError) -> EncodedImage {
         let target = encoding.targetDistance ?? EncodingChoice.defaultDistance
@@ -20,9 +21,9 @@ extension AutoEncoder {
             (fixed.format, fixed.candidateFormats, fixed.quality) = (format, nil, nil)
             let smallest = best?.encoded.data.count
             let outcome = try search(image, reference: reference, distance: target, encoding: fixed, sourceFormat: sourceFormat,
-                                     abandon: { probe in smallest.map { probe.data.count >= $0 } ?? false })
+                                     worthMeasuring: { probe in smallest.map { probe.data.count < $0 } ?? true })
             guard let outcome else {
-                tried.append("\(format.rawValue) dropped (already larger at a lower quality)")
+                tried.append("\(format.rawValue) dropped (no smaller result within the distance)")
                 continue
             }
             let choice = EncodingChoice(quality: outcome.quality, distance: outcome.distance)
