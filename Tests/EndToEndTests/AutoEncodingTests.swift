@@ -56,7 +56,8 @@ struct AutoEncodingTests: EndToEndSuite {
     @Test func theSameInputGivesTheSameBytesAndTheKeyNamesTheTarget() throws {
         for (arguments, key) in [(["--quality", "auto"], "@jpeg(q=auto:2,coding=3,bg=#ffffff)"),
                                  (["--format", "auto"], "@auto:avif+webp+jpeg(q=auto:2,coding=3,choice=2,bg=#ffffff)"),
-                                 (["--format", "auto:jpeg,webp", "--quality", "auto:2"], "@auto:webp+jpeg(q=auto:2,coding=3,choice=2,bg=#ffffff)")] {
+                                 (["--format", "auto:jpeg,webp", "--quality", "auto:2"],
+                                  "@auto:webp+jpeg(q=auto:2,coding=3,choice=2,bg=#ffffff)")] {
             var outputs: [Data] = []
             for round in 0..<2 {
                 let output = work.file("same-\(round)")

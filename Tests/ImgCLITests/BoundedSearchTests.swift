@@ -49,7 +49,9 @@ struct BoundedSearchTests {
     @Test(arguments: 0..<20)
     func anyCurvesKeepTheSearchsPromises(seed: Int) throws {
         var generator = SplitMix(state: UInt64(seed) &+ 1_000)
-        let distances = Dictionary(uniqueKeysWithValues: Self.qualities.map { ($0, Double(generator.next() % 400) / 100) })
+        let distances = Dictionary(uniqueKeysWithValues: Self.qualities.map {
+            ($0, Double(generator.next() % 400) / 100)
+        })
         let sizes = Dictionary(uniqueKeysWithValues: Self.qualities.map { ($0, Int(generator.next() % 1_000)) })
         for start in [nil] + Self.qualities {
             var (encoded, measured) = (Set<Int>(), [Int: Double]())

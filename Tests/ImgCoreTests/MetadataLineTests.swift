@@ -13,7 +13,8 @@ struct MetadataLineTests {
         return try encoder.encode(metadata)
     }
 
-    /// Every control character, both characters JSON escapes, the slash it may, DEL, line separators, accents, an emoji.
+    /// Every control character, both characters JSON escapes, the slash it may, DEL, line separators, accents, an
+    /// emoji.
     static let awkward = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }
         + ["\"", "\\", "/", "\u{7F}", "\u{2028}", "\u{85}", "é", "😀", "a b", "%40@", ""]
 
@@ -23,10 +24,12 @@ struct MetadataLineTests {
 
     static func randomMetadata(_ generator: inout some RandomNumberGenerator) -> CacheEntryMetadata {
         func maybe<T>(_ value: T) -> T? { Bool.random(using: &generator) ? value : nil }
-        let doubles = [0, -0.0, 1, 1764972803.123456, 1764972803, 0.1, 1e-7, 1e21, 1.2345678901234568e16, .leastNonzeroMagnitude]
+        let doubles = [0, -0.0, 1, 1764972803.123456, 1764972803, 0.1, 1e-7, 1e21, 1.2345678901234568e16,
+                       .leastNonzeroMagnitude]
         var metadata = CacheEntryMetadata(
             url: randomString(&generator), key: randomString(&generator), variant: maybe(randomString(&generator)),
-            kind: Bool.random(using: &generator) ? .original : .variant, size: Int.random(in: -5...Int.max, using: &generator),
+            kind: Bool.random(using: &generator) ? .original : .variant,
+            size: Int.random(in: -5...Int.max, using: &generator),
             xxh3: randomString(&generator),
             created: Bool.random(using: &generator) ? doubles.randomElement(using: &generator)!
                 : Double.random(in: -1e300...1e300, using: &generator))
@@ -39,7 +42,8 @@ struct MetadataLineTests {
         metadata.contentType = maybe(randomString(&generator))
         metadata.damage = maybe(randomString(&generator))
         metadata.checkedAt = maybe(FailOn.allCases.randomElement(using: &generator)!)
-        metadata.robotsTags = maybe((0..<Int.random(in: 0...3, using: &generator)).map { _ in randomString(&generator) })
+        let tagCount = Int.random(in: 0...3, using: &generator)
+        metadata.robotsTags = maybe((0..<tagCount).map { _ in randomString(&generator) })
         metadata.httpStatus = maybe(Int.random(in: 100...599, using: &generator))
         return metadata
     }
@@ -57,8 +61,8 @@ struct MetadataLineTests {
     }
 
     @Test func everyMemberPresentKeepsTheEncodersOrder() throws {
-        var metadata = CacheEntryMetadata(url: "http://127.0.0.1/a.jpg", key: "k", variant: "v", kind: .variant, size: 3,
-                                          xxh3: "x", created: 1.5)
+        var metadata = CacheEntryMetadata(url: "http://127.0.0.1/a.jpg", key: "k", variant: "v", kind: .variant,
+                                          size: 3, xxh3: "x", created: 1.5)
         (metadata.format, metadata.width, metadata.height, metadata.ttl) = ("jpeg", 1, 2, 3)
         (metadata.etag, metadata.lastModified, metadata.contentType, metadata.damage) = ("e", "l", "c", "d")
         (metadata.checkedAt, metadata.robotsTags, metadata.httpStatus) = (.truncated, ["noai", ""], 404)

@@ -35,9 +35,11 @@ struct StringFastPathTests {
     }
 
     @Test func coloursAreWrittenInLowerCaseHex() {
-        for (red, green, blue, alpha) in [(0, 0, 0, 255), (255, 255, 255, 255), (1, 0xAB, 0x10, 0), (0x0F, 0xF0, 7, 128)] {
+        let channels = [(0, 0, 0, 255), (255, 255, 255, 255), (1, 0xAB, 0x10, 0), (0x0F, 0xF0, 7, 128)]
+        for (red, green, blue, alpha) in channels {
             let colour = Color(red: UInt8(red), green: UInt8(green), blue: UInt8(blue), alpha: UInt8(alpha))
-            let expected = String(format: "#%02x%02x%02x", red, green, blue) + (alpha == 255 ? "" : String(format: "%02x", alpha))
+            let expected = String(format: "#%02x%02x%02x", red, green, blue)
+                + (alpha == 255 ? "" : String(format: "%02x", alpha))
             #expect(colour.description == expected)
         }
     }
@@ -68,7 +70,8 @@ struct StringFastPathTests {
     @Test func extensionsTakeEveryMarkersPlace() throws {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
-            let pattern = Self.randomText(&generator, from: Self.pieces + [ClaimedOutputName.extensionMarker, "\u{0}\u{301}"])
+            let pieces = Self.pieces + [ClaimedOutputName.extensionMarker, "\u{0}\u{301}"]
+            let pattern = Self.randomText(&generator, from: pieces)
             let name = try ClaimedOutputName(pattern: pattern).name(ext: "webp")
             let expected = Array(pattern.utf8).split(separator: 0, omittingEmptySubsequences: false)
                 .joined(separator: Array("webp".utf8))

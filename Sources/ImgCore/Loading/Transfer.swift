@@ -66,7 +66,9 @@ final class Transfer {
         let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
         guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
         let last = utf8.lastIndex(where: { !isSpace($0) })!
-        guard utf8[first] < 0x80, utf8[last] < 0x80 else { return value.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard utf8[first] < 0x80, utf8[last] < 0x80 else {
+            return value.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         return String(value[first...last])
     }
 }

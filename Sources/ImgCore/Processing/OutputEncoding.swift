@@ -39,8 +39,8 @@ public struct OutputEncoding: Sendable, Hashable {
     /// The canonical spelling for the variant key, e.g. `webp(q=80)` or `source(bg=#000000)`:
     /// everything that changes the bytes, defaults spelled out, nothing that doesn't.
     /// A searched quality is named by its target and coding (`q=auto:1.1,coding=3`) and a chosen format by its list and
-    /// the rule that chose it (`auto:avif+webp+jpeg(...,choice=2,...)`), never by what they turned out to be; both name the background, which the metric
-    /// flattens transparency onto.
+    /// the rule that chose it (`auto:avif+webp+jpeg(...,choice=2,...)`), never by what they turned out to be; both name
+    /// the background, which the metric flattens transparency onto.
     public func identifier(decoding: DecodeOptions = DecodeOptions()) -> String {
         var parts: [String] = []
         if let candidateFormats {
