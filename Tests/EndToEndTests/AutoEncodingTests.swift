@@ -71,6 +71,28 @@ struct AutoEncodingTests: EndToEndSuite {
         }
     }
 
+    /// A candidate that lost, dropped unmeasured or not, gives no smaller a result with `--quality auto` alone; the
+    /// first candidate, searched in full, gives what `--quality auto` gives in its format.
+    @Test(arguments: photos)
+    func aDroppedCandidateCouldNotHaveWon(photo name: String) throws {
+        let stem = name.prefix { $0 != "." }
+        let run = try fetch([photo(name), "--no-cache", "--resize", "200x", "--format", "auto:webp,jpeg", "-v", "--json",
+                             "-o", work.file("auto-\(stem)")])
+        #expect(run.status == 0 && run.stderr.contains("format auto: chose "), "\(run.stderr)")
+        let record = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        let (chosen, bytes) = (try #require(record["format"] as? String), try #require(record["bytes"] as? Int))
+        for format in ["webp", "jpeg"] {
+            let (single, _) = try jsonRun([photo(name), "--no-cache", "--resize", "200x", "--format", format,
+                                           "--quality", "auto"], output: work.file("single-\(format)-\(stem)"))
+            let singleBytes = try #require(single["bytes"] as? Int)
+            if format == chosen, format == "webp" {  // tried first, so searched in full
+                #expect(singleBytes == bytes && single["quality"] as? Int == record["quality"] as? Int)
+            } else if format != chosen {
+                #expect(singleBytes >= bytes, "\(format): \(singleBytes) bytes against the chosen \(bytes)")
+            }
+        }
+    }
+
     @Test func aCacheHitReportsTheChoiceWithNoSearch() throws {
         let arguments = [photo("grass.jpg"), "--resize", "200x", "--format", "auto", "-v", "--json", "-O", work.file("out")]
         let first = try fetch(arguments)

@@ -23,7 +23,7 @@ extension AutoEncoder {
             let outcome = try search(image, reference: reference, distance: target, encoding: fixed, sourceFormat: sourceFormat,
                                      worthMeasuring: { probe in smallest.map { probe.data.count < $0 } ?? true })
             guard let outcome else {
-                tried.append("\(format.rawValue) dropped (no smaller result within the distance)")
+                tried.append("\(format.rawValue) dropped (no smaller than the best at the lowest quality left)")
                 continue
             }
             let choice = EncodingChoice(quality: outcome.quality, distance: outcome.distance)
