@@ -95,19 +95,10 @@ extension RobotsTxt {
                 // The last piece ends the path, after what the earlier pieces matched.
                 return target.count - bytes.count >= position && target.suffix(bytes.count).elementsEqual(bytes)
             }
-            guard let found = firstOccurrence(of: bytes, in: target, from: position) else { return false }
+            guard let found = ASCIIBytes.firstOccurrence(of: bytes, in: target, from: position) else { return false }
             position = found + bytes.count
         }
         return true
-    }
-
-    private static func firstOccurrence(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty else { return start }
-        guard haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
-        for index in start...(haystack.count - needle.count) where haystack[index..<(index + needle.count)].elementsEqual(needle) {
-            return index
-        }
-        return nil
     }
 
     /// A path or pattern with its percent-encoding normalised as RFC 9309 asks before they are compared: an escaped

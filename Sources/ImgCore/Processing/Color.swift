@@ -43,10 +43,9 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
 
     /// `#rrggbb`, or `#rrggbbaa` when not opaque.
     public var description: String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = [UInt8(ascii: "#")]
         for channel in alpha == 255 ? [red, green, blue] : [red, green, blue, alpha] {
-            text += [digits[Int(channel >> 4)], digits[Int(channel & 0x0F)]]
+            ASCIIBytes.appendHex(channel, to: &text)
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -76,13 +76,10 @@ struct JSONObjectText {
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case ..<0x20:
                 bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                ASCIIBytes.appendHex(byte, to: &bytes)
             default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

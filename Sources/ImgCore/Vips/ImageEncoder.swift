@@ -117,11 +117,10 @@ enum ImageEncoder {
 
     /// Whether `name` holds `comment`, byte by byte (it is asked for each field of each image encoded).
     static func containsComment(_ name: String) -> Bool {
-        let word = Array("comment".utf8)
-        let bytes = Array(name.utf8)
-        guard bytes.count >= word.count else { return false }
-        return (0...(bytes.count - word.count)).contains { bytes[$0..<$0 + word.count].elementsEqual(word) }
+        ASCIIBytes.firstOccurrence(of: commentWord, in: Array(name.utf8)) != nil
     }
+
+    static let commentWord = Array("comment".utf8)
 
     /// The source format when libvips can write it, else PNG (for SVG, PDF and unknown sources).
     static func writableFormat(for source: ImageFormat?) -> ImageFormat {
