@@ -6,7 +6,7 @@ import PackageDescription
 // corrupts the heap when two threads compile or free programs at once) and reuse code compiled for a program of the
 // same content (orc_code_cache.c); libvips' operation cache is skipped while it keeps nothing (operation_build.c); an
 // object's arguments are read without libvips' global lock (argument_lookup.c); a saver's sink of one thread runs in
-// the calling thread, not libvips' thread pool (sink_disc.c); the loader search for bytes in memory is answered again
+// one libvips thread, not libvips' thread pool (sink_disc.c); the loader search for bytes in memory is answered again
 // for the same bytes (loader_search.c), the saver search for the same name (saver_search.c); libpng's reads of a
 // PNG's image data after its last row are bounded (png_tail_guard.c).
 // A program that lacks this runs libvips without its vector path, through its cache, its pool, its lock and its

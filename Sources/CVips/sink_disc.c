@@ -1,15 +1,22 @@
-/* libvips' disc sink, computed in the calling thread when the rendering has one thread.
+/* libvips' disc sink, computed by one libvips thread when the rendering has one thread.
  *
  * Every saver (jpegsave, pngsave, webpsave, ...) writes its image through vips_sink_disc. libvips 8.14's runs its
  * thread pool even for one thread: a worker computes the strips while the calling thread waits for each strip's tick,
  * and two write-behind threads write the buffers in turn (about 49 semaphore ups and 180 futex calls for a small
  * thumbnail). In a batch each rendering has one thread (its image's "concurrency" field), so the hand-offs buy nothing.
  * This definition takes libvips' name, so that the savers' calls reach it (the programs that start libvips export it,
- * as operation_build.c's), and when the pool would have one worker it does what the pool's worker and the writers do,
- * in order, in the calling thread: the same strips prepared into the same buffers, each buffer written when full, the
- * image's kill flag checked after each strip. With more threads, with progress signals on the image (vips_image_set_progress,
- * VIPS_PROGRESS: their emitters are internal to libvips), or switched off (IMGFETCH_SINK=libvips, or
- * imgf_sink_in_calling_thread_set), it calls libvips' own. */
+ * as operation_build.c's), and when the pool would have one worker it hands the whole sink to one helper thread and
+ * waits for it: the helper does what the pool's worker and the writers do, in order: the same strips prepared into the
+ * same buffers, each buffer written when full, the image's kill flag checked after each strip. With more threads,
+ * with progress signals on the image (vips_image_set_progress, VIPS_PROGRESS: their emitters are internal to libvips),
+ * or switched off (IMGFETCH_SINK=libvips, or imgf_sink_in_one_thread_set), it calls libvips' own.
+ *
+ * The helpers are libvips threads (vips_g_thread_new), kept between sinks and cleared after each (vips_thread_shutdown)
+ * as libvips' threadset keeps and clears its own, never the caller's thread: libvips computes pixels in its own
+ * threads only, which keep a cache of region buffers each (buffer.c). In another thread every buffer is freed as soon
+ * as its region lets go of it, and libvips 8.14 then reads pixels that are gone: computed in the calling thread, an
+ * animated GIF with alpha, blurred, lost pixels of its first row in 6 to 70 of 100 renderings four at a time
+ * (RenderingOverheadTests). A hand-off costs two wake-ups a saved image. */
 #include "imgf_vips.h"
 
 #include <stdatomic.h>
@@ -17,8 +24,8 @@
 #include <string.h>
 
 /* Statistics for the tests, and the switch; process-wide like the sink they stand in for. */
-static atomic_long sinks_in_calling_thread;
-static atomic_int in_calling_thread_off;
+static atomic_long sinks_in_one_thread;
+static atomic_int in_one_thread_off;
 
 /* The workers libvips 8.14's vips_threadpool_new gives a sink of `image`: vips_concurrency_get(), at most one a tile
  * of the image, then the image's own "concurrency" field if it has one (vips_image_get_concurrency). */
@@ -49,8 +56,9 @@ static int prepare_area(const imgf_vips_table *vips, VipsRegion *region, VipsReg
     return 0;
 }
 
-/* vips_sink_disc's work in this thread: buffers of `lines` rows, each computed then written (write_fn) in order. */
-static int sink_in_calling_thread(const imgf_vips_table *vips, VipsImage *image, VipsRegionWrite write_fn, void *a) {
+/* vips_sink_disc's work in this thread (a libvips one): buffers of `lines` rows, each computed then written
+ * (write_fn) in order. */
+static int sink_in_this_thread(const imgf_vips_table *vips, VipsImage *image, VipsRegionWrite write_fn, void *a) {
     /* As vips_sink_base_init: a kill left from an earlier evaluation of this image is cleared first. */
     vips->vips_image_set_kill(image, FALSE);
     int tile_width, tile_height, lines;
@@ -77,24 +85,86 @@ static int sink_in_calling_thread(const imgf_vips_table *vips, VipsImage *image,
     return result;
 }
 
+/* A sink handed to a helper: its arguments, its result, and whether the helper has finished it. */
+typedef struct {
+    const imgf_vips_table *vips;
+    VipsImage *image;
+    VipsRegionWrite write_fn;
+    void *a;
+    int result;
+    int finished;
+    GMutex lock;
+    GCond done;
+} sink_job;
+
+/* The helpers: libvips threads kept between sinks, as libvips' threadset keeps its threads, each taking the next job
+ * from one queue. Process-wide like the threadset; there are never more helpers than sinks have run at once. */
+static GAsyncQueue *jobs;
+static atomic_int idle_helpers;
+
+static void *helper_run(void *unused) {
+    (void)unused;
+    for (;;) {
+        sink_job *job = g_async_queue_pop(jobs);
+        int result = sink_in_this_thread(job->vips, job->image, job->write_fn, job->a);
+        /* As libvips' threadset after each task: this thread's buffers are of no use to the next sink. */
+        job->vips->vips_thread_shutdown();
+        atomic_fetch_add_explicit(&idle_helpers, 1, memory_order_relaxed);
+        g_mutex_lock(&job->lock);
+        job->result = result;
+        job->finished = 1;
+        g_cond_signal(&job->done);
+        g_mutex_unlock(&job->lock);
+    }
+    return NULL;
+}
+
+/* Claims an idle helper for a job about to be queued, or starts one. 0, or -1 (libvips' error set) when no helper
+ * could be started. */
+static int claim_helper(const imgf_vips_table *vips) {
+    static gsize queue_made;
+    if (g_once_init_enter(&queue_made)) {
+        jobs = g_async_queue_new();
+        g_once_init_leave(&queue_made, 1);
+    }
+    int idle = atomic_load_explicit(&idle_helpers, memory_order_relaxed);
+    while (idle > 0)
+        if (atomic_compare_exchange_weak_explicit(&idle_helpers, &idle, idle - 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return 0;
+    GThread *helper = vips->vips_g_thread_new("imgf-sink", helper_run, NULL);
+    if (!helper) return -1;
+    g_thread_unref(helper);
+    return 0;
+}
+
 int vips_sink_disc(VipsImage *image, VipsRegionWrite write_fn, void *a) {
     const imgf_vips_table *vips = imgf_vips();
-    if (atomic_load_explicit(&in_calling_thread_off, memory_order_relaxed) || image->progress_signal ||
-        pool_workers(vips, image) != 1)
+    if (atomic_load_explicit(&in_one_thread_off, memory_order_relaxed) || image->progress_signal ||
+        pool_workers(vips, image) != 1 || claim_helper(vips))
         return vips->vips_sink_disc(image, write_fn, a);
-    atomic_fetch_add_explicit(&sinks_in_calling_thread, 1, memory_order_relaxed);
-    return sink_in_calling_thread(vips, image, write_fn, a);
+    atomic_fetch_add_explicit(&sinks_in_one_thread, 1, memory_order_relaxed);
+    sink_job job = { .vips = vips, .image = image, .write_fn = write_fn, .a = a };
+    g_mutex_init(&job.lock);
+    g_cond_init(&job.done);
+    g_async_queue_push(jobs, &job);
+    g_mutex_lock(&job.lock);
+    while (!job.finished) g_cond_wait(&job.done, &job.lock);
+    g_mutex_unlock(&job.lock);
+    g_cond_clear(&job.done);
+    g_mutex_clear(&job.lock);
+    return job.result;
 }
 
 void imgf_sink_read_environment(void) {
     const char *sink = getenv("IMGFETCH_SINK");
-    if (sink && strcmp(sink, "libvips") == 0) imgf_sink_in_calling_thread_set(0);
+    if (sink && strcmp(sink, "libvips") == 0) imgf_sink_in_one_thread_set(0);
 }
 
-void imgf_sink_in_calling_thread_set(int on) {
-    atomic_store_explicit(&in_calling_thread_off, !on, memory_order_relaxed);
+void imgf_sink_in_one_thread_set(int on) {
+    atomic_store_explicit(&in_one_thread_off, !on, memory_order_relaxed);
 }
 
-long imgf_sinks_in_calling_thread(void) {
-    return atomic_load_explicit(&sinks_in_calling_thread, memory_order_relaxed);
+long imgf_sinks_in_one_thread(void) {
+    return atomic_load_explicit(&sinks_in_one_thread, memory_order_relaxed);
 }

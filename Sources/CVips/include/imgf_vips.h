@@ -45,6 +45,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_operation_new) \
     X(vips_foreign_find_load_source) \
     X(vips_gaussblur) \
+    X(vips_g_thread_new) \
     X(vips_get_tile_size) \
     X(vips_getpoint) \
     X(vips_guess_libdir) \
@@ -89,6 +90,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_source_custom_new) \
     X(vips_subtract) \
     X(vips_svgload_buffer) \
+    X(vips_thread_shutdown) \
     X(vips_thumbnail_buffer) \
     X(vips_thumbnail_image) \
     X(vips_thumbnail_source) \
@@ -153,10 +155,10 @@ void imgf_arguments_read_directly_set(int on);
  * imgf_vips_start. */
 void imgf_argument_lookup_read_environment(void);
 
-/* How many disc sinks (a saver's) ran in the calling thread rather than libvips' thread pool (sink_disc.c). */
-long imgf_sinks_in_calling_thread(void);
-/* Whether a sink of one thread runs in the calling thread (1, the default) or always in libvips' pool (0). */
-void imgf_sink_in_calling_thread_set(int on);
+/* How many disc sinks (a saver's) ran in one libvips thread rather than libvips' thread pool (sink_disc.c). */
+long imgf_sinks_in_one_thread(void);
+/* Whether a sink of one thread runs in one libvips thread (1, the default) or always in libvips' pool (0). */
+void imgf_sink_in_one_thread_set(int on);
 /* Switches it off when the environment says IMGFETCH_SINK=libvips; called by imgf_vips_start. */
 void imgf_sink_read_environment(void);
 /* How many loader searches for bytes in memory were answered from the thread's last one (loader_search.c). */
