@@ -119,8 +119,8 @@ static void *helper_run(void *unused) {
     return NULL;
 }
 
-/* Claims an idle helper for a job about to be queued, or starts one. 0, or -1 (libvips' error set) when no helper
- * could be started. */
+/* Claims an idle helper for a job about to be queued, or starts one. 0, or -1 when no helper could be started (then
+ * libvips' own sink runs, and the error starting one left is cleared: it is not the rendering's). */
 static int claim_helper(const imgf_vips_table *vips) {
     static gsize queue_made;
     if (g_once_init_enter(&queue_made)) {
@@ -133,7 +133,10 @@ static int claim_helper(const imgf_vips_table *vips) {
                                                   memory_order_relaxed))
             return 0;
     GThread *helper = vips->vips_g_thread_new("imgf-sink", helper_run, NULL);
-    if (!helper) return -1;
+    if (!helper) {
+        vips->vips_error_clear();
+        return -1;
+    }
     g_thread_unref(helper);
     return 0;
 }
