@@ -1,5 +1,6 @@
 import CVips
 import Testing
+@testable import ImgCore
 
 /// What `VipsRuntime.prepareProcess` leaves to the environment: a malloc setting that `MALLOC_ARENA_MAX`,
 /// `MALLOC_MMAP_THRESHOLD_` or `MALLOC_TRIM_THRESHOLD_` sets, or that `GLIBC_TUNABLES` names, is glibc's to apply, and
@@ -20,6 +21,14 @@ struct MallocTuningTests {
                            "glibc.malloc.mmap_threshold"))
         #expect(!Self.given(nil, tunables: "glibc.malloc.arena_max=4", "glibc.malloc.mmap_threshold"),
                 "another tunable leaves this one to imgfetch")
+    }
+
+    /// Four arenas a core (a batch's allocating threads: its workers and the sink helpers), at most 8.
+    @Test func arenasAreFourACoreAtMostEight() {
+        #expect(VipsRuntime.mallocArenas(cores: 1) == 4)
+        #expect(VipsRuntime.mallocArenas(cores: 2) == 8)
+        #expect(VipsRuntime.mallocArenas(cores: 0) == 4)
+        #expect(VipsRuntime.mallocArenas(cores: 64) == 8)
     }
 
     @Test func imgfetchSetsTheArenasTheMappingThresholdAndTheTrimThresholdTheEnvironmentLeaves() {
