@@ -19,6 +19,7 @@
  * (RenderingOverheadTests). A hand-off costs two wake-ups a saved image. */
 #include "imgf_vips.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,77 +86,85 @@ static int sink_in_this_thread(const imgf_vips_table *vips, VipsImage *image, Vi
     return result;
 }
 
-/* A sink handed to a helper: its arguments, its result, and whether the helper has finished it. */
-typedef struct {
+/* A sink handed to a helper: its arguments, its result once `finished`, and the next job in the queue. */
+typedef struct sink_job {
     const imgf_vips_table *vips;
     VipsImage *image;
     VipsRegionWrite write_fn;
     void *a;
     int result;
     int finished;
-    GMutex lock;
-    GCond done;
+    pthread_cond_t done;
+    struct sink_job *next;
 } sink_job;
 
 /* The helpers: libvips threads kept between sinks, as libvips' threadset keeps its threads, each taking the next job
- * from one queue. Process-wide like the threadset; there are never more helpers than sinks have run at once. */
-static GAsyncQueue *jobs;
-static atomic_int idle_helpers;
+ * from one queue. Process-wide like the threadset. pthread's primitives rather than GLib's, whose futexes
+ * ThreadSanitizer cannot see. Under `helpers_lock`: the queue, each job's `finished` and `result`, and how many helpers
+ * wait for a job; a helper is started only when the jobs queued outnumber them. */
+static pthread_mutex_t helpers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t job_queued = PTHREAD_COND_INITIALIZER;
+static sink_job *queue_head, *queue_tail;
+static int jobs_queued, helpers_waiting;
 
 static void *helper_run(void *unused) {
     (void)unused;
+    pthread_mutex_lock(&helpers_lock);
     for (;;) {
-        sink_job *job = g_async_queue_pop(jobs);
+        while (!queue_head) {
+            helpers_waiting++;
+            pthread_cond_wait(&job_queued, &helpers_lock);
+            helpers_waiting--;
+        }
+        sink_job *job = queue_head;
+        queue_head = job->next;
+        if (!queue_head) queue_tail = NULL;
+        jobs_queued--;
+        pthread_mutex_unlock(&helpers_lock);
         int result = sink_in_this_thread(job->vips, job->image, job->write_fn, job->a);
         /* As libvips' threadset after each task: this thread's buffers are of no use to the next sink. */
         job->vips->vips_thread_shutdown();
-        atomic_fetch_add_explicit(&idle_helpers, 1, memory_order_relaxed);
-        g_mutex_lock(&job->lock);
+        pthread_mutex_lock(&helpers_lock);
         job->result = result;
         job->finished = 1;
-        g_cond_signal(&job->done);
-        g_mutex_unlock(&job->lock);
+        pthread_cond_signal(&job->done);
     }
     return NULL;
 }
 
-/* Claims an idle helper for a job about to be queued, or starts one. 0, or -1 when no helper could be started (then
- * libvips' own sink runs, and the error starting one left is cleared: it is not the rendering's). */
-static int claim_helper(const imgf_vips_table *vips) {
-    static gsize queue_made;
-    if (g_once_init_enter(&queue_made)) {
-        jobs = g_async_queue_new();
-        g_once_init_leave(&queue_made, 1);
+/* Queues `job` for a helper, starting one when the queued jobs outnumber the waiting helpers. 0, or -1 (nothing
+ * queued, and the error starting a helper left cleared: it is not the rendering's) when none could be started.
+ * Called with helpers_lock held. */
+static int queue_job(sink_job *job) {
+    if (jobs_queued + 1 > helpers_waiting) {
+        GThread *helper = job->vips->vips_g_thread_new("imgf-sink", helper_run, NULL);
+        if (!helper) {
+            job->vips->vips_error_clear();
+            return -1;
+        }
+        g_thread_unref(helper);
     }
-    int idle = atomic_load_explicit(&idle_helpers, memory_order_relaxed);
-    while (idle > 0)
-        if (atomic_compare_exchange_weak_explicit(&idle_helpers, &idle, idle - 1, memory_order_relaxed,
-                                                  memory_order_relaxed))
-            return 0;
-    GThread *helper = vips->vips_g_thread_new("imgf-sink", helper_run, NULL);
-    if (!helper) {
-        vips->vips_error_clear();
-        return -1;
-    }
-    g_thread_unref(helper);
+    if (queue_tail) queue_tail->next = job; else queue_head = job;
+    queue_tail = job;
+    jobs_queued++;
+    pthread_cond_signal(&job_queued);
     return 0;
 }
 
 int vips_sink_disc(VipsImage *image, VipsRegionWrite write_fn, void *a) {
     const imgf_vips_table *vips = imgf_vips();
     if (atomic_load_explicit(&in_one_thread_off, memory_order_relaxed) || image->progress_signal ||
-        pool_workers(vips, image) != 1 || claim_helper(vips))
+        pool_workers(vips, image) != 1)
         return vips->vips_sink_disc(image, write_fn, a);
-    atomic_fetch_add_explicit(&sinks_in_one_thread, 1, memory_order_relaxed);
     sink_job job = { .vips = vips, .image = image, .write_fn = write_fn, .a = a };
-    g_mutex_init(&job.lock);
-    g_cond_init(&job.done);
-    g_async_queue_push(jobs, &job);
-    g_mutex_lock(&job.lock);
-    while (!job.finished) g_cond_wait(&job.done, &job.lock);
-    g_mutex_unlock(&job.lock);
-    g_cond_clear(&job.done);
-    g_mutex_clear(&job.lock);
+    pthread_cond_init(&job.done, NULL);
+    pthread_mutex_lock(&helpers_lock);
+    int queued = queue_job(&job) == 0;
+    while (queued && !job.finished) pthread_cond_wait(&job.done, &helpers_lock);
+    pthread_mutex_unlock(&helpers_lock);
+    pthread_cond_destroy(&job.done);
+    if (!queued) return vips->vips_sink_disc(image, write_fn, a);
+    atomic_fetch_add_explicit(&sinks_in_one_thread, 1, memory_order_relaxed);
     return job.result;
 }
 
