@@ -15,8 +15,8 @@
  * as libvips' threadset keeps and clears its own, never the caller's thread: libvips computes pixels in its own
  * threads only, which keep a cache of region buffers each (buffer.c). In another thread every buffer is freed as soon
  * as its region lets go of it, and libvips 8.14 then reads pixels that are gone: computed in the calling thread, an
- * animated GIF with alpha, blurred, lost pixels of its first row in 6 to 70 of 100 renderings four at a time
- * (RenderingOverheadTests). A hand-off costs two wake-ups a saved image. */
+ * animated GIF with alpha, blurred, lost pixels of its first row in 6 to 70 of 100 lines of a batch at -j 4
+ * (RenderingOverheadTests renders it four at a time). A hand-off costs two wake-ups a saved image. */
 #include "imgf_vips.h"
 
 #include <pthread.h>
