@@ -88,7 +88,6 @@ static int sink_in_this_thread(const imgf_vips_table *vips, VipsImage *image, Vi
 
 /* A sink handed to a helper: its arguments, its result once `finished`, and the next job in the queue. */
 typedef struct sink_job {
-    const imgf_vips_table *vips;
     VipsImage *image;
     VipsRegionWrite write_fn;
     void *a;
@@ -121,9 +120,10 @@ static void *helper_run(void *unused) {
         if (!queue_head) queue_tail = NULL;
         jobs_queued--;
         pthread_mutex_unlock(&helpers_lock);
-        int result = sink_in_this_thread(job->vips, job->image, job->write_fn, job->a);
+        const imgf_vips_table *vips = imgf_vips();
+        int result = sink_in_this_thread(vips, job->image, job->write_fn, job->a);
         /* As libvips' threadset after each task: this thread's buffers are of no use to the next sink. */
-        job->vips->vips_thread_shutdown();
+        vips->vips_thread_shutdown();
         pthread_mutex_lock(&helpers_lock);
         job->result = result;
         job->finished = 1;
@@ -137,9 +137,9 @@ static void *helper_run(void *unused) {
  * Called with helpers_lock held. */
 static int queue_job(sink_job *job) {
     if (jobs_queued + 1 > helpers_waiting) {
-        GThread *helper = job->vips->vips_g_thread_new("imgf-sink", helper_run, NULL);
+        GThread *helper = imgf_vips()->vips_g_thread_new("imgf-sink", helper_run, NULL);
         if (!helper) {
-            job->vips->vips_error_clear();
+            imgf_vips()->vips_error_clear();
             return -1;
         }
         g_thread_unref(helper);
@@ -156,7 +156,7 @@ int vips_sink_disc(VipsImage *image, VipsRegionWrite write_fn, void *a) {
     if (atomic_load_explicit(&in_one_thread_off, memory_order_relaxed) || image->progress_signal ||
         pool_workers(vips, image) != 1)
         return vips->vips_sink_disc(image, write_fn, a);
-    sink_job job = { .vips = vips, .image = image, .write_fn = write_fn, .a = a };
+    sink_job job = { .image = image, .write_fn = write_fn, .a = a };
     pthread_cond_init(&job.done, NULL);
     pthread_mutex_lock(&helpers_lock);
     int queued = queue_job(&job) == 0;

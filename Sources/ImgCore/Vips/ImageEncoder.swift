@@ -120,7 +120,7 @@ enum ImageEncoder {
         ASCIIBytes.firstOccurrence(of: commentWord, in: Array(name.utf8)) != nil
     }
 
-    static let commentWord = Array("comment".utf8)
+    private static let commentWord = Array("comment".utf8)
 
     /// The source format when libvips can write it, else PNG (for SVG, PDF and unknown sources).
     static func writableFormat(for source: ImageFormat?) -> ImageFormat {
