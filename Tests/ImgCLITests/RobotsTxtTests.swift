@@ -40,6 +40,34 @@ struct RobotsTxtTests {
         #expect(RobotsTagRule.productToken(ofUserAgent: "ImgFetch/2.0 (+x)") == "imgfetch")
     }
 
+    @Test func patternsAreSplitOnceAndMatchPieceAfterPiece() {
+        let doubled = RobotsPattern("/a**b")
+        #expect(doubled.pieces == [Array("/a".utf8), [], Array("b".utf8)] && !doubled.anchored)
+        #expect(doubled.matches(Array("/ab".utf8)) && doubled.matches(Array("/a/x/b/y".utf8)) && !doubled.matches(Array("/b".utf8)))
+        // The anchored last piece must come after what the pieces before it matched, not overlap them.
+        let ends = RobotsPattern("/a*a$")
+        #expect(ends.anchored && !ends.matches(Array("/a".utf8)) && ends.matches(Array("/aa".utf8)))
+        #expect(ends.matches(Array("/a/b/a".utf8)) && !ends.matches(Array("/a/b/a/".utf8)))
+        #expect(RobotsPattern("/x$").matches(Array("/x".utf8)) && !RobotsPattern("/x$").matches(Array("/xy".utf8)))
+        #expect(RobotsPattern("*.jpg").matches(Array("/p/q.jpg?s=1".utf8)) && !RobotsPattern("*.jpg").matches(Array("/p.png".utf8)))
+    }
+
+    @Test func aFileAtTheReadLimitIsJudgedByItsLongestMatchingRule() {
+        // Thousands of rules, as a large site's robots.txt has, past the 500 KiB that are read.
+        var text = "User-agent: *\n"
+        var rule = 0
+        while text.utf8.count < RobotsTxt.readLimit {
+            text += "Disallow: /d/\(rule)/*/page*.html\nAllow: /d/\(rule)/open/page1*.html\n"
+            rule += 1
+        }
+        text += "Disallow: /after-the-limit/\n"
+        let robots = Self.robots(text)
+        #expect(robots.rules.count > 15_000 && robots.rules.count <= 2 * rule)
+        #expect(!robots.allows("/d/1234/x/page7.html") && !robots.allows("/d/1234/open/page7.html"))
+        #expect(robots.deciding("/d/1234/open/page12.html")?.text == "allow: /d/1234/open/page1*.html")
+        #expect(robots.allows("/d/1234/x/other.html") && robots.allows("/after-the-limit/a.jpg"))
+    }
+
     /// A server whose www holds the files the agents.txt lines name.
     private static func server(robots: String, delay: Double = 0) throws -> (TemporaryDirectory, FixtureServer) {
         let root = try TemporaryDirectory()

@@ -15,8 +15,8 @@ public enum ResumeMismatch: String, Sendable, CaseIterable {
     case size = "output size differs"
     case digest = "output SHA-256 differs"
     case noPhash = "recorded without a phash"
-    case tarMissing = "its tar is not complete"
-    case tarReplaced = "its tar was written again since"
+    case tarMissing = "tar not complete"
+    case tarReplaced = "tar written again since"
 }
 
 /// What this run would make for one output of a line: what `--resume` compares its record with.

@@ -18,6 +18,8 @@ public struct RobotsTxt: Sendable, Equatable {
 
     /// The rules that apply to the crawler, in the order written.
     public let rules: [Rule]
+    /// `rules`' patterns made ready for matching, in the same order.
+    private let patterns: [RobotsPattern]
 
     /// The most of a robots.txt that is read (RFC 9309: at least 500 kibibytes).
     public static let readLimit = 500 * 1024
@@ -52,6 +54,7 @@ public struct RobotsTxt: Sendable, Equatable {
         let own = groups.filter { $0.agents.contains(productToken.lowercased()) && !productToken.isEmpty }
         let chosen = own.isEmpty ? groups.filter { $0.agents.contains("*") } : own
         rules = chosen.flatMap(\.rules)
+        patterns = rules.map { RobotsPattern($0.pattern) }
     }
 
     /// The rule that decides `path` (the URL's path and query, percent-encoded as sent), or nil when none matches
@@ -59,8 +62,9 @@ public struct RobotsTxt: Sendable, Equatable {
     public func deciding(_ path: String) -> Rule? {
         let target = Self.normalised(path.isEmpty ? "/" : path)
         if target == "/robots.txt" { return nil }
+        let octets = Array(target.utf8)
         var best: Rule?
-        for rule in rules where Self.matches(rule.pattern, target) {
+        for (rule, pattern) in zip(rules, patterns) where pattern.matches(octets) {
             guard let current = best else { best = rule; continue }
             let (length, bestLength) = (rule.pattern.utf8.count, current.pattern.utf8.count)
             if length > bestLength || (length == bestLength && rule.allows && !current.allows) { best = rule }
@@ -73,34 +77,6 @@ public struct RobotsTxt: Sendable, Equatable {
 }
 
 extension RobotsTxt {
-    /// Whether `pattern` (`*` any run of characters, a final `$` the end) matches the start of `path` (or all of
-    /// it, with `$`), octet by octet.
-    static func matches(_ pattern: String, _ path: String) -> Bool {
-        var pattern = Substring(pattern).utf8[...]
-        let anchored = pattern.last == UInt8(ascii: "$")
-        if anchored { pattern = pattern.dropLast() }
-        let parts = pattern.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false)
-        let target = Array(path.utf8)
-        var position = 0
-        for (index, part) in parts.enumerated() {
-            let bytes = Array(part)
-            let isLast = index == parts.count - 1
-            if index == 0 {
-                guard target.starts(with: bytes) else { return false }
-                position = bytes.count
-                if isLast { return !anchored || target.count == bytes.count }
-                continue
-            }
-            if isLast && anchored {
-                // The last piece ends the path, after what the earlier pieces matched.
-                return target.count - bytes.count >= position && target.suffix(bytes.count).elementsEqual(bytes)
-            }
-            guard let found = ASCIIBytes.firstOccurrence(of: bytes, in: target, from: position) else { return false }
-            position = found + bytes.count
-        }
-        return true
-    }
-
     /// A path or pattern with its percent-encoding normalised as RFC 9309 asks before they are compared: an escaped
     /// unreserved character (letters, digits, `-._~`) is unescaped, other escapes get upper-case hex digits, and an
     /// octet outside printable ASCII is escaped (`/café` and `/caf%c3%a9` are `/caf%C3%A9`; `%2F` stays escaped).
