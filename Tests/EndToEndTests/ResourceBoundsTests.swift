@@ -161,4 +161,20 @@ struct ResourceBoundsTests {
         #expect(FileManager.default.fileExists(atPath: work.file("out/sample.jpg")))
         #expect(FileManager.default.fileExists(atPath: work.file("out/rgba.png")))
     }
+
+    /// A batch over URLs of many hosts keeps at most 64 idle transfer handles (each holding its kept-alive
+    /// connection and libcurl's own descriptors), not one for every host it met: 600 hosts within 400 descriptors.
+    /// Before, each host's handle stayed open, and past the limit every line failed ("Too many open files").
+    @Test func aBatchOverManyHostsKeepsItsDescriptorsBounded() throws {
+        let hosts = 600
+        let server = try FixtureServer(aliases: hosts)
+        let list = work.file("hosts.txt"), manifest = work.file("hosts.jsonl")
+        try (0..<hosts).map { server.aliasURL($0, "/img/sample.jpg") }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try Imgfetch.run(["batch", list, "-O", work.file("hosts-out"), "--resize", "16x16", "--cache-dir", work.file("hosts-cache"),
+                                       "--no-progress", "--manifest", manifest],
+                                      program: "/bin/sh", prefix: ["-c", "ulimit -n 400 && exec \"$0\" \"$@\"", Paths.binary])
+        #expect(result.status == 0, "\(result.stderr.prefix(1000))")
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
+        #expect(records.count == hosts && records.allSatisfy { $0["status"] as? String == "ok" })
+    }
 }

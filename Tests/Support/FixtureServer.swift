@@ -9,15 +9,17 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
 
     /// Starts the server over `root` (default: the bundled images); with `tls`, serves https with that cert and key;
     /// `robots` is what `/robots.txt` answers (`file:PATH`, `status:N`, `redirect:LOCATION`; default a 404), after
-    /// `robotsDelay` seconds.
+    /// `robotsDelay` seconds. With `aliases`, plain http is also served at as many more loopback addresses (each
+    /// a host of its own to a client: `aliasURL`).
     init(root: String = Paths.fixtures + "/images", tls: (cert: String, key: String)? = nil, robots: String? = nil,
-         robotsDelay: Double = 0) throws {
+         robotsDelay: Double = 0, aliases: Int = 0) throws {
         let portFile = NSTemporaryDirectory() + "imgfetch-port-\(UUID().uuidString)"
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", Paths.fixtures + "/server/fixture_server.py", "--root", root, "--port", "0", "--port-file", portFile]
         if let tls { arguments += ["--tls", tls.cert, tls.key] }
         if let robots { arguments += ["--robots", robots, "--robots-delay", String(robotsDelay)] }
+        if aliases > 0 { arguments += ["--aliases", String(aliases)] }
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -49,6 +51,12 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
 
     /// `http://127.0.0.1:PORT/PATH`.
     func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)" }
+
+    /// `http://127.0.X.Y:PORT/PATH` for alias `index` (0-based: 127.0.0.2, 127.0.0.3, ..., 250 to each third octet,
+    /// as the server's `alias_address`).
+    func aliasURL(_ index: Int, _ path: String) -> String {
+        "http://127.0.\(index / 250).\(index % 250 + 2):\(port)\(path.hasPrefix("/") ? path : "/" + path)"
+    }
 
     struct Stats: Decodable {
         var total: Int

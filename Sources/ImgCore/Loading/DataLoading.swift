@@ -24,12 +24,16 @@ extension DataLoading {
 public let robotsRedirects = 5
 
 /// Loads with libcurl: at most `connectionsPerHost` transfers at once per host, each on an idle handle of that host
-/// when there is one, so that its kept-alive connections serve the next URL.
+/// when one is kept, so that its kept-alive connections serve the next URL. At most `keptIdle` idle handles are kept
+/// (`IdleHandles`), so a list of many hosts keeps a bounded number of connections open.
 public final class HTTPDataLoader: DataLoading {
     private let options: NetworkOptions
     private let hosts: HostLimiter
     /// Idle libcurl handles by host, so a handle's kept-alive connections stay with the host they were opened to.
-    private let idleLoaders = Locked<[String: [HTTPLoader]]>([:])
+    private let idleLoaders = IdleHandles<HTTPLoader>(capacity: HTTPDataLoader.keptIdle)
+    /// The most idle libcurl handles kept, over all hosts: 64, ten times the default connections to one host in a
+    /// batch (`--per-host 6`).
+    static let keptIdle = 64
 
     /// `connectionsPerHost`: nil (the default) for no limit; `politeness`: requests per second per host and when to
     /// give a host up (default none of either), shared by every thread through one `HostGate` per host.
@@ -63,9 +67,9 @@ public final class HTTPDataLoader: DataLoading {
 
     /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.
     private func withLoader<T>(host: String, _ body: (HTTPLoader) throws(ImgError) -> T) throws(ImgError) -> T {
-        let idle = idleLoaders.withLock { $0[host]?.popLast() }
+        let idle = idleLoaders.take(for: host)
         let loader = if let idle { idle } else { try HTTPLoader(options: options) }
-        defer { idleLoaders.withLock { $0[host, default: []].append(loader) } }
+        defer { idleLoaders.give(loader, for: host) }
         return try body(loader)
     }
 }

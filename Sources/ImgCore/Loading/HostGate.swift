@@ -40,6 +40,12 @@ public final class HostGate: Sendable {
         (self.host, self.politeness) = (host, politeness)
     }
 
+    /// Whether the gate holds nothing a new one would not at `now` (default: the current time): no refusal counted,
+    /// not given up, no turn or pause still ahead. `HostLimiter` lets go of such gates that no attempt holds.
+    func isBlank(at now: Date = Date()) -> Bool {
+        state.withLock { $0.refusals == 0 && $0.givenUp == nil && $0.nextTurn <= now && $0.pausedUntil <= now }
+    }
+
     /// What an attempt got back, as far as the host's turns are concerned.
     enum Outcome {
         /// A reply that is not a refusal.

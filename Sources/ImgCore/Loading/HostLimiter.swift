@@ -1,28 +1,29 @@
 import Dispatch
 import Foundation
 
-/// A counting semaphore per host: at most `limit` holders at once for each `scheme://host:port`.
+/// A counting semaphore per host: at most `limit` holders at once for each `scheme://host:port`. The semaphores and
+/// the hosts' gates are kept in `HostTable`s, which let go of those of hosts no transfer holds and that remember
+/// nothing (no refusal, no turn ahead).
 final class HostLimiter: Sendable {
     /// Holders at once per host; nil for no limit.
     let limit: Int?
     let politeness: HostPoliteness
-    private let semaphores = Locked<[String: DispatchSemaphore]>([:])
-    private let gates = Locked<[String: HostGate]>([:])
+    private let semaphores: HostTable<DispatchSemaphore>
+    private let gates: HostTable<HostGate>
 
     init(limit: Int?, politeness: HostPoliteness = HostPoliteness()) {
-        self.limit = limit.map { max(1, $0) }
+        let limit = limit.map { max(1, $0) }
+        self.limit = limit
         self.politeness = politeness
+        // A semaphore no transfer holds is back at its full count: a new one equals it.
+        semaphores = HostTable(make: { _ in DispatchSemaphore(value: limit ?? 1) }, isBlank: { _ in true })
+        gates = HostTable(make: { HostGate(host: $0, politeness: politeness) }, isBlank: { $0.isBlank() })
     }
 
     /// The turns of `host`, shared by every thread; nil when neither a rate nor giving up applies.
     func gate(for host: String) -> HostGate? {
         guard politeness != HostPoliteness() else { return nil }
-        return gates.withLock { table in
-            if let existing = table[host] { return existing }
-            let created = HostGate(host: host, politeness: politeness)
-            table[host] = created
-            return created
-        }
+        return gates.value(for: host)
     }
 
     /// `scheme://host:port`, lower-cased, with the scheme's default port spelled out.
@@ -34,13 +35,8 @@ final class HostLimiter: Sendable {
 
     /// Runs `body` while holding one of the host's slots, waiting for one if all are taken.
     func withSlot<T>(for host: String, _ body: () throws(ImgError) -> T) throws(ImgError) -> T {
-        guard let limit else { return try body() }
-        let semaphore = semaphores.withLock { table -> DispatchSemaphore in
-            if let existing = table[host] { return existing }
-            let created = DispatchSemaphore(value: limit)
-            table[host] = created
-            return created
-        }
+        guard limit != nil else { return try body() }
+        let semaphore = semaphores.value(for: host)
         semaphore.wait()
         defer { semaphore.signal() }
         return try body()

@@ -15,8 +15,8 @@ final class RobotsTxtGate: Sendable {
     private let ttl: TimeToLive
     private let productToken: String
     private let cancellation: Cancellation?
-    /// What each origin's robots.txt said, this run.
-    private let known = Locked<[String: RobotsPolicy]>([:])
+    /// What each origin's robots.txt said, this run (the origins used last: `RobotsPolicies`).
+    private let known = RobotsPolicies()
     private let fetches = InFlightTasks<RobotsPolicy>()
 
     /// The longest a robots.txt is cached: 24 hours.
@@ -47,12 +47,12 @@ final class RobotsTxtGate: Sendable {
     }
 
     private func policy(origin: String, robotsURL: URL) throws(ImgError) -> RobotsPolicy {
-        if let found = known.withLock({ $0[origin] }) { return found }
+        if let found = known.policy(of: origin) { return found }
         return try fetches.run(key: origin) { () throws(ImgError) -> RobotsPolicy in
-            if let found = known.withLock({ $0[origin] }) { return found }
+            if let found = known.policy(of: origin) { return found }
             let found: RobotsPolicy
             if let cached = try cached(origin) { found = cached } else { found = try fetch(robotsURL, origin: origin) }
-            known.withLock { $0[origin] = found }
+            known.keep(found, of: origin)
             return found
         }.value
     }

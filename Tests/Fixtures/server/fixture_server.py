@@ -22,6 +22,7 @@ import json
 import mimetypes
 import os
 import re
+import selectors
 import signal
 import socket
 import ssl
@@ -707,6 +708,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._serve_file("/".join(rest[2:]), extra_headers=[("X-Robots-Tag", v) for v in values])
 
 
+def alias_address(index):
+    """The loopback address of alias `index` (0-based): 127.0.0.2, 127.0.0.3, ... 250 to each third octet."""
+    return "127.0.%d.%d" % (index // 250, index % 250 + 2)
+
+
+def serve_aliases(server, count, port):
+    """Also accepts on `count` more loopback addresses (`alias_address`) at `port`, one selector thread for all:
+    each is a host of its own to a client, served by the same handler, files and stats."""
+    selector = selectors.DefaultSelector()
+    for index in range(count):
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((alias_address(index), port))
+        listener.listen(128)
+        selector.register(listener, selectors.EVENT_READ)
+
+    def accept_loop():
+        while not server.stopping.is_set():
+            for key, _ in selector.select(timeout=0.1):
+                try:
+                    connection, address = key.fileobj.accept()
+                except OSError:
+                    continue
+                server.process_request(connection, address)
+
+    threading.Thread(target=accept_loop, daemon=True).start()
+
+
 def write_port_file(path, port):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".port.", dir=d)
@@ -730,6 +759,8 @@ def main(argv=None):
     ap.add_argument("--port-file", help="write the bound port to this file")
     ap.add_argument("--robots", help="/robots.txt: file:PATH, status:N or redirect:LOCATION (default status:404)")
     ap.add_argument("--robots-delay", type=float, default=0.0, help="seconds /robots.txt waits before answering")
+    ap.add_argument("--aliases", type=int, default=0,
+                    help="also serve plain http on this many more loopback addresses (127.0.0.2, ...), same port")
     args = ap.parse_args(argv)
 
     if not os.path.isdir(args.root):
@@ -744,6 +775,10 @@ def main(argv=None):
     port = server.server_address[1]
     server.robots = args.robots
     server.robots_delay = args.robots_delay
+    if args.aliases:
+        if ctx:
+            ap.error("--aliases serves plain http only")
+        serve_aliases(server, args.aliases, port)
 
     def on_signal(signum, frame):
         if not server.stopping.is_set():
