@@ -1,7 +1,8 @@
 /// Finds near-duplicates among a batch's outputs as lines retire, in input order (`--facts`, `--duplicate-distance`):
-/// per variant, the perceptual hashes of the outputs retired so far, with their lines' inputs.
+/// per variant, the perceptual hashes of the outputs retired so far, with their lines' inputs, in a `HammingIndex`
+/// (so that a list of millions of lines is not compared line by line with every line before it).
 struct DuplicateMarker {
-    private var seenHashes: [Int: [(hash: UInt64, input: String)]] = [:]
+    private var seenHashes: [Int: HammingIndex<String>] = [:]
 
     /// Marks each output whose phash is within `distance` bits of an earlier line's output of the same variant (the
     /// first such line; with `skipping`, it is not written), and remembers the others' hashes for the lines after.
@@ -9,18 +10,20 @@ struct DuplicateMarker {
         if let carried = report.carried {
             // A line done earlier (--resume) is still what later lines are compared with, unless a duplicate itself.
             for (index, output) in (carried.outputs ?? []).enumerated() where output.duplicateOf == nil {
-                if let hex = output.phash, let hash = UInt64(hex, radix: 16) { seenHashes[index, default: []].append((hash, report.item.input)) }
+                if let hex = output.phash, let hash = UInt64(hex, radix: 16) {
+                    seenHashes[index, default: HammingIndex(distance: distance)].add(hash, report.item.input)
+                }
             }
             return
         }
         for index in report.outputs.indices {
             guard case .success(let response) = report.outputs[index].result,
                   let hex = response.image.facts?.phash, let hash = UInt64(hex, radix: 16) else { continue }
-            if let earlier = seenHashes[index, default: []].first(where: { PerceptualHash.distance($0.hash, hash) <= distance }) {
-                report.outputs[index].duplicateOf = earlier.input
+            if let earlier = seenHashes[index]?.first(near: hash) {
+                report.outputs[index].duplicateOf = earlier
                 report.outputs[index].skippedAsDuplicate = skipping
             } else {
-                seenHashes[index, default: []].append((hash, report.item.input))
+                seenHashes[index, default: HammingIndex(distance: distance)].add(hash, report.item.input)
             }
         }
     }
