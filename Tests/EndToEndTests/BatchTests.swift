@@ -261,11 +261,11 @@ struct BatchTests {
         }
     }
 
-    /// -j defaults to twice the cores (a worker downloads while its pair's item is decoded), not a fixed 8.
-    @Test func workersDefaultToTwiceTheCores() {
+    /// -j defaults to twice the cores, at least 16 (enough transfers to cover a network's round trips).
+    @Test func workersDefaultToTwiceTheCoresAtLeastSixteen() {
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        #expect(BatchOptions().jobs == max(2, 2 * cores))
-        #expect(BatchOptions.defaultJobs == max(2, 2 * cores))
+        #expect(BatchOptions().jobs == max(16, 2 * cores))
+        #expect(BatchOptions.defaultJobs == max(16, 2 * cores))
     }
 
     /// Renderings at once default to one more than the cores (a rendering's one-thread decode leaves no core idle),
