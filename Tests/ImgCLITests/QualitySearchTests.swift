@@ -155,15 +155,3 @@ struct QualitySearchTests {
         #expect(again.encoding.data == outcome.encoding.data && again.quality == outcome.quality)
     }
 }
-
-/// A small deterministic generator for the synthetic distances (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -5,18 +5,6 @@ import Testing
 /// hash answered (the first one within the distance, in the order added), at every distance.
 @Suite("Near-duplicate index")
 struct HammingIndexTests {
-    /// A seeded generator (SplitMix64), so that a failure can be run again.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-    }
-
     /// `base` with `bits` random bits flipped.
     static func flipped(_ base: UInt64, bits: Int, using random: inout SplitMix) -> UInt64 {
         var value = base
