@@ -108,4 +108,22 @@ struct BatchPolitenessTests {
         #expect(records.filter { $0["status"] as? String == "failed" && $0["exit_class"] as? String == "transient" }.count == 30)
         #expect(records.filter { $0["status"] as? String == "ok" }.count == 1)
     }
+
+    /// A host that takes no connection (its packets dropped) counts as refusing: each connect that runs into
+    /// --connect-timeout is one refusal, and the host is given up with one message, as one that refuses.
+    @Test func aHostThatTakesNoConnectionIsGivenUpToo() throws {
+        let fixture = try BatchFixture(count: 2, inProcess: true)
+        let silent = try UnacceptingPort()
+        let lines = (1...40).map { silent.url("/img\($0).jpg") }
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try fixture.batch(lines + [fixture.server.url("/img/img1.jpg")],
+                                       ["--retry", "0", "--connect-timeout", "1", "-j", "2", "--no-cache", "--manifest", manifest])
+        #expect(result.status == 75, "\(result.stderr)")
+        let messages = result.stderr.split(separator: "\n")
+        #expect(messages.filter { $0.contains("giving up on http://127.0.0.1:\(silent.port)") }.count == 1, "\(result.stderr)")
+        #expect(messages.count < 16, "a line each for the waves before the host is given up, not one for each of the 40")
+        let records = try JSONLines.objects(inFile: manifest)
+        #expect(records.filter { $0["status"] as? String == "failed" && $0["exit_class"] as? String == "transient" }.count == 40)
+        #expect(records.filter { $0["status"] as? String == "ok" }.count == 1)
+    }
 }

@@ -73,6 +73,11 @@ static inline long imgf_info_long(CURL *h, CURLINFO info) {
     C->curl_easy_getinfo(h, info, &value);
     return value;
 }
+static inline double imgf_info_double(CURL *h, CURLINFO info) {
+    double value = 0;
+    C->curl_easy_getinfo(h, info, &value);
+    return value;
+}
 static inline const char *imgf_info_string(CURL *h, CURLINFO info) {
     char *value = NULL;
     C->curl_easy_getinfo(h, info, &value);

@@ -65,8 +65,10 @@ extension Options {
             (at most 30 seconds a time), and the request that got it is retried after
             the pause (within
             .BR \-\-retry ).
-            A host that keeps refusing (a 429 or 503, or a refused connection, for
-            2\(mu(\fB\-\-retry\fR+1) requests in a row and at least 5, each sent after
+            A host that keeps refusing (a 429 or 503, or a connection refused or not
+            made within
+            .BR \-\-connect\-timeout ,
+            for 2\(mu(\fB\-\-retry\fR+1) requests in a row and at least 5, each sent after
             the previous refusal was known) is given up for the rest of the run:
             one line says so
             .RB ( "giving up on http://host:port: .\|.\|." ),

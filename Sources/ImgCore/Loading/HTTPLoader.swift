@@ -105,8 +105,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)
             let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
             if code != CURLE_OK {
+                let connected = imgf_info_double(handle, CURLINFO_CONNECT_TIME) > 0
                 return .failure(TransferFailure.classify(code, detail: detail, status: status, transfer: transfer,
-                                                           maxBytes: options.maxBytes))
+                                                           maxBytes: options.maxBytes, connected: connected))
             }
             if RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) {
                 let text = String(cString: target)

@@ -8,9 +8,10 @@ public struct HostPoliteness: Sendable, Equatable {
     /// Requests per second to one host, fractional allowed (`--rate`); every attempt, retries included, takes a
     /// turn. nil (the default) for no limit.
     public var requestsPerSecond: Double?
-    /// Refusals in a row (an HTTP 429 or 503, or a refused connection, each sent after the previous refusal was
-    /// known) after which the host is given up for the rest of the run: its remaining requests fail at once, with
-    /// one message for the host. nil (the default, and for a single fetch) never gives up.
+    /// Refusals in a row (an HTTP 429 or 503, or a connection refused or not made within `--connect-timeout`, each
+    /// sent after the previous refusal was known) after which the host is given up for the rest of the run: its
+    /// remaining requests fail at once, with one message for the host. nil (the default, and for a single fetch)
+    /// never gives up.
     public var giveUpAfterRefusals: Int?
 
     public init(requestsPerSecond: Double? = nil, giveUpAfterRefusals: Int? = nil) {
@@ -50,7 +51,7 @@ public final class HostGate: Sendable {
     enum Outcome {
         /// A reply that is not a refusal.
         case answered
-        /// HTTP 429 or 503 (with its `Retry-After` in seconds, if any), or a refused connection.
+        /// HTTP 429 or 503 (with its `Retry-After` in seconds, if any), or a connection refused or never made.
         case refused(retryAfter: Double?, what: String)
         /// Anything else (a timeout, a reset): neither resets nor counts towards giving up.
         case other

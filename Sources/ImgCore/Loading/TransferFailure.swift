@@ -8,13 +8,14 @@ struct TransferFailure: Error {
     var retryable: Bool
     /// Seconds the server asked to wait (`Retry-After`), nil when it did not say.
     var retryAfter: Double?
-    /// A refused connection (counts towards giving a host up).
+    /// A connection refused, or not made within `--connect-timeout` (counts towards giving a host up).
     var refusedConnection = false
 
     /// The failure of a transfer libcurl ended with `code`: `detail` is libcurl's error buffer, `status` that of the
-    /// last response received (0 for none: a 3xx means a redirect was being followed), `maxBytes` the body limit.
-    static func classify(_ code: CURLcode, detail: String, status: Int, transfer: Transfer, maxBytes: Int64)
-        -> TransferFailure {
+    /// last response received (0 for none: a 3xx means a redirect was being followed), `maxBytes` the body limit,
+    /// `connected` whether a connection to the server was made.
+    static func classify(_ code: CURLcode, detail: String, status: Int, transfer: Transfer, maxBytes: Int64,
+                         connected: Bool) -> TransferFailure {
         let text = detail.isEmpty ? String(cString: imgf_curl_easy_strerror(code)) : detail
         if let failure = transfer.body.failure {
             return TransferFailure(error: .io(failure), retryable: false)
@@ -31,7 +32,9 @@ struct TransferFailure: Error {
         case CURLE_ABORTED_BY_CALLBACK:
             return TransferFailure(error: .network("interrupted", cause: .interrupted), retryable: false)
         case CURLE_OPERATION_TIMEDOUT:
-            return TransferFailure(error: .network("timed out: \(text)", cause: .timedOut), retryable: true)
+            // A host that takes no connection (dropped, filtered) is as unreachable as one that refuses it.
+            return TransferFailure(error: .network("timed out: \(text)", cause: .timedOut), retryable: true,
+                                   refusedConnection: !connected)
         case CURLE_COULDNT_CONNECT:
             return TransferFailure(error: .network(text, cause: .connectionFailed), retryable: true,
                                    refusedConnection: true)
