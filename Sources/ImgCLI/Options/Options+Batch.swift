@@ -23,7 +23,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let jobs = Option<Int>("jobs", short: "j", value: "N", parser: .integer(1...256), shownDefault: "16, or 2 per core", for: .batchLike, help: "transfers at once",
+    static let jobs = Option<Int>("jobs", short: "j", value: "N", parser: .integer(1...256), shownDefault: "2 per core, at least 16", for: .batchLike, help: "transfers at once",
                          man: #"""
             Transfers at once.
             Default: twice the processor cores, at least 16 (16 on 2 cores): enough to cover the round trips of

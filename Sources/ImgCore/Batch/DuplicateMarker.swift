@@ -11,7 +11,7 @@ struct DuplicateMarker {
             // A line done earlier (--resume) is still what later lines are compared with, unless a duplicate itself.
             for (index, output) in (carried.outputs ?? []).enumerated() where output.duplicateOf == nil {
                 if let hex = output.phash, let hash = UInt64(hex, radix: 16) {
-                    seenHashes[index, default: HammingIndex(distance: distance)].add(hash, report.item.input)
+                    remember(hash, of: report.item.input, output: index, distance: distance)
                 }
             }
             return
@@ -23,8 +23,13 @@ struct DuplicateMarker {
                 report.outputs[index].duplicateOf = earlier
                 report.outputs[index].skippedAsDuplicate = skipping
             } else {
-                seenHashes[index, default: HammingIndex(distance: distance)].add(hash, report.item.input)
+                remember(hash, of: report.item.input, output: index, distance: distance)
             }
         }
+    }
+
+    /// Adds `hash` of the line `input` to the index of output `index` (made for `distance` on its first hash).
+    private mutating func remember(_ hash: UInt64, of input: String, output index: Int, distance: Int) {
+        seenHashes[index, default: HammingIndex(distance: distance)].add(hash, input)
     }
 }

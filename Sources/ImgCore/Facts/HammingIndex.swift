@@ -20,8 +20,7 @@ struct HammingIndex<Payload> {
     init(distance: Int) {
         self.distance = min(64, max(0, distance))
         let radius = self.distance / 4
-        nearby = self.distance > Self.largestIndexed ? []
-            : (0...UInt16.max).filter { $0.nonzeroBitCount <= radius }.sorted { $0.nonzeroBitCount < $1.nonzeroBitCount }
+        nearby = self.distance > Self.largestIndexed ? [] : (0...UInt16.max).filter { $0.nonzeroBitCount <= radius }
     }
 
     /// Hashes added.

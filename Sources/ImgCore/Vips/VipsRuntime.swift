@@ -64,8 +64,9 @@ public enum VipsRuntime {
 
     /// How many malloc arenas the threads share: four a core, at most 8 (glibc's default is 8 a core). Fewer arenas
     /// than threads make threads wait for an arena's lock (about a third of a small image's futex calls with one); a
-    /// batch's threads that allocate at once (its workers, twice the cores, and the sink helpers, one a rendering) are
-    /// about four a core. On 2 cores, 8 arenas against 2: 7 % less CPU on small images to 200 px, 2 MiB more memory.
+    /// batch's threads that allocate at once (its renderings, one more than the cores, the sink helpers, one a
+    /// rendering, and its workers' transfers) are four a core or more. On 2 cores, 8 arenas against 2: 7 % less CPU on
+    /// small images to 200 px, 2 MiB more memory.
     static var mallocArenas: Int { mallocArenas(cores: ProcessInfo.processInfo.activeProcessorCount) }
 
     /// `mallocArenas` on `cores` cores.
