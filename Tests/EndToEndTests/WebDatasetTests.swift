@@ -142,6 +142,23 @@ struct WebDatasetTests {
         }
     }
 
+    /// A tar's stats count the seconds spent on it: from the batch's start for the first tar, from the tar before's
+    /// completion for the next, so a line that waits for its server counts in its tar's seconds.
+    @Test func aTarsSecondsIncludeTheWaitForItsLines() throws {
+        let fixture = try BatchFixture(count: 2)
+        let urls = (1...2).map { fixture.server.url("/delay/0.8/img\($0).jpg") }
+        let started = Date()
+        let result = try fixture.batch(urls, ["--output-format", "webdataset", "--samples-per-shard", "1", "-j", "1"])
+        let wall = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        let seconds = try (0...1).map { index in
+            let stats = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath:
+                fixture.output + "/0000\(index)_stats.json"))) as? [String: Any])
+            return try #require(stats["seconds"] as? Double)
+        }
+        #expect(seconds.allSatisfy { $0 >= 0.8 } && seconds.reduce(0, +) <= wall, "\(seconds) in \(wall) s")
+    }
+
     /// A folder that fills up while a tar is written: the batch stops (exit 7), the torn tar is removed (nothing at
     /// a tar's name but complete tars, each with its stats), and the lines not written are not done.
     @Test func aFullFolderLeavesOnlyCompleteTars() throws {

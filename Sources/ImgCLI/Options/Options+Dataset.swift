@@ -89,7 +89,7 @@ extension Options {
             .BR image_bytes ,
             and the
             .B seconds
-            it took.
+            spent on it (from the batch's start for the first tar, else from the completion of the tar before).
             The last tar of a run (also one stopped by a signal) is completed with what it has; a tar with no
             sample is not written. A run killed with
             .B "kill \-9"

@@ -14,7 +14,6 @@ final class TarShard {
     /// Set in the tar's stats file and in the manifest records of its samples: a sample recorded in a tar of this
     /// name is in it only when the stats beside it carry this id (a later run may have written another tar there).
     let id: String
-    let started = Date()
     /// Samples appended.
     private(set) var samples = 0
     /// Bytes of the images appended.

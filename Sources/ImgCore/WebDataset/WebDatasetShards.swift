@@ -19,7 +19,8 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
     private var current: TarShard?
     /// Lines retired while no tar was open, by status: they count in the next tar's stats.
     private var waiting: [String: Int] = [:]
-    private var firstRetired: Date?
+    /// When the open tar's time began: the batch's start for the first tar, the last tar's completion for the next.
+    private var since = Date()
     /// The first failure to write a tar: the batch stops on it (every later sample would likely fail alike).
     private(set) var failure: ImgError?
 
@@ -78,7 +79,6 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     /// Counts a retired line of `status` in the open tar's stats (the next one's when none is open).
     func count(status: String) {
-        if firstRetired == nil { firstRetired = Date() }
         if let current { current.statuses[status, default: 0] += 1 } else { waiting[status, default: 0] += 1 }
     }
 
@@ -107,14 +107,14 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
     /// The tar completed; nil (the failure kept) when it could not be.
     private func complete(_ tar: TarShard) -> WrittenTar? {
         current = nil
-        let started = firstRetired ?? tar.started
-        firstRetired = nil
         var stats = TarStats(tar: tar.name, id: tar.id, samples: tar.samples, statuses: tar.statuses, bytes: 0,
                              imageBytes: tar.imageBytes, seconds: 0, shard: shard.map { "\($0.index)/\($0.count)" })
         do throws(ImgError) {
             _ = try tar.complete { size in
                 stats.bytes = size
-                stats.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+                let now = Date()
+                stats.seconds = (now.timeIntervalSince(since) * 1000).rounded() / 1000
+                since = now
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 return ((try? encoder.encode(stats)) ?? Data("{}".utf8)) + Data([0x0A])
