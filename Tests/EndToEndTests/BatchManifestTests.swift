@@ -103,6 +103,21 @@ struct BatchManifestTests {
         #expect(missing.status == 2 && missing.stderr.contains("none.jsonl"), "\(missing.stderr)")
     }
 
+    /// A line that failed for its form (no URL in its column, more columns than `URL [NAME]`) is recorded by its
+    /// text, and `--retry-failed` runs it again like any failure rather than calling it not failed.
+    @Test func retryFailedRunsAMalformedLineAgain() throws {
+        let fixture = try BatchFixture(count: 1)
+        let lines = [fixture.server.url("/img/img1.jpg"), "\(fixture.server.url("/img/img1.jpg")) a.jpg extra"]
+        let first = fixture.root.file("first.jsonl")
+        #expect(try fixture.batch(lines, ["--manifest", first]).status == 1)
+        let again = fixture.root.file("again.jsonl")
+        let retried = try fixture.batch(lines, ["--retry-failed", first, "--manifest", again])
+        #expect(retried.status == 1 && retried.stderr.contains("0 ok, 1 failed, 1 done earlier"), "\(retried.stderr)")
+        let records = try JSONLines.objects(inFile: again).dropLast()
+        #expect(records.map { $0["status"] as? String } == ["ok", "failed"])
+        #expect(records.last?["raw"] as? String == lines[1] && records.last?["url"] == nil)
+    }
+
     /// A run killed with `kill -9` leaves whole records and at most a torn last line; resuming into the same
     /// manifest completes the list and appends to it.
     @Test func aManifestTornByKill9IsResumed() throws {

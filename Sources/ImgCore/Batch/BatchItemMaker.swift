@@ -73,7 +73,8 @@ struct BatchItemMaker {
     private func settle(_ item: inout BatchItem, previous: PreviousManifest) {
         switch previous.mode {
         case .retryFailed:
-            guard let record = previous.retryDecision(line: item.line, input: item.input) else { return }
+            guard let record = previous.retryDecision(line: item.line, input: item.input,
+                                                               malformedLine: item.malformedLine) else { return }
             item.carried = record
             item.originalKey = nil
         case .resume:

@@ -46,15 +46,18 @@ public struct PreviousManifest: Sendable {
         index?.record(line: line)
     }
 
-    /// With `--retry-failed`, what to do with list line `line` whose first column is `input`: nil to run it, else
-    /// the record to carry into this run's manifest without fetching anything. A record of another URL (the list
-    /// changed) does not count.
-    func retryDecision(line: Int, input: String) -> ManifestRecord? {
-        let url = URLCredentials.maskingPassword(in: input)
-        let record = self.record(line: line).flatMap { $0.url == url ? $0 : nil }
+    /// With `--retry-failed`, what to do with list line `line` whose first column is `input` (`malformedLine`: the
+    /// whole line, when it is not of a usable form): nil to run it, else the record to carry into this run's manifest
+    /// without fetching anything. A record of another URL or line (the list changed) does not count.
+    func retryDecision(line: Int, input: String, malformedLine: String?) -> ManifestRecord? {
+        // A malformed line is recorded by its whole text (`raw`), any other by its URL, as ManifestRecord does.
+        let url = malformedLine == nil ? URLCredentials.maskingPassword(in: input) : nil
+        let raw = malformedLine.map(ManifestRecord.maskingPasswords(inLine:))
+        let record = self.record(line: line).flatMap { $0.url == url && $0.raw == raw ? $0 : nil }
         if record?.status == "failed" { return nil }
         if let record, record.status == "ok" { return Self.carried(record) }
         var skipped = ManifestRecord(line: line, url: url, status: "skipped")
+        skipped.raw = raw
         skipped.reason = "not failed in the --retry-failed manifest"
         return skipped
     }
