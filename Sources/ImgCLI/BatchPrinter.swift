@@ -53,6 +53,13 @@ final class BatchPrinter: Sendable {
     var outputFailure: ImgError? { writeFailure.withLock { $0 } }
 
     /// Writes one JSON line to stdout; after a failure, nothing more.
+    /// Emits an item's record with the item's line and kept columns.
+    private func emit(_ record: Reporter.Record, of item: BatchItem) {
+        var record = record
+        (record.line, record.columns) = (item.line, item.columns)
+        emit(record)
+    }
+
     private func emit<T: Encodable>(_ value: T) {
         guard writeFailure.withLock({ $0 }) == nil, let data = Reporter.jsonLine(value) else { return }
         do {
@@ -102,8 +109,7 @@ final class BatchPrinter: Sendable {
         var record = Reporter.Record(input: input, status: "filtered", width: filtered.width, height: filtered.height,
                                      ms: 0, url: input)
         record.reason = filtered.reason
-        record.columns = item.columns
-        emit(record)
+        emit(record, of: item)
     }
 
     /// A line its site refused: `-v` says why, `--json` has its status (`opted_out`, `robots_disallowed`), the reason
@@ -116,8 +122,7 @@ final class BatchPrinter: Sendable {
         record.reason = refusal.reason
         record.directive = refusal.directive
         record.rule = refusal.rule
-        record.columns = item.columns
-        emit(record)
+        emit(record, of: item)
     }
 
     private func print(_ output: BatchOutput, of item: BatchItem) {
@@ -140,8 +145,7 @@ final class BatchPrinter: Sendable {
                 record.member = output.sample?.member
                 record.duplicateOf = duplicateOf
                 if output.skippedAsDuplicate { record.skipped = "duplicate" }
-                record.columns = item.columns
-                emit(record)
+                emit(record, of: item)
             }
         case .failure(let error):
             // A host given up has one message, not one per line.
@@ -149,10 +153,8 @@ final class BatchPrinter: Sendable {
                 if error.isHostGivenUp { console.error(error.message) } else { reporter.failure(input: label, error: error) }
             }
             if reporter.json {
-                var record = Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
-                                                    url: item.malformedLine == nil ? input : nil, variant: output.variant)
-                record.columns = item.columns
-                emit(record)
+                emit(Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
+                                            url: item.malformedLine == nil ? input : nil, variant: output.variant), of: item)
             }
         }
     }

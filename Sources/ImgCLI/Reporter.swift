@@ -51,6 +51,8 @@ struct Reporter: Sendable {
         var rule: String?
         /// `batch --keep-columns`: the row's kept columns.
         var columns: [String: ColumnValue]?
+        /// `batch`: the item's line in the list (1-based, counting blank and comment lines), as in the manifest.
+        var line: Int?
 
         /// The record of a success; `url` and `variant` are a batch's.
         static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,

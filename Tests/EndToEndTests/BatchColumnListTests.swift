@@ -33,6 +33,7 @@ struct BatchColumnListTests {
         #expect(records[0]["url"] as? String == one)
         let json = try BatchFixture.records(result).filter { $0["summary"] == nil }
         #expect((json[1]["columns"] as? [String: String]) == ["caption": "plain"])
+        #expect(json.map { $0["line"] as? Int } == [2, 5], "--json names each record's line as the manifest does")
     }
 
     @Test func badRowsFailNamingTheirLineAndTheBatchGoesOn() throws {
@@ -40,7 +41,8 @@ struct BatchColumnListTests {
         let one = fixture.server.url("/img/img1.jpg")
         let csv = "url,caption\n,no url\n\"\(one)\"x,after quote\n\(one),a,b\n\"unclosed,z\n\(fixture.server.url("/img/img2.jpg")),last\n"
         let manifest = fixture.root.file("m.jsonl")
-        let result = try run(fixture, try write(csv, "bad.csv", in: fixture), ["--keep-columns", "caption", "--manifest", manifest])
+        let result = try run(fixture, try write(csv, "bad.csv", in: fixture),
+                             ["--keep-columns", "caption", "--manifest", manifest, "--json"])
         #expect(result.status == 1, "\(result.stderr)")
         for expected in ["line 2: no URL in column 'url'", "line 3: text after the closing quote of field 1",
                          "line 4: 3 fields where the header has 2", "line 5: a quoted field is not closed"] {
@@ -49,6 +51,7 @@ struct BatchColumnListTests {
         let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
         #expect(records.map { $0["status"] as? String } == ["failed", "failed", "failed", "failed", "ok"])
         #expect(records.map { $0["line"] as? Int } == [2, 3, 4, 5, 6])
+        #expect(try BatchFixture.records(result).compactMap { $0["line"] as? Int } == [2, 3, 4, 5, 6])
         #expect(records[0]["raw"] as? String == ",no url" && records[0]["url"] == nil)
         #expect(fixture.outputs() == ["img2.jpg"])
     }
