@@ -89,6 +89,35 @@ struct BatchPolitenessTests {
         #expect(throws: ImgError.self) { try answered.waitForTurn(cancellation: nil) }
     }
 
+    /// Attempts that find no connection to a host never reached count one each even when they overlap; once the
+    /// host has been reached, overlapping ones count as one, as refusals do.
+    @Test func parallelAttemptsThatFindNoConnectionCountEach() throws {
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
+        let unreachable = HostGate.Outcome.unreachable(what: "timed out")
+        let never = HostGate(host: "http://127.0.0.1:4", politeness: HostPoliteness(giveUpAfterRefusals: 5))
+        for index in 0..<5 { never.record(unreachable, started: at(0), now: at(10 + 0.01 * Double(index))) }
+        #expect(throws: ImgError.self) { try never.waitForTurn(cancellation: nil) }
+
+        let reached = HostGate(host: "http://127.0.0.1:5", politeness: HostPoliteness(giveUpAfterRefusals: 5))
+        reached.record(.answered, started: at(0), now: at(0.1))
+        for index in 0..<8 { reached.record(unreachable, started: at(1), now: at(11 + 0.01 * Double(index))) }
+        _ = try reached.waitForTurn(cancellation: nil)
+    }
+
+    /// Eight lines at once on a port that takes no connection: the host is given up when their connects time out,
+    /// so the lines after them are not tried (counted as one wave, the twelve lines would never reach the limit).
+    @Test func oneWaveOfConnectTimeoutsGivesUpAHostNeverReached() throws {
+        let fixture = try BatchFixture(count: 1, inProcess: true)
+        let silent = try UnacceptingPort()
+        let result = try fixture.batch((1...12).map { silent.url("/img\($0).jpg") },
+                                       ["--retry", "0", "--connect-timeout", "2", "-j", "8", "--no-cache"])
+        #expect(result.status == 75, "\(result.stderr)")
+        let messages = result.stderr.split(separator: "\n")
+        #expect(messages.filter { $0.contains("giving up on http://127.0.0.1:\(silent.port)") }.count == 1, "\(result.stderr)")
+        #expect(messages.filter { $0.contains("timed out") && !$0.contains("giving up") }.count < 12, "\(result.stderr)")
+    }
+
     /// A host that keeps refusing is given up with one message for the host, not one per line; the lines are
     /// failures worth retrying (exit 75, `transient` in the manifest), and another host goes on.
     @Test func aHostThatKeepsRefusingIsGivenUpWithOneMessage() throws {

@@ -69,7 +69,9 @@ extension Options {
             made within
             .BR \-\-connect\-timeout ,
             for 2\(mu(\fB\-\-retry\fR+1) requests in a row and at least 5, each sent after
-            the previous refusal was known) is given up for the rest of the run:
+            the previous refusal was known, except that requests finding no connection to a host no request
+            has reached count each, so a host with nothing there is given up after one round of parallel
+            connect timeouts) is given up for the rest of the run:
             one line says so
             .RB ( "giving up on http://host:port: .\|.\|." ),
             and its remaining lines fail at once, without a request and without a

@@ -82,7 +82,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             if case .http(let status, let message) = failure.error, status == 429 || status == 503 {
                 return .refused(retryAfter: failure.retryAfter, what: message)
             }
-            if failure.refusedConnection { return .refused(retryAfter: nil, what: failure.error.message) }
+            if failure.refusedConnection { return .unreachable(what: failure.error.message) }
             if case .http = failure.error { return .answered }
             return .other
         }

@@ -34,6 +34,8 @@ public final class HostGate: Sendable {
         var lastCountedRefusal = Date.distantPast
         var refusals = 0
         var givenUp: String?
+        /// Whether an attempt has made a connection to the host (an answer, or a 429 or 503).
+        var reached = false
     }
     private let state = Locked(State())
 
@@ -51,8 +53,10 @@ public final class HostGate: Sendable {
     enum Outcome {
         /// A reply that is not a refusal.
         case answered
-        /// HTTP 429 or 503 (with its `Retry-After` in seconds, if any), or a connection refused or never made.
+        /// HTTP 429 or 503 (with its `Retry-After` in seconds, if any).
         case refused(retryAfter: Double?, what: String)
+        /// A connection refused, or not made within the connect timeout.
+        case unreachable(what: String)
         /// Anything else (a timeout, a reset): neither resets nor counts towards giving up.
         case other
     }
@@ -79,29 +83,43 @@ public final class HostGate: Sendable {
     }
 
     /// Records what the attempt started at `started` got back, known at `now` (default: the current time).
+    ///
+    /// Refusals in a row give the host up. An attempt sent before the last counted refusal was known counts as one
+    /// with it (a burst of parallel attempts refused at once is one refusal of a loaded host), except an attempt
+    /// that found no connection to a host no attempt has reached: each of those counts, so a host with nothing
+    /// there is given up after one round of parallel connect timeouts, not after as many rounds as the limit.
     func record(_ outcome: Outcome, started: Date, now: Date = Date()) {
         state.withLock { state in
             switch outcome {
             case .answered:
                 state.refusals = 0
+                state.reached = true
             case .other:
                 break
             case .refused(let retryAfter, let what):
+                state.reached = true
                 if let retryAfter {
                     state.pausedUntil = max(state.pausedUntil, now.addingTimeInterval(min(HostPoliteness.longestPause, retryAfter)))
                 }
-                // An attempt sent before the last counted refusal was known counts as one with it, and moves nothing:
-                // were it to move the mark, workers whose attempts overlap (each sent while another's was in flight)
-                // would never count a second refusal, and the host would never be given up.
-                if started >= state.lastCountedRefusal {
-                    state.refusals += 1
-                    state.lastCountedRefusal = now
-                }
-                if let limit = politeness.giveUpAfterRefusals, state.refusals >= limit, state.givenUp == nil {
-                    state.givenUp = "giving up on \(host): \(state.refusals) requests in a row refused (\(what)); "
-                        + "its remaining lines are not fetched"
-                }
+                count(what: what, started: started, now: now, separately: false, in: &state)
+            case .unreachable(let what):
+                count(what: what, started: started, now: now, separately: !state.reached, in: &state)
             }
+        }
+    }
+
+    /// Counts a refusal (`separately`: even when it overlaps the last one counted) and gives the host up at the limit.
+    private func count(what: String, started: Date, now: Date, separately: Bool, in state: inout State) {
+        // An attempt sent before the last counted refusal was known counts as one with it, and moves nothing: were
+        // it to move the mark, workers whose attempts overlap (each sent while another's was in flight) would never
+        // count a second refusal, and the host would never be given up.
+        if separately || started >= state.lastCountedRefusal {
+            state.refusals += 1
+            state.lastCountedRefusal = max(state.lastCountedRefusal, now)
+        }
+        if let limit = politeness.giveUpAfterRefusals, state.refusals >= limit, state.givenUp == nil {
+            state.givenUp = "giving up on \(host): \(state.refusals) requests in a row refused (\(what)); "
+                + "its remaining lines are not fetched"
         }
     }
 }
