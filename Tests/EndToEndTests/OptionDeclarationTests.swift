@@ -65,6 +65,8 @@ struct OptionDeclarationTests: EndToEndSuite {
         #expect(prefetch.contains("\n      --from FILE") && !batch.contains("\n      --from"))
         #expect(texts["batch --help"] == batch)
         #expect(try #require(texts["help cache"]).contains("--dry-run"))
+        // The default size limit is the one the cache keeps to (inspect shows it), not "no size limit".
+        #expect(try #require(texts["help cache"]).contains("defaults (size limit 1 GiB, ttl 7d)"))
         #expect(!(try #require(texts["help fetch"]).contains("--jobs")))
     }
 

@@ -1,3 +1,5 @@
+import ImgCore
+
 /// What `--help` and `help COMMAND` say about each command besides its options: the usage lines and a few lines
 /// of description (each at most 78 columns). The options come from `OptionCatalog`.
 enum CommandCatalog {
@@ -78,8 +80,8 @@ enum CommandCatalog {
         cache verify [--repair]        check every entry
         cache config [size-limit=SIZE] [ttl=DURATION] [keep-query=NAMES]
         Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL, then the directory's
-        config, then defaults (no size limit, ttl 7d).
-        Exit codes: 0 ok, 2 usage (e.g. prune without a size limit), 7 unsafe or
+        config, then defaults (size limit \(ByteSize.exact(CacheSettings.defaultSizeLimit)), ttl 7d).
+        Exit codes: 0 ok, 2 usage (e.g. prune with size limit none), 7 unsafe or
         unusable directory, 8 damaged entries found by verify (without --repair).
         """
 
