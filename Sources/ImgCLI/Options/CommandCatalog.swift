@@ -42,6 +42,8 @@ enum CommandCatalog {
         blank lines and # comments skipped. Every fetch option applies to every line
         (--no-cache keeps only this run's memory cache). Names clash in list order:
         the later ones get -1, -2, ...
+        A .csv or .tsv list with a header row, or .jsonl (one object a line), is read
+        by its columns (--input-format, --url-column, --keep-columns).
         Sharding one list over N machines (each runs the same list with its own K):
           GNU parallel: parallel imgfetch batch l.txt -O out --shard {}/4 ::: 0 1 2 3
           Slurm array:   imgfetch batch list.txt -O out --shard auto
