@@ -42,7 +42,7 @@ struct BatchPlan {
     private static func shard(_ arguments: ScannedArguments, environment: [String: String],
                               reporter: Reporter) throws(ImgError) -> Shard? {
         guard let text = try arguments[Options.shard] else { return nil }
-        guard ShardEngine.isAuto(text) else { return try Shard(parsing: text) }
+        guard ShardEngine.isAuto(text) else { return try Options.shard.reading(text, with: Shard.init(parsing:)) }
         let engine = try ShardEngine(parsing: text, environment: environment)
         reporter.info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
         return engine.shard
@@ -84,12 +84,14 @@ struct BatchPlan {
                                      prefetchOnly: Bool) throws(ImgError) -> BatchOptions {
         var options = BatchOptions()
         if let jobs = try arguments[Options.jobs] { options.jobs = jobs }
-        options.variants = try Options.variant.values(in: arguments).map { text throws(ImgError) in try BatchVariant(parsing: text) }
+        options.variants = try Options.variant.values(in: arguments).map { text throws(ImgError) in
+            try Options.variant.reading(text, with: BatchVariant.init(parsing:))
+        }
         var seen = Set<String>()
         for variant in options.variants where !seen.insert(variant.name).inserted {
             throw .usage("--variant \(variant.name) is given twice")
         }
-        if let text = try arguments[Options.name] { options.nameTemplate = try NameTemplate(text) }
+        if let text = try arguments[Options.name] { options.nameTemplate = try Options.name.reading(text, with: NameTemplate.init) }
         options.failFast = arguments[Options.failFast]
         options.verifyOutputs = arguments[Options.verifyOutputs]
         if options.verifyOutputs, try arguments[Options.resume] == nil {

@@ -9,7 +9,9 @@ extension FetchSettings {
     static func network(from arguments: ScannedArguments, environment: [String: String],
                         notes: inout [String]) throws(ImgError) -> NetworkOptions {
         var network = NetworkOptions()
-        network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in try RequestHeader.curlLine(parsing: header) }
+        network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in
+            try Options.header.reading(header, with: RequestHeader.curlLine(parsing:))
+        }
         if let agent = try arguments[Options.userAgent] { network.userAgent = agent }
         if let timeout = try arguments[Options.timeout] { network.timeout = timeout }
         if let timeout = try arguments[Options.connectTimeout] { network.connectTimeout = timeout }

@@ -9,12 +9,11 @@ struct CoreVocabularyTests {
     /// The literals still naming options, by file, until their errors carry values and causes instead; a count may
     /// only go down (lower it when one is moved), and a file not listed has none.
     static let remaining: [String: Int] = [
-        "Batch/BatchItemMaker.swift": 3, "Batch/BatchOptions.swift": 3, "Batch/BatchOutputNamer.swift": 1,
+        "Batch/BatchItemMaker.swift": 3, "Batch/BatchOutputNamer.swift": 1,
         "Batch/ListLayout.swift": 3, "Batch/ListRowReader.swift": 3, "Batch/ManifestWriter.swift": 2,
-        "Batch/NameTemplate.swift": 6, "Batch/PreviousManifest.swift": 3, "Batch/ResumeJudge.swift": 1,
-        "Batch/Shard.swift": 1, "Batch/ShardEngine.swift": 12, "Inspection/HeaderReader.swift": 1,
+        "Batch/PreviousManifest.swift": 3, "Batch/ResumeJudge.swift": 1, "Batch/ShardEngine.swift": 12, "Inspection/HeaderReader.swift": 1,
         "Inspection/ImageInspector.swift": 2, "Inspection/RangedDownload.swift": 1, "Keys/QueryCollisionWatch.swift": 2,
-        "Loading/HTTPLoader.swift": 1, "Loading/RequestHeader.swift": 3, "Pipeline/OriginalFetcher.swift": 1,
+        "Loading/HTTPLoader.swift": 1, "Pipeline/OriginalFetcher.swift": 1,
         "Pipeline/OutputWriter.swift": 4, "Pipeline/ResolvedEncoding.swift": 2, "Processing/OutputEncoding.swift": 3,
         "Vips/ImageDecoder.swift": 1,
     ]
@@ -55,6 +54,28 @@ struct CoreVocabularyTests {
         #expect(try Self.optionNames(in: #"throw .usage("-o \(path) is a directory")"#, options: options) == 1)
         #expect(try Self.optionNames(in: #"/// `--ttl` in a doc comment"#, options: options) == 0)
         #expect(try Self.optionNames(in: #"let place = "IMGFETCH_TTL""#, options: options) == 0)
+    }
+
+    /// A value ImgCore parses (a name template, a variant, a shard, a header) is refused in the command line's words:
+    /// ImgCore gives the problem, the command line names the option and the value, before anything is fetched.
+    @Test func aValueImgCoreRefusesIsWordedWithItsOption() throws {
+        let root = try TemporaryDirectory()
+        let list = root.file("list.txt"), output = root.file("out")
+        try "http://127.0.0.1:1/a.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["--name", "{x"], "bad --name '{x': unclosed '{'"),
+            (["--name", ".{name}.{ext}"], "bad --name '.{name}.{ext}': a name may not start with '.' or '-'"),
+            (["--variant", "bad"], "bad --variant 'bad': expected NAME=CHAIN"),
+            (["--variant", "a=nope(1)"], "bad --variant 'a=nope(1)': bad chain 'nope(1)'"),
+            (["--shard", "3/3"], "bad --shard '3/3': expected K/N with 0 <= K < N, e.g. 0/3"),
+            (["-H", "bad"], "bad --header 'bad': expected 'Name: value' (or 'Name;' for an empty value)"),
+            (["-H", "a\rb: c"], "bad --header 'a\\rb: c': CR, LF and NUL are not allowed in a header"),
+        ]
+        for (arguments, message) in cases {
+            let result = try Imgfetch.runInProcess(["batch", list, "-O", output] + arguments)
+            #expect(result.status == 2 && result.stderr.contains("imgfetch: \(message)"), "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
     }
 
     @Test func imgCoreNamesNoNewOption() throws {

@@ -46,6 +46,17 @@ struct Option<Value: Sendable>: OptionDeclaring {
     func values(in arguments: ScannedArguments) throws(ImgError) -> [Value] {
         try arguments.values(long).map { text throws(ImgError) in try parser.parse(text, "--" + long) }
     }
+
+    /// `text`, a value of this option, read by `read`: ImgCore's parsing, whose usage error gives the problem only,
+    /// worded here as a bad value of the option (`bad --name '{x': unclosed '{'`).
+    func reading<Read>(_ text: String, with read: (String) throws(ImgError) -> Read) throws(ImgError) -> Read {
+        do {
+            return try read(text)
+        } catch {
+            guard case .usage(let problem) = error else { throw error }
+            throw .usage("bad --\(long) '\(text.escapingControlCharacters)': \(problem)")
+        }
+    }
 }
 
 /// An option that takes no value (`-q`, `--no-cache`), or a value given inline only (`--keep-query[=NAMES]`).

@@ -10,19 +10,20 @@ public struct BatchVariant: Sendable {
         (self.name, self.chain) = (name, chain)
     }
 
-    /// Parses `NAME=CHAIN`, e.g. `thumb=resize(200x200,fill)`.
+    /// Parses `NAME=CHAIN`, e.g. `thumb=resize(200x200,fill)`; a usage error gives the problem (the caller names the
+    /// option).
     public init(parsing text: String) throws(ImgError) {
-        guard let equals = text.firstIndex(of: "=") else { throw .usage("bad --variant '\(text)': expected NAME=CHAIN") }
+        guard let equals = text.firstIndex(of: "=") else { throw .usage("expected NAME=CHAIN") }
         let name = String(text[..<equals])
         let allowed = name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
         guard !name.isEmpty, allowed, !name.hasPrefix("."), !name.hasPrefix("-"), name.count <= 64 else {
-            throw .usage("bad --variant '\(text)': the name must be letters, digits, '.', '_' or '-', not starting with '.' or '-'")
+            throw .usage("the name must be letters, digits, '.', '_' or '-', not starting with '.' or '-'")
         }
         let chain: ProcessingChain
         do {
             chain = try ProcessingChain.parse(String(text[text.index(after: equals)...]))
         } catch {
-            throw .usage("bad --variant '\(text)': \(error.message)")
+            throw .usage(error.message)
         }
         self.init(name: name, chain: chain)
     }

@@ -16,14 +16,15 @@ public struct NameTemplate: Sendable, Equatable {
     /// `{name}.{ext}`, the default without `--variant`.
     public static let plain = try! NameTemplate("{name}.{ext}")
 
-    /// Parses a template; unknown placeholders, unbalanced braces and unsafe literal text are usage errors.
+    /// Parses a template; unknown placeholders, unbalanced braces and unsafe literal text are usage errors that give
+    /// the problem (the caller names where the template came from).
     public init(_ text: String) throws(ImgError) {
         self.text = text
         var parts: [Part] = []
         var rest = Substring(text)
         while !rest.isEmpty {
             if rest.first == "{" {
-                guard let close = rest.firstIndex(of: "}") else { throw .usage("bad --name '\(text)': unclosed '{'") }
+                guard let close = rest.firstIndex(of: "}") else { throw .usage("unclosed '{'") }
                 let word = rest[rest.index(after: rest.startIndex)..<close]
                 switch word {
                 case "name": parts.append(.name)
@@ -31,24 +32,24 @@ public struct NameTemplate: Sendable, Equatable {
                 case "index": parts.append(.index)
                 case "hash": parts.append(.hash)
                 case "ext": parts.append(.ext)
-                default: throw .usage("bad --name '\(text)': unknown placeholder {\(word)} (name, variant, index, hash, ext)")
+                default: throw .usage("unknown placeholder {\(word)} (name, variant, index, hash, ext)")
                 }
                 rest = rest[rest.index(after: close)...]
             } else {
                 let literal = rest.prefix { $0 != "{" }
-                if literal.contains("}") { throw .usage("bad --name '\(text)': '}' without '{'") }
+                if literal.contains("}") { throw .usage("'}' without '{'") }
                 parts.append(.literal(String(literal)))
                 rest = rest.dropFirst(literal.count)
             }
         }
-        guard !parts.isEmpty else { throw .usage("bad --name '': empty template") }
+        guard !parts.isEmpty else { throw .usage("empty template") }
         let literals = parts.compactMap { if case .literal(let value) = $0 { value } else { nil } }
         if literals.contains(where: { $0.contains("/") || $0.contains("\0") || $0.contains("..") }) {
-            throw .usage("bad --name '\(text)': a name may not contain '/', '..' or NUL")
+            throw .usage("a name may not contain '/', '..' or NUL")
         }
         // A name starting with '-' reads as an option to the commands run on the folder (`rm *`).
         if case .literal(let first) = parts[0], first.hasPrefix(".") || first.hasPrefix("-") {
-            throw .usage("bad --name '\(text)': a name may not start with '.' or '-'")
+            throw .usage("a name may not start with '.' or '-'")
         }
         self.parts = parts
     }

@@ -6,11 +6,11 @@ public struct Shard: Sendable, Equatable {
     /// How many shards there are; at least 1.
     public var count: UInt64
 
-    /// Parses `K/N` with 0 <= K < N.
+    /// Parses `K/N` with 0 <= K < N; a usage error gives the problem (the caller names the option).
     public init(parsing text: String) throws(ImgError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = UInt64(parts[0]), let count = UInt64(parts[1]), count >= 1, index < count else {
-            throw .usage("bad --shard '\(text)': expected K/N with 0 <= K < N, e.g. 0/3")
+            throw .usage("expected K/N with 0 <= K < N, e.g. 0/3")
         }
         (self.index, self.count) = (index, count)
     }

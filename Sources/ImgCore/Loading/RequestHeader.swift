@@ -6,11 +6,11 @@ public enum RequestHeader {
     /// `Name: value` (the value without surrounding spaces and tabs), or `Name;` when the value is empty (libcurl
     /// reads `Name:` as "remove this header", so an empty `-H 'Name:'` would not be sent otherwise).
     /// The name must be an HTTP token (letters, digits and ``!#$%&'*+-.^_`|~``); CR, LF and NUL are refused
-    /// anywhere, since they would split one header into several. A refusal is `ImgError.usage` naming `--header`.
+    /// anywhere, since they would split one header into several. A refusal is `ImgError.usage` giving the problem (the caller names the option).
     public static func curlLine(parsing text: String) throws(ImgError) -> String {
         let scalars = text.unicodeScalars
         if scalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-            throw .usage("bad --header '\(text.escapingControlCharacters)': CR, LF and NUL are not allowed in a header")
+            throw .usage("CR, LF and NUL are not allowed in a header")
         }
         let name: Substring.UnicodeScalarView
         let value: String
@@ -22,10 +22,10 @@ public enum RequestHeader {
             name = scalars.dropLast()
             value = ""
         } else {
-            throw .usage("bad --header '\(text)': expected 'Name: value' (or 'Name;' for an empty value)")
+            throw .usage("expected 'Name: value' (or 'Name;' for an empty value)")
         }
         guard !name.isEmpty, name.allSatisfy(isTokenCharacter) else {
-            throw .usage("bad --header '\(text)': the name must be letters, digits and !#$%&'*+-.^_`|~")
+            throw .usage("the name must be letters, digits and !#$%&'*+-.^_`|~")
         }
         let nameText = String(String.UnicodeScalarView(name))
         return value.isEmpty ? "\(nameText);" : "\(nameText): \(value)"
