@@ -184,7 +184,7 @@ final class BatchPrinter: Sendable {
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         if !progress.redone.isEmpty { line += ", \(progress.redoneCount) done again (\(Self.reasons(progress.redone)))" }
         if prefetchOnly {
-            line += " (cached) in "
+            line += ", no file written (prefetch fills the cache only) in "
         } else if webDataset {
             let tars = tars.withLock { $0 }
             line += ", \(Counted.of(summary.written, "sample", "samples")) written into \(Counted.of(tars, "tar", "tars")) in "

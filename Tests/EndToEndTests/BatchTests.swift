@@ -195,8 +195,11 @@ struct BatchTests {
     @Test func prefetchWithVariantsStoresThem() throws {
         let fixture = try BatchFixture()
         let urls = (1...3).map { fixture.server.url("/img/img\($0).jpg") }
-        let result = try Imgfetch.run(["prefetch"] + urls + ["--variant", "t=resize(30x30,fill)", "--cache-dir", fixture.cache, "-q"])
+        let result = try Imgfetch.run(["prefetch"] + urls + ["--variant", "t=resize(30x30,fill)", "--cache-dir", fixture.cache])
         #expect(result.status == 0, "\(result.stderr)")
+        // The summary says what prefetch did: no file, the cache only (it read "0 failed (cached)").
+        #expect(result.stderr.hasPrefix("imgfetch: 3 ok, 0 failed, no file written (prefetch fills the cache only) in "),
+                "\(result.stderr)")
         let again = try fixture.batch(urls, ["--variant", "t=resize(30x30,fill)", "--only-from-cache", "--json"])
         #expect(again.status == 0)
         #expect(try BatchFixture.records(again).compactMap { $0["source"] as? String } == ["disk", "disk", "disk"])
