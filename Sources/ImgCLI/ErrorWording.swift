@@ -3,9 +3,15 @@ import ImgCore
 extension ImgError {
     /// The message as the command line words it: a limit names the option that set it (`--max-bytes`,
     /// `--max-redirects`, `--max-frames`, `--max-pixels`, `--max-decode-memory`, `--max-render-time`), a refused
-    /// private address `--deny-private-networks`; other errors as ImgCore words them.
+    /// private address `--deny-private-networks`, an entry not in the cache `--only-from-cache` (the only way to
+    /// get one); other errors as ImgCore words them.
     var commandLineMessage: String {
-        if case .network(let text, cause: .privateAddress) = self { return "\(text) (--deny-private-networks)" }
+        switch self {
+        case .network(let text, cause: .privateAddress): return "\(text) (--deny-private-networks)"
+        case .network(let text, cause: .noHeaderWithinLimit): return "\(text) (--max-bytes)"
+        case .notCached(let text): return "\(text) (--only-from-cache)"
+        default: break
+        }
         guard case .overLimit(let limit, let contentType) = self else { return message }
         let text = switch limit {
         case .bodyBytes: "body is over --max-bytes \(limit.limitText)"

@@ -12,8 +12,8 @@ struct CoreVocabularyTests {
         "Batch/BatchItemMaker.swift": 3, "Batch/BatchOutputNamer.swift": 1,
         "Batch/ListLayout.swift": 3, "Batch/ListRowReader.swift": 3, "Batch/ManifestWriter.swift": 2,
         "Batch/PreviousManifest.swift": 3, "Batch/ResumeJudge.swift": 1, "Batch/ShardEngine.swift": 12, "Inspection/HeaderReader.swift": 1,
-        "Inspection/ImageInspector.swift": 2, "Inspection/RangedDownload.swift": 1, "Keys/QueryCollisionWatch.swift": 2,
-        "Loading/HTTPLoader.swift": 1, "Pipeline/OriginalFetcher.swift": 1,
+        "Inspection/ImageInspector.swift": 1, "Keys/QueryCollisionWatch.swift": 2,
+        "Loading/HTTPLoader.swift": 1,
         "Pipeline/OutputWriter.swift": 4, "Pipeline/ResolvedEncoding.swift": 2, "Processing/OutputEncoding.swift": 3,
         "Vips/ImageDecoder.swift": 1,
     ]
@@ -75,6 +75,13 @@ struct CoreVocabularyTests {
             let result = try Imgfetch.runInProcess(["batch", list, "-O", output] + arguments)
             #expect(result.status == 2 && result.stderr.contains("imgfetch: \(message)"), "\(arguments): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        // A cause ImgCore reports is worded with the option that led to it.
+        let cache = root.file("cache")
+        for command in [["http://127.0.0.1:1/a.jpg", "-o", root.file("a.jpg")], ["info", "http://127.0.0.1:1/a.jpg"]] {
+            let result = try Imgfetch.runInProcess(command + ["--only-from-cache", "--cache-dir", cache])
+            #expect(result.status == 6 && result.stderr.contains("not in the cache (--only-from-cache) [not-cached, exit 6]"),
+                    "\(command): \(result.stderr)")
         }
     }
 

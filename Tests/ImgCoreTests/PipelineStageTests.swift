@@ -110,7 +110,7 @@ struct PipelineStageTests {
                           expired: true, etag: nil)
         var onlyFromCache = doubles.pipeline.configuration
         onlyFromCache.policy.onlyFromCache = true
-        #expect(throws: ImgError.notCached("not in the cache (--only-from-cache)")) {
+        #expect(throws: ImgError.notCached("not in the cache")) {
             try ImagePipeline(configuration: onlyFromCache).image(for: request)
         }
         let response = try doubles.pipeline.image(for: request)

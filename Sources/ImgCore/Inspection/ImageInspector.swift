@@ -73,7 +73,7 @@ public struct ImageInspector: Sendable {
                 break
             }
         }
-        if onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
+        if onlyFromCache { throw .notCached("not in the cache") }
         let validators = expired.map { Validators(etag: $0.metadata.etag, lastModified: $0.metadata.lastModified) }
         var download = RangedDownload(url: url, loader: try HTTPLoader(options: network), maxBytes: network.maxBytes)
         try download.start(validators: validators.flatMap { $0.isEmpty ? nil : $0 }, whole: facts != nil)

@@ -54,7 +54,7 @@ struct RangedDownload {
         var end = toEnd ? maxBytes : min(have * 2, maxBytes)
         if let fileSize { end = min(end, fileSize) }
         guard end > have else {
-            throw .network("no image header in the first \(ByteSize.exact(maxBytes)) (--max-bytes)", cause: .noHeaderWithinLimit)
+            throw .network("no image header in the first \(ByteSize.exact(maxBytes))", cause: .noHeaderWithinLimit)
         }
         let response = try request(have...(end - 1), validators: nil)
         if response.status == 206, let first = last?.etag, let etag = response.etag, first != etag {

@@ -90,7 +90,7 @@ final class OriginalFetcher: Sendable {
             return Fetched(image: hit, source: .memory, recordedURL: hit.recordedURL)
         }
         if !policy.forceRefresh, let fresh = freshFromStore(key, for: request) { return fresh }
-        if policy.onlyFromCache { throw .notCached("not in the cache (--only-from-cache)") }
+        if policy.onlyFromCache { throw .notCached("not in the cache") }
 
         return try downloads.run(key: key) { () throws(ImgError) -> Fetched in
             let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds)
