@@ -74,6 +74,7 @@ struct FactsDuplicateTests {
         let outputs = try manifest(first).map { try #require(($0["outputs"] as? [[String: Any]])?.first) }
         #expect(outputs.map { $0["duplicate_of"] as? String } == [nil, nil, lines[0], lines[0]])
         #expect(outputs.map { $0["path"] == nil } == [false, false, true, true])
+        #expect(outputs.map { $0["skipped"] as? String } == [nil, nil, "duplicate", "duplicate"], "as --json says")
         #expect(outputs.allSatisfy { ($0["phash"] as? String)?.count == 16 })
 
         // A run killed after its first line: resumed, the lines after are still compared with that line.

@@ -84,12 +84,14 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     /// The earlier line's URL this output is a near-duplicate of (`--duplicate-distance`); with `--skip-duplicates`
     /// it has no `path`.
     public var duplicateOf: String?
+    /// `duplicate` for a near-duplicate not written (`--skip-duplicates`): no file, no sample.
+    public var skipped: String? = nil
     /// True, with the URL the entry records, when a cache entry recorded for a URL with another query served it.
     public var queryDiffers: Bool?
     public var recordedURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case variant, path, tar, tarID = "tar_id", member, format, quality, distance, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of"
+        case variant, path, tar, tarID = "tar_id", member, format, quality, distance, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of", skipped
         case queryDiffers = "query_differs", recordedURL = "recorded_url"
     }
 }
@@ -196,6 +198,7 @@ extension ManifestRecord {
                                               sha256: data.bytes.sha256, key: output.key, source: response.source.rawValue,
                                               phash: data.facts?.phash,
                                               duplicateOf: output.duplicateOf.map(URLCredentials.maskingPassword(in:)),
+                                              skipped: output.skippedAsDuplicate ? "duplicate" : nil,
                                               queryDiffers: response.queryDiffers ? true : nil, recordedURL: response.recordedURL))
                 if original == nil, let size = data.sourceSize { original = ManifestSize(width: size.width, height: size.height) }
             case .failure(let failure):
