@@ -91,7 +91,9 @@ struct BatchPlan {
         for variant in options.variants where !seen.insert(variant.name).inserted {
             throw .usage("--variant \(variant.name) is given twice")
         }
-        if let text = try arguments[Options.name] { options.nameTemplate = try Options.name.reading(text, with: NameTemplate.init) }
+        if let text = try arguments[Options.name] {
+            options.nameTemplate = try Options.name.reading(text, with: NameTemplate.init)
+        }
         options.failFast = arguments[Options.failFast]
         options.verifyOutputs = arguments[Options.verifyOutputs]
         if options.verifyOutputs, try arguments[Options.resume] == nil {

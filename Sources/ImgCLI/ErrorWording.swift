@@ -4,12 +4,13 @@ extension ImgError {
     /// The message as the command line words it: a limit names the option that set it (`--max-bytes`,
     /// `--max-redirects`, `--max-frames`, `--max-pixels`, `--max-decode-memory`, `--max-render-time`), a refused
     /// private address `--deny-private-networks`, an entry not in the cache `--only-from-cache` (the only way to
-    /// get one); other errors as ImgCore words them.
+    /// get one), a missing column the option that named it; other errors as ImgCore words them.
     var commandLineMessage: String {
         switch self {
         case .network(let text, cause: .privateAddress): return "\(text) (--deny-private-networks)"
         case .network(let text, cause: .noHeaderWithinLimit): return "\(text) (--max-bytes)"
         case .notCached(let text): return "\(text) (--only-from-cache)"
+        case .missingColumn(let missing): return missing.message(roleWords: Self.option(naming: missing.role))
         default: break
         }
         guard case .overLimit(let limit, let contentType) = self else { return message }
@@ -23,6 +24,15 @@ extension ImgError {
         case .renderTime: "rendering stopped after --max-render-time \(limit.limitText)"
         }
         return contentType.map { "\(text) (Content-Type \($0))" } ?? text
+    }
+
+    /// The option that names a column of `role`.
+    static func option(naming role: ListColumnRole) -> String {
+        switch role {
+        case .url: "--url-column"
+        case .name: "--name-column"
+        case .kept: "--keep-columns"
+        }
     }
 }
 

@@ -10,7 +10,7 @@ struct CoreVocabularyTests {
     /// only go down (lower it when one is moved), and a file not listed has none.
     static let remaining: [String: Int] = [
         "Batch/BatchItemMaker.swift": 3, "Batch/BatchOutputNamer.swift": 1,
-        "Batch/ListLayout.swift": 3, "Batch/ListRowReader.swift": 3, "Batch/ManifestWriter.swift": 2,
+        "Batch/ManifestWriter.swift": 2,
         "Batch/PreviousManifest.swift": 3, "Batch/ResumeJudge.swift": 1, "Batch/ShardEngine.swift": 12, "Inspection/HeaderReader.swift": 1,
         "Inspection/ImageInspector.swift": 1, "Keys/QueryCollisionWatch.swift": 2,
         "Loading/HTTPLoader.swift": 1,

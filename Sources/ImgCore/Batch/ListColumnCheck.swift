@@ -7,20 +7,21 @@ import Glibc
 /// usage error before anything is fetched.
 enum ListColumnCheck {
     /// Refuses a CSV or TSV header that lacks one of `columns`, or names one of them twice.
-    static func check(header: [String], columns: [(name: String, option: String)], list: String) throws(ImgError) {
+    static func check(header: [String], columns: [(name: String, role: ListColumnRole)], list: String) throws(ImgError) {
         let names = header.map { $0.trimmingCharacters(in: .whitespaces) }
-        for (column, option) in columns {
+        for (column, role) in columns {
             let count = names.filter { $0 == column }.count
             if count > 1 { throw .usage("the header of list \(list) names column '\(column)' \(count) times") }
             guard count == 0 else { continue }
             let shown = names.prefix(12).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 12 ? ", ..." : "")
-            throw .usage("list \(list) has no column '\(column)' (\(option)); its header has \(shown)")
+            throw .missingColumn(MissingColumn(column: column, role: role, list: list, evidence: "; its header has \(shown)"))
         }
     }
 
     /// Reads a JSON Lines file's rows until each of `columns` has been a key of some object; one that none is, at
     /// the end, is a usage error. A row is decoded only when its text holds a missing column's name in quotes.
-    static func checkJSONLines(_ lines: BatchListReader, path: String, columns: [(name: String, option: String)]) throws(ImgError) {
+    static func checkJSONLines(_ lines: BatchListReader, path: String,
+                               columns: [(name: String, role: ListColumnRole)]) throws(ImgError) {
         var missing = columns.map(\.name)
         let decoder = JSONDecoder()
         var sawRow = false
@@ -34,9 +35,8 @@ enum ListColumnCheck {
             missing.removeAll { object[$0] != nil }
         }
         if let failure = lines.failure { throw failure }
-        if let column = missing.first, sawRow {
-            let option = columns.first { $0.name == column }?.option ?? ""
-            throw .usage("list '\(path)' has no column '\(column)' (\(option)): no row has it")
+        if let column = missing.first, sawRow, let role = columns.first(where: { $0.name == column })?.role {
+            throw .missingColumn(MissingColumn(column: column, role: role, list: "'\(path)'", evidence: ": no row has it"))
         }
     }
 

@@ -39,12 +39,12 @@ public struct ListLayout: Sendable {
 
     public init() {}
 
-    /// Every column an option names, each once with the option (the first that names it): the URL column, the name
+    /// Every column the layout names, each once with its role (the first that names it): the URL column, the name
     /// column, the kept ones.
-    public var namedColumns: [(name: String, option: String)] {
+    public var namedColumns: [(name: String, role: ListColumnRole)] {
         var seen = Set<String>()
-        let named = [(urlColumn, "--url-column")] + (nameColumn.map { [($0, "--name-column")] } ?? [])
-            + keptColumns.map { ($0, "--keep-columns") }
+        let named = [(urlColumn, ListColumnRole.url)] + (nameColumn.map { [($0, .name)] } ?? [])
+            + keptColumns.map { ($0, .kept) }
         return named.filter { seen.insert($0.0).inserted }
     }
 

@@ -93,7 +93,15 @@ final class ListRowReader {
     }
 
     private func failed(_ line: Int, _ raw: String, _ reason: String, tooLong: Bool = false) -> ListRow {
-        ListRow(line: line, first: "", tooLong: tooLong, raw: raw, failure: .usage(reason))
+        failed(line, raw, .usage(reason), tooLong: tooLong)
+    }
+
+    private func failed(_ line: Int, _ raw: String, _ failure: ImgError, tooLong: Bool = false) -> ListRow {
+        ListRow(line: line, first: "", tooLong: tooLong, raw: raw, failure: failure)
+    }
+
+    private func missing(_ column: String, _ role: ListColumnRole) -> ImgError {
+        .missingColumn(MissingColumn(column: column, role: role))
     }
 
     // MARK: CSV and TSV
@@ -162,19 +170,19 @@ final class ListRowReader {
     /// The row from its columns' values (`value` gives nil for a column the row lacks).
     private func assemble(_ value: (String) -> ColumnValue?, line: Int, raw: String) -> ListRow {
         let urlColumn = layout.urlColumn
-        guard let urlValue = value(urlColumn) else { return failed(line, raw, "no column '\(urlColumn)' (--url-column)") }
+        guard let urlValue = value(urlColumn) else { return failed(line, raw, missing(urlColumn, .url)) }
         guard case .string(let text) = urlValue else { return failed(line, raw, "column '\(urlColumn)' is not a string") }
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !url.isEmpty else { return failed(line, raw, "no URL in column '\(urlColumn)'") }
         var row = ListRow(line: line, first: url, raw: raw)
         if let nameColumn = layout.nameColumn {
-            guard let name = value(nameColumn) else { return failed(line, raw, "no column '\(nameColumn)' (--name-column)") }
+            guard let name = value(nameColumn) else { return failed(line, raw, missing(nameColumn, .name)) }
             row.second = name.text.flatMap { $0.isEmpty ? nil : $0 }
         }
         guard !layout.keptColumns.isEmpty else { return row }
         var columns: [String: ColumnValue] = [:]
         for name in layout.keptColumns {
-            guard let kept = value(name) else { return failed(line, raw, "no column '\(name)' (--keep-columns)") }
+            guard let kept = value(name) else { return failed(line, raw, missing(name, .kept)) }
             columns[name] = kept
         }
         row.columns = columns

@@ -30,11 +30,13 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The site asked for the URL not to be used (`X-Robots-Tag`, robots.txt). Not a failure: a batch records the
     /// line as `opted_out` or `robots_disallowed` (`SiteRefusal.status`) and its exit status stays as it is (0 here).
     case siteRefusal(SiteRefusal)
+    /// A column the list's layout names is missing from a row or a whole list (exit 2, like `.usage`).
+    case missingColumn(MissingColumn)
 
     /// The process exit code documented in the man page for this class of failure.
     public var exitCode: Int32 {
         switch self {
-        case .usage: 2
+        case .usage, .missingColumn: 2
         case .network: 3
         case .http: 4
         case .image: 5
@@ -50,7 +52,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The class of failure as one word, as printed in `--json` output.
     public var kind: String {
         switch self {
-        case .usage: "usage"
+        case .usage, .missingColumn: "usage"
         case .network: "network"
         case .http: "http"
         case .image: "image"
@@ -79,6 +81,8 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
             contentType.map { "\(limit.message) (Content-Type \($0))" } ?? limit.message
         case .siteRefusal(let refusal):
             refusal.reason
+        case .missingColumn(let missing):
+            missing.message()
         }
     }
 
