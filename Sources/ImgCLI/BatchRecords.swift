@@ -22,8 +22,14 @@ struct BatchRecords: Sendable {
             if retry != nil, !exists {
                 throw .usage("cannot read --retry-failed '\(path)': \(String(cString: strerror(ENOENT)))")
             }
-            let previous = try PreviousManifest(path: path, mode: resume != nil ? .resume : .retryFailed)
-            reporter.info("\(resume != nil ? "--resume" : "--retry-failed") \(path): \(previous.count) lines recorded"
+            let option = resume != nil ? "--resume" : "--retry-failed"
+            let previous: PreviousManifest
+            do throws(ImgError) {
+                previous = try PreviousManifest(path: path, mode: resume != nil ? .resume : .retryFailed)
+            } catch {
+                throw .usage("cannot read \(option) '\(path)': \(error.message)")
+            }
+            reporter.info("\(option) \(path): \(previous.count) lines recorded"
                           + (exists ? "" : " (no such file yet: every line runs)"))
             records.previous = previous
         }

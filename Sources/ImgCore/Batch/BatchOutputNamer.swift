@@ -106,7 +106,7 @@ struct ClaimedOutputName: Sendable, Equatable {
         guard bytes <= NameTemplate.maximumFileNameBytes else {
             let shown = bytes > 80 ? "\(name.prefix(40))…\(name.suffix(24))" : name
             throw .usage("output name '\(shown)' is too long: \(bytes) bytes, a file name takes at most "
-                         + "\(NameTemplate.maximumFileNameBytes) (shorten the --name template or the list's name)")
+                         + "\(NameTemplate.maximumFileNameBytes) (shorten the name template or the list's name)")
         }
         return name
     }

@@ -24,7 +24,7 @@ public final class ManifestWriter: Sendable {
         let opened = appending ? Self.openForAppending(path) : Self.createReplacing(path)
         guard opened >= 0 else {
             let reason = errno == ELOOP ? "it is a symbolic link" : errno == Self.notRegularFile ? "not a regular file" : String(cString: strerror(errno))
-            throw .io("cannot write --manifest '\(path)': \(reason)")
+            throw .io("cannot write the manifest '\(path)': \(reason)")
         }
         descriptor = opened
         if appending, Self.endsMidLine(opened) { write(Data([0x0A])) }
@@ -96,7 +96,7 @@ public final class ManifestWriter: Sendable {
         guard failure.withLock({ $0 }) == nil else { return }
         if !data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) {
             let text = String(cString: strerror(errno))
-            failure.withLock { $0 = $0 ?? .io("cannot write --manifest '\(path)': \(text)") }
+            failure.withLock { $0 = $0 ?? .io("cannot write the manifest '\(path)': \(text)") }
         }
     }
 }

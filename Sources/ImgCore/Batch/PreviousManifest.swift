@@ -24,7 +24,7 @@ public struct PreviousManifest: Sendable {
     public var count: Int { index?.count ?? 0 }
 
     /// Reads `path`; a file that does not exist is an empty manifest (nothing done yet). An unreadable file (or a
-    /// directory) is a usage error.
+    /// directory) is a usage error giving the problem (the caller names the option that gave the path).
     public init(path: String, mode: Mode) throws(ImgError) {
         (self.path, self.mode) = (path, mode)
         var isDirectory: ObjCBool = false
@@ -32,12 +32,11 @@ public struct PreviousManifest: Sendable {
             index = nil
             return
         }
-        let option = mode == .resume ? "--resume" : "--retry-failed"
-        if isDirectory.boolValue { throw .usage("cannot read \(option) '\(path)': it is a directory") }
+        if isDirectory.boolValue { throw .usage("it is a directory") }
         do throws(ImgError) {
             index = try ManifestIndex(reading: path)
         } catch {
-            throw .usage("cannot read \(option) '\(path)': \(error.message)")
+            throw .usage(error.message)
         }
     }
 
@@ -58,7 +57,7 @@ public struct PreviousManifest: Sendable {
         if let record, record.status == "ok" { return Self.carried(record) }
         var skipped = ManifestRecord(line: line, url: url, status: "skipped")
         skipped.raw = raw
-        skipped.reason = "not failed in the --retry-failed manifest"
+        skipped.reason = "not failed in the earlier manifest"
         return skipped
     }
 

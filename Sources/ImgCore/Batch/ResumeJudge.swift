@@ -7,7 +7,7 @@ import Glibc
 /// outputs are what this run would make, or they are no longer what it recorded.
 public enum ResumeMismatch: String, Sendable, CaseIterable {
     case otherURL = "another URL on that line"
-    case otherVariants = "other --variant names"
+    case otherVariants = "other variant names"
     case noKey = "recorded without a variant key"
     case otherKey = "made with other options"
     case otherPath = "recorded at another path"
