@@ -31,10 +31,15 @@ struct BatchPlan {
         options.outputFolder = try options.outputDirectory.map { directory throws(ImgError) in
             try OutputWriter.prepareDirectory(directory)
         }
-        if let layout = options.webDataset, let folder = options.outputFolder {
-            try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
+        do throws(ImgError) {
+            if let layout = options.webDataset, let folder = options.outputFolder {
+                try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
+            }
+            records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose, console: console)
+        } catch {
+            options.outputFolder?.removeIfUnused()
+            throw error
         }
-        records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose, console: console)
         options.previous = records.previous
     }
 

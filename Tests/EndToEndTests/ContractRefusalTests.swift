@@ -53,6 +53,24 @@ struct ContractRefusalTests: EndToEndSuite {
         #expect(try server.requests("/img/sample.png") == 0)
     }
 
+    /// A batch refused once its output folder was prepared (an earlier manifest it cannot read, a manifest it cannot
+    /// write) removes the folders it made for it, and keeps one that was there.
+    @Test func aRefusedBatchLeavesNoOutputFolderItMade() throws {
+        let url = server.url("/img/sample.jpg")
+        let list = work.file("folders.txt")
+        try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: list))
+        let made = work.file("made/deeper")
+        expectRefused(try fetch(["batch", list, "-O", made, "--resume", work.path]), saying: "it is a directory")
+        let manifest = try fetch(["batch", list, "-O", made, "--manifest", work.path])
+        #expect(manifest.status == 7 && manifest.stderr.contains("cannot write the manifest"), "\(manifest.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("made")))
+        let kept = work.file("kept")
+        try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
+        #expect(try fetch(["batch", list, "-O", kept, "--resume", work.path]).status == 2)
+        #expect(FileManager.default.fileExists(atPath: kept))
+        #expect(try server.requests("/img/sample.jpg") == 0)
+    }
+
     @Test func aMistypedCommandIsRefusedWithTheCommandMeant() throws {
         let url = server.url("/img/sample.jpg")
         try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: work.file("list.txt")))

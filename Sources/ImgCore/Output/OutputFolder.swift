@@ -16,6 +16,8 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
     /// The folder as given.
     public let path: String
     let descriptor: Int32
+    /// The folders made to open it (`OutputWriter.prepareDirectory`), outermost first; none when it existed.
+    let made: [String]
     /// Unnamed files held open at once before further temporaries are named; default 256 (each holds a descriptor
     /// until its output is named, and a batch may hold a window of them).
     static let unnamedLimit = 256
@@ -35,8 +37,8 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
 
     /// Opens `path`. `followingLink`: whether a symbolic link as the folder's last component is followed (the
     /// folder of `-o FILE`, already resolved) or refused (`-O DIR`, exit 7). Removes abandoned temporaries in it.
-    public init(opening path: String, followingLink: Bool = false) throws(ImgError) {
-        self.path = path
+    public init(opening path: String, followingLink: Bool = false, made: [String] = []) throws(ImgError) {
+        (self.path, self.made) = (path, made)
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
         let opened = open(OutputFolder.withoutTrailingSlashes(path), flags)
         guard opened >= 0 else {
@@ -51,6 +53,17 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
     }
 
     deinit { close(descriptor) }
+
+    /// Removes the folders made to open this one while they are still empty: a command refused after the folder
+    /// was prepared leaves nothing behind.
+    public func removeIfUnused() {
+        OutputFolder.remove(made)
+    }
+
+    /// Removes the empty folders of `made`, innermost first (`rmdir` leaves one that is not empty).
+    static func remove(_ made: [String]) {
+        for folder in made.reversed() where rmdir(folder) != 0 { return }
+    }
 
     /// `path` without its trailing slashes (`/` stays): `link/` would follow the link.
     private static func withoutTrailingSlashes(_ path: String) -> String {

@@ -135,24 +135,35 @@ public enum OutputWriter {
     }
 
     /// Creates an output directory (and its parents) if missing, checks that files can be made in it, and opens it
-    /// (refusing a symbolic link as its last component: names are made up in it, see `OutputFolder`).
+    /// (refusing a symbolic link as its last component: names are made up in it, see `OutputFolder`). On a failure
+    /// the folders it made are removed; the folder opened knows them (`OutputFolder.removeIfUnused`).
     @discardableResult
     public static func prepareDirectory(_ path: String) throws(ImgError) -> OutputFolder {
         guard !path.isEmpty else { throw .usage("-O needs a directory name") }
-        var made = path.hasPrefix("/") ? "" : "."
+        var next = path.hasPrefix("/") ? "" : "."
+        var made: [String] = []
         for component in path.split(separator: "/") {
-            made += "/\(component)"
-            if mkdir(made, 0o777) != 0, errno != EEXIST {
-                throw .io("cannot create output directory \(path): \(String(cString: strerror(errno)))")
+            next += "/\(component)"
+            if mkdir(next, 0o777) == 0 {
+                made.append(next)
+            } else if errno != EEXIST {
+                let reason = String(cString: strerror(errno))
+                OutputFolder.remove(made)
+                throw .io("cannot create output directory \(path): \(reason)")
             }
         }
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw .io("cannot create output directory \(path): \(String(cString: strerror(ENOTDIR)))")
+        do throws(ImgError) {
+            var status = stat()
+            guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+                throw .io("cannot create output directory \(path): \(String(cString: strerror(ENOTDIR)))")
+            }
+            guard access(path, W_OK | X_OK) == 0 else {
+                throw .io("cannot write into output directory \(path): \(String(cString: strerror(errno)))")
+            }
+            return try OutputFolder(opening: path, made: made)
+        } catch {
+            OutputFolder.remove(made)
+            throw error
         }
-        guard access(path, W_OK | X_OK) == 0 else {
-            throw .io("cannot write into output directory \(path): \(String(cString: strerror(errno)))")
-        }
-        return try OutputFolder(opening: path)
     }
 }
