@@ -11,7 +11,11 @@ enum DatasetSettings {
     static func layout(_ arguments: ScannedArguments, shard: Shard?, keptColumns: [String]) throws(ImgError) -> WebDatasetLayout? {
         let samples = try arguments[Options.samplesPerShard]
         guard try isWebDataset(arguments) else {
-            if samples != nil { throw .usage("--samples-per-shard applies with --output-format webdataset") }
+            let given = [Options.samplesPerShard.definition, Options.captionColumn.definition]
+                .first { arguments.has($0.long) }
+            if let given {
+                throw .usage("--\(given.long) applies with --output-format webdataset")
+            }
             return nil
         }
         let unfit = [Options.variant.definition, Options.name.definition, Options.nameColumn.definition,

@@ -32,6 +32,7 @@ extension ImgError {
         case .url: "--url-column"
         case .name: "--name-column"
         case .kept: "--keep-columns"
+        case .caption: "--caption-column"
         }
     }
 }

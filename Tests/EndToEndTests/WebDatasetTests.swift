@@ -120,7 +120,7 @@ struct WebDatasetTests {
         let result = try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress",
                                        "--output-format", "webdataset", "--samples-per-shard", "2", "--keep-columns", "caption",
                                        "--resize", "32x", "--format", "webp", "--facts", "--manifest", manifest, "--retry", "0",
-                                       "--shard", "0/1"])
+                                       "--shard", "0/1", "--caption-column", "caption"])
         #expect(result.status == 1, "\(result.stderr)")
         let tars = Self.tars(fixture.output)
         #expect(tars == ["s0000-00000.tar", "s0000-00001.tar", "s0000-00002.tar", "s0000-00003.tar"])
@@ -133,13 +133,39 @@ struct WebDatasetTests {
         for (sample, record) in zip(samples, ok) {
             let json = try #require(sample["json"] as? [String: Any])
             let output = try #require((record["outputs"] as? [[String: Any]])?.first)
-            #expect(sample["extensions"] as? [String] == ["json", "webp"])
+            #expect(sample["extensions"] as? [String] == ["json", "txt", "webp"])
             #expect(json["url"] as? String == record["url"] as? String && json["caption"] as? String != nil)
+            #expect(sample["txt"] as? String == json["caption"] as? String, "KEY.txt holds the caption column")
             #expect(sample["sha256"] as? String == json["sha256"] as? String && json["sha256"] as? String == output["sha256"] as? String)
             #expect(json["format"] as? String == "webp" && json["width"] as? Int == 32)
             #expect((json["phash"] as? String)?.count == 16 && json["blurhash"] as? String != nil
                     && json["dominant_color"] as? String != nil)
         }
+    }
+
+    /// `--caption-column` writes each sample's `KEY.txt` from the row (a JSON Lines value that is not text as JSON
+    /// writes it, null as nothing); a row without it fails naming the option; it needs WebDataset output and columns.
+    @Test func aCaptionColumnIsEachSamplesTxt() throws {
+        let fixture = try BatchFixture(count: 5)
+        let captions = [#""a cat, \"quoted\"""#, "42", "null", #"{"b":[1,true],"a":"x"}"#]
+        var rows = captions.enumerated().map { #"{"url":""# + fixture.server.url("/img/img\($0.offset + 1).jpg") + #"","caption":"# + $0.element + "}" }
+        rows.append(#"{"url":""# + fixture.server.url("/img/img5.jpg") + #""}"#)
+        let list = fixture.root.file("captions.jsonl")
+        try (rows.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress",
+                                       "--output-format", "webdataset", "--caption-column", "caption", "--resize", "20x"])
+        #expect(result.status == 1 && result.stderr.contains("line 5: no column 'caption' (--caption-column)"), "\(result.stderr)")
+        let tar = fixture.output + "/00000.tar"
+        #expect(try Self.members(tar).filter { $0.hasSuffix(".txt") } == (1...4).map { String(format: "%09d.txt", $0) })
+        let texts = try (1...4).map { String(decoding: try Self.member(String(format: "%09d.txt", $0), of: tar), as: UTF8.self) }
+        #expect(texts == [#"a cat, "quoted""#, "42", "", #"{"a":"x","b":[1,true]}"#])
+
+        let files = try Imgfetch.run(["batch", list, "-O", fixture.root.file("files"), "--caption-column", "caption"])
+        #expect(files.status == 2 && files.stderr.contains("--caption-column applies with --output-format webdataset"),
+                "\(files.stderr)")
+        let plain = try fixture.batch([fixture.server.url("/img/img1.jpg")],
+                                      ["--caption-column", "caption", "--output-format", "webdataset"])
+        #expect(plain.status == 2 && plain.stderr.contains("--caption-column needs a list with columns"), "\(plain.stderr)")
     }
 
     /// A tar's stats count the seconds spent on it: from the batch's start for the first tar, from the tar before's

@@ -10,6 +10,7 @@ extension OptionCatalog {
     static let dataset = OptionGroup(title: "WebDataset output", options: [
         Options.outputFormat,
         Options.samplesPerShard,
+        Options.captionColumn,
     ])
 }
 
@@ -58,7 +59,10 @@ extension Options {
             .B \-\-facts
             .BR blurhash ,
             .BR thumbhash ,
-            .BR dominant_color " and " phash );
+            .BR dominant_color " and " phash ),
+            and with
+            .B \-\-caption\-column
+            .IB KEY .txt ;
             .I KEY
             is the line's number in the list (the manifest's
             .BR line ),
@@ -135,5 +139,24 @@ extension Options {
             With
             .BR "\-\-output\-format webdataset" ,
             the samples a tar holds at most (img2dataset's default).
+            """#)
+    static let captionColumn = Option<String>("caption-column", value: "NAME", parser: .text, for: [.batch],
+                         help: "write this column as each sample's KEY.txt",
+                         man: #"""
+            With
+            .BR "\-\-output\-format webdataset" ,
+            write the row's column
+            .I NAME
+            into each sample as
+            .IB KEY .txt
+            (UTF-8 as given; from JSON Lines, a number or boolean as JSON writes it, null as nothing, an array
+            or object as compact JSON): the caption file that training loaders read beside the image, as
+            img2dataset's
+            .B \-\-caption_col
+            writes it.
+            A row without the column fails, naming its line, as for
+            .BR \-\-keep\-columns ;
+            the list must have columns.
+            Default: none.
             """#)
 }

@@ -31,6 +31,7 @@ struct BatchItemMaker {
         item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
         if line.extra || line.failure != nil { item.malformedLine = line.raw }
         item.columns = line.columns
+        item.caption = line.caption
         // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
         // its fetch all take this one (a line that fails has one only for its names).
         let usable = (try? source.get()) != nil

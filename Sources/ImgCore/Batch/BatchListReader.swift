@@ -33,6 +33,8 @@ public struct BatchItem: Sendable {
     /// The columns `--keep-columns` names, by name, as the row gave them (strings for CSV and TSV, JSON values for
     /// JSON Lines): what the manifest, `--json` and a sample's metadata carry. Nil when none are kept.
     public var columns: [String: ColumnValue]?
+    /// The caption column's text (`ListLayout.captionColumn`): a WebDataset sample's `KEY.txt`. Nil without one.
+    public var caption: String?
     /// With `carried` and `--verify-outputs`: the files whose SHA-256 a worker checks first (the line runs if one
     /// differs).
     var verifying: [RecordedFile] = []

@@ -43,6 +43,15 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
         }
     }
 
+    /// The value as a caption's text: `text`, empty for null, an array or object as compact JSON.
+    public var captionText: String {
+        if let text { return text }
+        if self == .null { return "" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
     /// The text of a string value, or a number's or boolean's as JSON writes it (what a URL or name column may
     /// hold); nil for null, arrays and objects.
     public var text: String? {

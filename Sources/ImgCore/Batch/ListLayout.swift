@@ -33,6 +33,8 @@ public struct ListLayout: Sendable {
     public var nameColumn: String?
     /// The columns copied into each row's record (`--keep-columns`), in the order given; default none.
     public var keptColumns: [String] = []
+    /// The column written as each WebDataset sample's caption (`--caption-column`); default none.
+    public var captionColumn: String?
     /// A CSV or TSV header already read from standard input by `prepare`, and the lines it took: the reader goes on
     /// after it. Nil for a file (its reader reads the header itself).
     var standardInputHeader: (names: [String], lines: Int)?
@@ -44,7 +46,7 @@ public struct ListLayout: Sendable {
     public var namedColumns: [(name: String, role: ListColumnRole)] {
         var seen = Set<String>()
         let named = [(urlColumn, ListColumnRole.url)] + (nameColumn.map { [($0, .name)] } ?? [])
-            + keptColumns.map { ($0, .kept) }
+            + keptColumns.map { ($0, .kept) } + (captionColumn.map { [($0, .caption)] } ?? [])
         return named.filter { seen.insert($0.0).inserted }
     }
 

@@ -19,6 +19,8 @@ public struct ListRow: Sendable {
     public var failure: ImgError?
     /// The kept columns (`ListLayout.keptColumns`); nil when none are kept or the row failed.
     public var columns: [String: ColumnValue]?
+    /// The caption column's text (`ListLayout.captionColumn`); nil without one or when the row failed.
+    public var caption: String?
 }
 
 /// Reads list rows from a `BatchListReader`'s lines in the list's format. Words given on the command line are
@@ -178,6 +180,10 @@ final class ListRowReader {
         if let nameColumn = layout.nameColumn {
             guard let name = value(nameColumn) else { return failed(line, raw, missing(nameColumn, .name)) }
             row.second = name.text.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        if let captionColumn = layout.captionColumn {
+            guard let caption = value(captionColumn) else { return failed(line, raw, missing(captionColumn, .caption)) }
+            row.caption = caption.captionText
         }
         guard !layout.keptColumns.isEmpty else { return row }
         var columns: [String: ColumnValue] = [:]

@@ -6,6 +6,8 @@ public enum ListColumnRole: Sendable, Equatable {
     case name
     /// A column copied into each row's records.
     case kept
+    /// The column written as each WebDataset sample's caption (`KEY.txt`).
+    case caption
 
     /// ImgCore's words for it: `the URL column`.
     public var words: String {
@@ -13,6 +15,7 @@ public enum ListColumnRole: Sendable, Equatable {
         case .url: "the URL column"
         case .name: "the name column"
         case .kept: "a kept column"
+        case .caption: "the caption column"
         }
     }
 }

@@ -63,9 +63,11 @@ final class TarShard {
         if failed { throw failure(member) }
     }
 
-    /// Appends one sample: its image as `KEY.EXT`, then its metadata as `KEY.json`.
-    func add(key: String, ext: String, image: EncodedBytes, metadata: Data) throws(ImgError) {
+    /// Appends one sample: its image as `KEY.EXT`, its caption (if any) as `KEY.txt`, then its metadata as
+    /// `KEY.json`.
+    func add(key: String, ext: String, image: EncodedBytes, caption: String?, metadata: Data) throws(ImgError) {
         try add(member: "\(key).\(ext)", bytes: image)
+        if let caption { try add(member: "\(key).txt", bytes: .memory(Data(caption.utf8))) }
         try add(member: "\(key).json", bytes: .memory(metadata))
         samples += 1
         imageBytes += image.count

@@ -31,14 +31,15 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     /// Appends the sample of list line `line` to the open tar (opening one first) and returns where it went. On a
     /// failure the open tar is given up (its earlier samples with it) and the error says how many were lost.
-    func add(line: Int, url: String, columns: [String: ColumnValue]?, image: ImagePayload) throws(ImgError) -> SamplePlacement {
+    func add(line: Int, url: String, columns: [String: ColumnValue]?, caption: String?,
+             image: ImagePayload) throws(ImgError) -> SamplePlacement {
         let tar = try openTar()
         let key = WebDatasetLayout.key(line: line)
         let ext = (image.format ?? ImageFormat.sniff(image.bytes.prefix(64)))?.fileExtension ?? "bin"
         let sha256 = image.bytes.sha256
         let metadata = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256).encoded()
         do throws(ImgError) {
-            try tar.add(key: key, ext: ext, image: image.bytes, metadata: metadata)
+            try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: metadata)
         } catch {
             throw giveUp(tar, error)
         }
@@ -56,7 +57,8 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
                 do throws(ImgError) {
                     report.outputs[index].sample = try add(line: report.item.line,
                                                            url: URLCredentials.maskingPassword(in: report.item.input),
-                                                           columns: report.item.columns, image: response.image)
+                                                           columns: report.item.columns, caption: report.item.caption,
+                                                           image: response.image)
                     written += 1
                 } catch {
                     failure = failure ?? error
