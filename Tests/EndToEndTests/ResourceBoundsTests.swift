@@ -110,6 +110,10 @@ struct ResourceBoundsTests {
         let turned = try Imgfetch.run([Paths.images + "/rgba.png", "--resize", "2000x100:exact", "--rotate", "90",
                                        "--max-pixels", "150000", "--no-cache", "-o", work.file("t.png")])
         #expect(turned.status == 5 && turned.stderr.contains("--max-pixels 150000"), "\(turned.stderr)")
+        // cover scales by the side that needs it most: 128x128 covering 40000x100 is 40000x40000.
+        let covered = try Imgfetch.run([Paths.images + "/rgba.png", "--resize", "40000x100:cover", "--no-cache",
+                                        "-o", work.file("c.png")])
+        #expect(covered.status == 5 && covered.stderr.contains("40000x40000"), "\(covered.stderr)")
         let fine = try Imgfetch.run([Paths.images + "/rgba.png", "--resize", "300x300:fill", "--max-pixels", "90000",
                                      "--no-cache", "-o", work.file("f.png")])
         #expect(fine.status == 0, "\(fine.stderr)")

@@ -23,13 +23,27 @@ extension ImageProcessing {
 }
 
 extension ImageProcessors.Resize {
-    /// `fill` and `exact` give the box; `fit` scales by the side that needs it most, enlarging only with `upscale`.
+    /// `fill` and `exact` give the box; `cover` scales by the side that needs it most, so the other may pass the box
+    /// far (a 100×1 image covering 5000×5000 is 500000×5000); `fit` scales by the side that needs it least,
+    /// enlarging only with `upscale`; a size in percent scales each side by its own.
     public func outputSize(width inputWidth: Int, height inputHeight: Int) -> (width: Int, height: Int) {
-        if mode != .fit, let width, let height { return (width, height) }
+        func scaled(_ side: Int, by scale: Double) -> Int { max(1, Int(min(Double(Int32.max), Double(side) * scale).rounded())) }
+        if let percent {
+            return (scaled(inputWidth, by: percent.horizontal / 100), scaled(inputHeight, by: percent.vertical / 100))
+        }
         let horizontal = width.map { Double($0) / Double(max(1, inputWidth)) } ?? .infinity
         let vertical = height.map { Double($0) / Double(max(1, inputHeight)) } ?? .infinity
-        let scale = upscale ? min(horizontal, vertical) : min(1, horizontal, vertical)
-        return (max(1, Int((Double(inputWidth) * scale).rounded())), max(1, Int((Double(inputHeight) * scale).rounded())))
+        let scale: Double
+        switch mode {
+        case .fill, .exact:
+            if let width, let height { return (width, height) }
+            scale = min(horizontal, vertical)
+        case .cover:
+            scale = max(horizontal, vertical)
+        case .fit:
+            scale = upscale ? min(horizontal, vertical) : min(1, horizontal, vertical)
+        }
+        return (scaled(inputWidth, by: scale), scaled(inputHeight, by: scale))
     }
 }
 
