@@ -17,7 +17,8 @@ struct OutputGeometryTests {
 
     @Test(arguments: [(100, 1, "resize(5000x50,cover)"), (100, 1, "resize(50x50,cover)"), (40, 300, "resize(90x90,cover)"),
                       (300, 200, "resize(150%)"), (300, 200, "resize(50%x20%)"), (300, 200, "resize(1000x1000,fit,upscale)"),
-                      (300, 200, "resize(100x100,fill)"), (300, 200, "resize(100x,fit)"), (7, 3, "resize(1000%)")])
+                      (300, 200, "resize(100x100,fill)"), (300, 200, "resize(100x,fit)"), (7, 3, "resize(1000%)"),
+                      (300, 200, "resize(50x90,pad)")])
     func thePredictedSizeIsTheSizeMade(width: Int, height: Int, chain: String) throws {
         let parsed = try ProcessingChain.parse(chain)
         let predicted = try #require(parsed.steps.first).outputSize(width: width, height: height)

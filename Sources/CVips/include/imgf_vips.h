@@ -48,6 +48,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_g_thread_new) \
     X(vips_get_tile_size) \
     X(vips_getpoint) \
+    X(vips_gravity) \
     X(vips_guess_libdir) \
     X(vips_icc_transform) \
     X(vips_image_copy_memory) \
@@ -303,6 +304,14 @@ static inline int imgf_addalpha(VipsImage *in, VipsImage **out) { return V->vips
 static inline int imgf_flatten(VipsImage *in, VipsImage **out, const double *background, int n) {
     VipsArrayDouble *array = V->vips_array_double_new(background, n);
     int result = V->vips_flatten(in, out, "background", array, NULL);
+    V->vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+/* Centres `in` on a width x height canvas of `background` (one value per band). */
+static inline int imgf_gravity_centre(VipsImage *in, VipsImage **out, int width, int height, const double *background, int n) {
+    VipsArrayDouble *array = V->vips_array_double_new(background, n);
+    int result = V->vips_gravity(in, out, VIPS_COMPASS_DIRECTION_CENTRE, width, height,
+                                 "extend", VIPS_EXTEND_BACKGROUND, "background", array, NULL);
     V->vips_area_unref(VIPS_AREA(array));
     return result;
 }

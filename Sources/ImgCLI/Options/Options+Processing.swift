@@ -27,7 +27,7 @@ extension OptionCatalog {
 
 extension Options {
     static let resize = Option<String>("resize", value: "WxH[:MODE]", parser: .text, for: .fetchLike, step: true,
-                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact, cover; WxH> WxH< WxH! WxH^ N% N%xM%",
+                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact, cover, pad[=COLOR]; WxH> WxH< WxH! WxH^ N% N%xM%",
                          man: #"""
             Resize to the box
             .IR W \(mu H
@@ -39,10 +39,25 @@ extension Options {
             .B fill
             covers the box and crops the centre;
             .B exact
-            ignores the aspect ratio.
-            .B fill
-            and
+            ignores the aspect ratio;
+            .B pad
+            fits the whole image in the box (enlarging it if need be) and centres it on a
+            .IR W \(mu H
+            canvas of white, or of
+            .I COLOR
+            with
+            .BI pad= COLOR
+            (#rgb, #rrggbb, #rrggbbaa or a name such as
+            .BR black ;
+            a grey image gets the colour's grey, and a colour that is not opaque, such as
+            .BR transparent ,
+            gives an opaque image an alpha band): img2dataset's
+            .B border
+            mode.
+            .BR fill ,
             .B exact
+            and
+            .B pad
             always give exactly
             .IR W \(mu H ,
             even from a smaller source.

@@ -23,7 +23,7 @@ extension ImageProcessing {
 }
 
 extension ImageProcessors.Resize {
-    /// `fill` and `exact` give the box; `cover` scales by the side that needs it most, so the other may pass the box
+    /// `fill`, `exact` and `pad` give the box; `cover` scales by the side that needs it most, so the other may pass the box
     /// far (a 100×1 image covering 5000×5000 is 500000×5000); `fit` scales by the side that needs it least,
     /// enlarging only with `upscale`; a size in percent scales each side by its own.
     public func outputSize(width inputWidth: Int, height inputHeight: Int) -> (width: Int, height: Int) {
@@ -35,7 +35,7 @@ extension ImageProcessors.Resize {
         let vertical = height.map { Double($0) / Double(max(1, inputHeight)) } ?? .infinity
         let scale: Double
         switch mode {
-        case .fill, .exact:
+        case .fill, .exact, .pad:
             if let width, let height { return (width, height) }
             scale = min(horizontal, vertical)
         case .cover:

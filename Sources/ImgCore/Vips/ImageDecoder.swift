@@ -197,6 +197,8 @@ enum ImageDecoder {
             }
             image = DecodedImage(taking: output, source: input.owner, clock: clock)
             remaining = remaining.dropFirst()
+            // The thumbnail fitted the image; a `pad` still centres it on its canvas.
+            if let padding = resize.padding { remaining = [padding] + remaining }
             if remaining.contains(where: \.needsRandomAccess) {
                 let upright = try toStandardRGB(image)
                 return (try upright.derive("keep the thumbnail in memory") { imgf_copy_memory($0, $1) }, remaining)

@@ -3,28 +3,33 @@ import CVips
 extension ImageProcessors {
     /// Resizes to a box: `fit` keeps the whole image inside (never enlarging unless `upscale`; only enlarging with
     /// `enlargeOnly`), `fill` covers the box and crops the centre, `exact` ignores the aspect ratio, `cover` covers
-    /// the box without cropping (the smaller side reaches it); or scales by `percent`.
+    /// the box without cropping (the smaller side reaches it), `pad` fits the image in the box (enlarging if need be)
+    /// and centres it on a canvas of the box in `padColor` (img2dataset's `border`); or scales by `percent`.
     /// Spelled as vipsthumbnail and ImageMagick spell sizes: `WxH>` (shrink only, the same as `WxH`), `WxH<`
     /// (enlarge only), `WxH!` (exact), `WxH^` (cover), `N%` and `N%xM%`.
     public struct Resize: ImageProcessing, Hashable {
-        public enum Mode: String, Sendable, CaseIterable { case fit, fill, exact, cover }
+        public enum Mode: String, Sendable, CaseIterable { case fit, fill, exact, cover, pad }
 
         /// The box; nil for a side that is free (only with `fit`), both nil with `percent`.
         public var width: Int?, height: Int?
         /// Defaults to `fit`.
         public var mode: Mode
-        /// Whether `fit` may enlarge; default false. `fill`, `exact` and `cover` always give the box.
+        /// Whether `fit` may enlarge; default false. `fill`, `exact`, `cover` and `pad` always give the box.
         public var upscale: Bool
         /// Whether `fit` only enlarges (`WxH<`): an image already as big as the box stays as it is; default false.
         public var enlargeOnly: Bool
         /// Horizontal and vertical scale in percent (`N%`, `N%xM%`); nil for a box.
         public var percent: Percent?
+        /// The canvas colour of `pad`; default white (img2dataset's border). One with alpha below 255 gives an
+        /// opaque image an alpha band.
+        public var padColor = Color.white
 
         public struct Percent: Hashable, Sendable {
             public var horizontal: Double, vertical: Double
         }
 
-        public init(width: Int?, height: Int?, mode: Mode = .fit, upscale: Bool = false, enlargeOnly: Bool = false) throws(ImgError) {
+        public init(width: Int?, height: Int?, mode: Mode = .fit, upscale: Bool = false, enlargeOnly: Bool = false,
+                    padColor: Color = .white) throws(ImgError) {
             guard width != nil || height != nil else { throw .usage("resize needs a width or a height") }
             for side in [width, height].compactMap({ $0 }) where side < 1 || side > 100_000 {
                 throw .usage("resize side \(side) is out of range (1 to 100000)")
@@ -32,7 +37,7 @@ extension ImageProcessors {
             if mode != .fit, width == nil || height == nil {
                 throw .usage("resize \(mode.rawValue) needs both width and height (WxH)")
             }
-            (self.width, self.height, self.mode) = (width, height, mode)
+            (self.width, self.height, self.mode, self.padColor) = (width, height, mode, padColor)
             self.enlargeOnly = mode == .fit && enlargeOnly
             self.upscale = mode == .fit && (upscale || enlargeOnly)
         }
@@ -65,15 +70,20 @@ extension ImageProcessors {
         }
 
         /// Parses a resize size with its ImageMagick suffix and the modes after it (`fit`, `fill`, `exact`, `cover`,
-        /// `upscale`): `200x200>`, `1000x1000<`, `100x100!`, `100x100^`, `50%`, `50%x25%`, `300x`.
+        /// `pad` or `pad=COLOR`, `upscale`): `200x200>`, `1000x1000<`, `100x100!`, `100x100^`, `50%`, `50%x25%`, `300x`.
         /// A suffix and a mode that says otherwise contradict each other (`200x200!` with `fill`).
         public static func parse(_ size: String, options: [String]) throws(ImgError) -> Resize {
-            var mode: Mode?, upscale = false
+            var mode: Mode?, upscale = false, padColor = Color.white
             for option in options.map({ $0.lowercased() }) {
                 if option == "upscale" { upscale = true } else if let parsed = Mode(rawValue: option) {
                     mode = parsed
+                } else if option.hasPrefix("pad=") {
+                    guard let color = Color(parsing: String(option.dropFirst(4))) else {
+                        throw .usage("bad pad colour '\(option.dropFirst(4))': expected #rgb, #rrggbb, #rrggbbaa or a name")
+                    }
+                    (mode, padColor) = (.pad, color)
                 } else {
-                    throw .usage("unknown resize mode '\(option)' (fit, fill, exact, cover, upscale)")
+                    throw .usage("unknown resize mode '\(option)' (fit, fill, exact, cover, pad, upscale)")
                 }
             }
             if size.contains("%") {
@@ -91,7 +101,9 @@ extension ImageProcessors {
             }
             let suffix = size.last.flatMap { ">!<^".contains($0) ? $0 : nil }
             let (width, height) = try parseBox(suffix == nil ? size : String(size.dropLast()))
-            guard let suffix else { return try Resize(width: width, height: height, mode: mode ?? .fit, upscale: upscale) }
+            guard let suffix else {
+                return try Resize(width: width, height: height, mode: mode ?? .fit, upscale: upscale, padColor: padColor)
+            }
             let implied: Mode = switch suffix {
             case "!": .exact
             case "^": .cover
@@ -112,6 +124,7 @@ extension ImageProcessors {
                 return "resize(\(horizontal)%\(horizontal == vertical ? "" : "x\(vertical)%"))"
             }
             let box = "\(width.map(String.init) ?? "")x\(height.map(String.init) ?? "")"
+            if mode == .pad { return "resize(\(box),pad=\(padColor))" }
             return "resize(\(box),\(mode.rawValue)\(enlargeOnly ? ",enlarge-only" : upscale ? ",upscale" : ""))"
         }
 
@@ -135,15 +148,16 @@ extension ImageProcessors {
             }
             let size: VipsSize = switch mode {
             case .fit: enlargeOnly ? VIPS_SIZE_UP : upscale ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-            case .fill, .cover: VIPS_SIZE_BOTH
+            case .fill, .cover, .pad: VIPS_SIZE_BOTH
             case .exact: VIPS_SIZE_FORCE
             }
             let crop: VipsInteresting = mode == .fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE
             return (targetWidth, targetHeight, Int32(size.rawValue), Int32(crop.rawValue))
         }
 
-        /// `fill` crops, which `vips_thumbnail` can't do on an all-frames image: such images go frame by frame.
-        var needsFrameByFrame: Bool { mode == .fill }
+        /// `fill` crops and `pad` adds a border, which `vips_thumbnail` can't do on an all-frames image: such images
+        /// go frame by frame.
+        var needsFrameByFrame: Bool { mode == .fill || mode == .pad }
 
         /// Never: libvips reduces rows in order.
         public var needsRandomAccess: Bool { false }
@@ -153,11 +167,20 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws(ImgError) -> DecodedImage {
             let arguments = thumbnailArguments(imageWidth: image.width, imageHeight: image.pageHeight)
             let resizeFrame = { (frame: DecodedImage) throws(ImgError) -> DecodedImage in
-                try frame.derive("resize") {
+                let resized = try frame.derive("resize") {
                     imgf_thumbnail_image($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop, 1)
                 }
+                guard let padding else { return resized }
+                return try padding.padded(resized)
             }
             return try image.mapFrames(resizeFrame)
+        }
+
+        /// With `pad`, the canvas the fitted image is centred on: what is left to do once a decoder's shrink-on-load
+        /// made the fitted image; nil otherwise.
+        var padding: Pad? {
+            guard mode == .pad, let width, let height else { return nil }
+            return Pad(width: width, height: height, color: padColor)
         }
     }
 }
