@@ -37,6 +37,11 @@ void imgf_tune_malloc(int arenas, int mmap_threshold, int trim_threshold) {
     if (left & IMGF_MALLOC_TRIM) mallopt(M_TRIM_THRESHOLD, trim_threshold);
 }
 
+void imgf_tune_malloc_trim(int trim_threshold) {
+    int left = imgf_malloc_settings_left(NULL, NULL, getenv("MALLOC_TRIM_THRESHOLD_"), getenv("GLIBC_TUNABLES"));
+    if (left & IMGF_MALLOC_TRIM) mallopt(M_TRIM_THRESHOLD, trim_threshold);
+}
+
 
 /* libvips' warnings (e.g. "VIPS-WARNING: IDAT: CRC error") would add lines to stderr beside our one-line
  * errors; failures reach us as errors anyway, so warnings are dropped. */

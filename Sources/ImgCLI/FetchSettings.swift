@@ -42,6 +42,8 @@ struct FetchSettings {
         outputDirectory = outputDirectory.map(PathSpelling.normalised)
         encoding = try Self.encoding(from: arguments, outputFile: outputFile)
         template.encoding = encoding
+        // A run that measures distances keeps their images' memory from its start, as one call leaves it for the next.
+        if encoding.targetDistance != nil { VipsRuntime.keepFreedMemoryForMeasuring() }
         template.chain = try Self.chain(from: arguments)
         // Asked for no change (only -o's extension may name a format): a source in that format is written unchanged.
         let changes: [any OptionDeclaring] = [Options.format, Options.quality, Options.lossless, Options.background,

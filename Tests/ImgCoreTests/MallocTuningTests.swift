@@ -41,4 +41,12 @@ struct MallocTuningTests {
         #expect(imgf_malloc_settings_left("2", "262144", nil, nil) == trim,
                 "fixing the mapping threshold leaves the trim threshold to imgfetch")
     }
+
+    /// The trim threshold is raised for a process that measures Butteraugli distances, when it prepares its first
+    /// reference, and not before: other runs keep glibc's 128 KiB.
+    @Test func measuringADistanceKeepsFreedMemory() {
+        #expect(VipsRuntime.mallocKeptFreeBytes == 128 << 10 && VipsRuntime.mallocKeptFreeBytesMeasuring == 8 << 20)
+        _ = ButteraugliReference(MetricPixels(width: 1, height: 1, rgb: [0, 0, 0]))
+        #expect(VipsRuntime.keepsFreedMemoryForMeasuring)
+    }
 }

@@ -191,6 +191,9 @@ void imgf_vips_prepare_environment(void);
  * glibc.malloc.mmap_threshold and glibc.malloc.trim_threshold: glibc honours those itself). Call while the process
  * has a single thread. */
 void imgf_tune_malloc(int arenas, int mmap_threshold, int trim_threshold);
+/* Sets only the trim threshold, as imgf_tune_malloc does (left alone when the environment sets it); safe beside
+ * other threads (mallopt takes the arenas' locks). */
+void imgf_tune_malloc_trim(int trim_threshold);
 /* The malloc settings imgf_tune_malloc makes: those the environment leaves unset. */
 enum { IMGF_MALLOC_ARENAS = 1, IMGF_MALLOC_MMAP = 2, IMGF_MALLOC_TRIM = 4 };
 /* Which settings the environment leaves to imgf_tune_malloc, from MALLOC_ARENA_MAX's, MALLOC_MMAP_THRESHOLD_'s,

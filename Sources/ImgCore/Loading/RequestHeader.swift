@@ -6,7 +6,8 @@ public enum RequestHeader {
     /// `Name: value` (the value without surrounding spaces and tabs), or `Name;` when the value is empty (libcurl
     /// reads `Name:` as "remove this header", so an empty `-H 'Name:'` would not be sent otherwise).
     /// The name must be an HTTP token (letters, digits and ``!#$%&'*+-.^_`|~``); CR, LF and NUL are refused
-    /// anywhere, since they would split one header into several. A refusal is `ImgError.usage` giving the problem (the caller names the option).
+    /// anywhere, since they would split one header into several. A refusal is `ImgError.usage` giving the problem
+    /// (the caller names the option).
     public static func curlLine(parsing text: String) throws(ImgError) -> String {
         let scalars = text.unicodeScalars
         if scalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {

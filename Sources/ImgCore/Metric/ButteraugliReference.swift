@@ -15,6 +15,7 @@ public struct ButteraugliReference: Sendable {
 
     /// `pixels` must not be empty.
     public init(_ pixels: MetricPixels) {
+        VipsRuntime.keepFreedMemoryForMeasuring()
         (width, height) = (pixels.width, pixels.height)
         linear = Self.linearised(pixels.rgb)
     }

@@ -23,11 +23,13 @@ extension ImageProcessing {
 }
 
 extension ImageProcessors.Resize {
-    /// `fill`, `exact` and `pad` give the box; `cover` scales by the side that needs it most, so the other may pass the box
-    /// far (a 100×1 image covering 5000×5000 is 500000×5000); `fit` scales by the side that needs it least,
+    /// `fill`, `exact` and `pad` give the box; `cover` scales by the side that needs it most, so the other may pass
+    /// the box far (a 100×1 image covering 5000×5000 is 500000×5000); `fit` scales by the side that needs it least,
     /// enlarging only with `upscale`; a size in percent scales each side by its own.
     public func outputSize(width inputWidth: Int, height inputHeight: Int) -> (width: Int, height: Int) {
-        func scaled(_ side: Int, by scale: Double) -> Int { max(1, Int(min(Double(Int32.max), Double(side) * scale).rounded())) }
+        func scaled(_ side: Int, by scale: Double) -> Int {
+            max(1, Int(min(Double(Int32.max), Double(side) * scale).rounded()))
+        }
         if let percent {
             return (scaled(inputWidth, by: percent.horizontal / 100), scaled(inputHeight, by: percent.vertical / 100))
         }

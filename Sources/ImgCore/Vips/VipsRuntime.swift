@@ -80,13 +80,34 @@ public enum VipsRuntime {
     /// the same day).
     static let mallocMappedBlockBytes = 1 << 20
 
-    /// How much memory freed at the top of an arena it keeps for the next blocks (default 8 MiB) before giving it back
-    /// to the system. Fixing the mapping threshold also fixes this one at glibc's 128 KiB, where glibc would have
-    /// raised it with the mapping threshold: then every Butteraugli call's images and every small line's buffers,
-    /// freed, were given back, and came again as fresh pages that the kernel faults in and clears (page faults of 80
-    /// JPEG photos whose quality is searched: 82,000-134,000 against 9,000-14,000 with 8 MiB). 8 MiB is the least that
-    /// keeps a Butteraugli call's images; it costs up to 8 MiB an arena of resident memory.
-    static let mallocKeptFreeBytes = 8 << 20
+    /// How much memory freed at the top of an arena it keeps for the next blocks before giving it back to the
+    /// system: glibc's 128 KiB, which fixing the mapping threshold also fixes (glibc would have raised it with the
+    /// mapping threshold), until the process measures a Butteraugli distance (`keepFreedMemoryForMeasuring`).
+    static let mallocKeptFreeBytes = 128 << 10
+
+    /// The trim threshold of a process that measures Butteraugli distances (`--quality auto`, `--format auto`):
+    /// 8 MiB, the least that keeps a call's images for the next. With 128 KiB they were given back and came again as
+    /// fresh pages that the kernel faults in and clears (page faults of 80 JPEG photos whose quality is searched:
+    /// 82,000-134,000 against 9,000-14,000 with 8 MiB; 9 % more CPU). It costs up to 8 MiB an arena of resident
+    /// memory, which other runs don't pay: to them it saved no CPU that rounds could show, and it let a batch's
+    /// peak grow with its length (small images to 64 px: 68.6 MiB at 10,000 lines and 69.9 MiB at 40,000 with it,
+    /// 65.9 and 66.4 MiB without).
+    static let mallocKeptFreeBytesMeasuring = 8 << 20
+
+    /// Raises the trim threshold to `mallocKeptFreeBytesMeasuring`, once a process (unless the environment sets it):
+    /// call it when a run will measure distances, before its work starts (a Butteraugli reference calls it too).
+    public static func keepFreedMemoryForMeasuring() {
+        keepsFreedMemory.withLock { raised in
+            guard !raised else { return }
+            imgf_tune_malloc_trim(Int32(mallocKeptFreeBytesMeasuring))
+            raised = true
+        }
+    }
+
+    /// Whether `keepFreedMemoryForMeasuring` raised the trim threshold in this process; mirrors malloc's own
+    /// process-wide setting.
+    static var keepsFreedMemoryForMeasuring: Bool { keepsFreedMemory.withLock { $0 } }
+    private static let keepsFreedMemory = Locked(false)
 
     /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
     /// cache I/O; the first image call then waits for it.

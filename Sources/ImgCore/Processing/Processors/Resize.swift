@@ -70,7 +70,8 @@ extension ImageProcessors {
         }
 
         /// Parses a resize size with its ImageMagick suffix and the modes after it (`fit`, `fill`, `exact`, `cover`,
-        /// `pad` or `pad=COLOR`, `upscale`): `200x200>`, `1000x1000<`, `100x100!`, `100x100^`, `50%`, `50%x25%`, `300x`.
+        /// `pad` or `pad=COLOR`, `upscale`): `200x200>`, `1000x1000<`, `100x100!`, `100x100^`, `50%`, `50%x25%`,
+        /// `300x`.
         /// A suffix and a mode that says otherwise contradict each other (`200x200!` with `fill`).
         public static func parse(_ size: String, options: [String]) throws(ImgError) -> Resize {
             var mode: Mode?, upscale = false, padColor = Color.white
