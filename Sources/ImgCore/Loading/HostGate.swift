@@ -44,7 +44,9 @@ public final class HostGate: Sendable {
     }
 
     /// Whether the gate holds nothing a new one would not at `now` (default: the current time): no refusal counted,
-    /// not given up, no turn or pause still ahead. `HostLimiter` lets go of such gates that no attempt holds.
+    /// not given up, no turn or pause still ahead. `HostLimiter` lets go of such gates that no attempt holds; that
+    /// the host was reached is forgotten with it, so a host's gate made again counts overlapping attempts that find
+    /// no connection one each, as for a host never reached.
     func isBlank(at now: Date = Date()) -> Bool {
         state.withLock { $0.refusals == 0 && $0.givenUp == nil && $0.nextTurn <= now && $0.pausedUntil <= now }
     }
