@@ -38,8 +38,8 @@ extension ImageProcessors.Resize {
         let scale: Double
         switch mode {
         case .fill, .exact, .pad:
-            if let width, let height { return (width, height) }
-            scale = min(horizontal, vertical)
+            // These modes always have both sides (`Resize.init`); a percent size was answered above.
+            return (width ?? inputWidth, height ?? inputHeight)
         case .cover:
             scale = max(horizontal, vertical)
         case .fit:
