@@ -131,21 +131,21 @@ test-deb: test-deps deb
 
 test-unit: debug test-deps pyref
 	$(SWIFT) build --build-tests $(WARNINGS_AS_ERRORS) $(SWIFT_BUILD_FLAGS)
-	@if $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2, webdataset' 2>/dev/null; then \
+	@if $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2, webdataset, pyarrow' 2>/dev/null; then \
 	  echo "IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build"; \
 	  IMGFETCH_PYREF_PYTHON=$(CURDIR)/$(PYREF)/bin/python $(SWIFT) test --skip-build; \
 	else $(SWIFT) test --skip-build; fi
 
 # The reference BlurHash and ThumbHash decoders, the SSIMULACRA2 metric and the WebDataset reader from PyPI (packages
-# blurhash, thumbhash, ssimulacra2, webdataset) in a venv of the tests' own: FactsReferenceTests decode what imgfetch
-# printed with them, AutoEncodingTests score auto results with it, WebDatasetTests read the shards with it
+# blurhash, thumbhash, ssimulacra2, webdataset, pyarrow) in a venv of the tests' own: FactsReferenceTests decode what imgfetch
+# printed with them, AutoEncodingTests score auto results with it, WebDatasetTests read the shards with it, WebDatasetParquetTests the tables
 # (IMGFETCH_PYREF_PYTHON). Made once; when it
 # can't be made (no network), those tests are disabled and say why.
 PYREF := .build/pyref
 pyref:
-	@if ! $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2, webdataset' 2>/dev/null; then \
-	  echo "pyref: making $(PYREF) (python3 -m venv; pip install blurhash thumbhash ssimulacra2 webdataset)"; \
-	  mkdir -p .build; { python3 -m venv $(PYREF) && $(PYREF)/bin/pip install -q blurhash thumbhash ssimulacra2 webdataset; } >.build/pyref.log 2>&1 \
+	@if ! $(PYREF)/bin/python -c 'import blurhash, thumbhash, ssimulacra2, webdataset, pyarrow' 2>/dev/null; then \
+	  echo "pyref: making $(PYREF) (python3 -m venv; pip install blurhash thumbhash ssimulacra2 webdataset pyarrow)"; \
+	  mkdir -p .build; { python3 -m venv $(PYREF) && $(PYREF)/bin/pip install -q blurhash thumbhash ssimulacra2 webdataset pyarrow; } >.build/pyref.log 2>&1 \
 	    || echo "pyref: could not make $(PYREF) (.build/pyref.log): the reference-decoder tests are disabled"; \
 	fi
 

@@ -11,7 +11,7 @@ enum DatasetSettings {
     static func layout(_ arguments: ScannedArguments, shard: Shard?, keptColumns: [String]) throws(ImgError) -> WebDatasetLayout? {
         let samples = try arguments[Options.samplesPerShard]
         guard try isWebDataset(arguments) else {
-            let given = [Options.samplesPerShard.definition, Options.captionColumn.definition]
+            let given = [Options.samplesPerShard.definition, Options.captionColumn.definition, Options.parquet.definition]
                 .first { arguments.has($0.long) }
             if let given {
                 throw .usage("--\(given.long) applies with --output-format webdataset")
@@ -27,7 +27,9 @@ enum DatasetSettings {
         if let clash = keptColumns.first(where: WebDatasetLayout.sampleFields.contains) {
             throw .usage("--keep-columns \(clash): a sample's JSON has a field of that name (--output-format webdataset)")
         }
-        return WebDatasetLayout(samplesPerShard: samples ?? Options.samplesPerShard.defaultValue!, shard: shard)
+        var layout = WebDatasetLayout(samplesPerShard: samples ?? Options.samplesPerShard.defaultValue!, shard: shard)
+        layout.writesParquet = Options.parquet.isSet(in: arguments)
+        return layout
     }
 
     /// Refuses an output folder that already holds this layout's tars, unless the run resumes or retries into it:

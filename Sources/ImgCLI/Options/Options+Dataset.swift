@@ -11,6 +11,7 @@ extension OptionCatalog {
         Options.outputFormat,
         Options.samplesPerShard,
         Options.captionColumn,
+        Options.parquet,
     ])
 }
 
@@ -139,6 +140,43 @@ extension Options {
             With
             .BR "\-\-output\-format webdataset" ,
             the samples a tar holds at most (img2dataset's default).
+            """#)
+    static let parquet = Flag("parquet", for: [.batch], help: "write a Parquet table of its samples beside each tar",
+                         man: #"""
+            With
+            .BR "\-\-output\-format webdataset" ,
+            write
+            .B 00000.parquet
+            beside each tar (before the tar takes its name, as
+            .B 00000_stats.json
+            is): one row a sample in the tar, in the tar's order, with the columns
+            .BR key ,
+            .BR url ,
+            .B caption
+            (with
+            .BR \-\-caption\-column :
+            what
+            .IB KEY .txt
+            holds),
+            the kept columns by name (text: from JSON Lines, a value that is no string as JSON writes it), then
+            .BR width ,
+            .BR height ,
+            .BR original_width ,
+            .B original_height
+            and
+            .B bytes
+            (64-bit integers),
+            .BR sha256 ,
+            .B format
+            and, with
+            .BR \-\-facts ,
+            the facts: the fields of the samples'
+            .IB KEY .json
+            as a table, the way img2dataset writes one beside each tar, for pandas, pyarrow or DuckDB to read
+            without opening the tars.
+            Uncompressed, one row group; a missing value is null.
+            Lines that wrote no sample are in the manifest, not in the table.
+            Default: no table.
             """#)
     static let captionColumn = Option<String>("caption-column", value: "NAME", parser: .text, for: [.batch],
                          help: "write this column as each sample's KEY.txt",

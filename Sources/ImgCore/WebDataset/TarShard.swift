@@ -20,6 +20,8 @@ final class TarShard {
     private(set) var imageBytes = 0
     /// Lines retired while this tar was being written, by status (`ok`, `failed`, ...).
     var statuses: [String: Int] = [:]
+    /// Its samples' metadata, written as `NAME.parquet` beside it when complete; nil when none is written.
+    var table: ParquetTable?
     private let folder: OutputFolder
     private let descriptor: Int32
     private let staged: StagedOutput
@@ -73,8 +75,8 @@ final class TarShard {
         imageBytes += image.count
     }
 
-    /// Ends the tar, writes `stats(tarBytes)` as `NAME_stats.json` and gives the tar its name; returns the tar's
-    /// size. On failure the temporary is removed and nothing is at the tar's name.
+    /// Ends the tar, writes its table (if any) as `NAME.parquet` and `stats(tarBytes)` as `NAME_stats.json`, and gives
+    /// the tar its name; returns the tar's size. On failure the temporary is removed and nothing is at the tar's name.
     func complete(stats: (Int) -> Data) throws(ImgError) -> Int {
         guard let archive else { throw .internalFailure("tar \(name) completed twice") }
         self.archive = nil
@@ -89,6 +91,9 @@ final class TarShard {
         }
         let size = Int(info.st_size)
         do throws(ImgError) {
+            if let table {
+                try folder.write(table.encoded(createdBy: "imgfetch"), as: WebDatasetLayout.parquetName(ofTar: name))
+            }
             try folder.write(stats(size), as: WebDatasetLayout.statsName(ofTar: name))
         } catch {
             staged.discard()

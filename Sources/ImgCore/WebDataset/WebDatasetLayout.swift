@@ -15,6 +15,9 @@ public struct WebDatasetLayout: Sendable {
                                                    "phash"]
     /// Samples a tar holds at most; default `defaultSamplesPerShard`.
     public var samplesPerShard: Int
+    /// Whether each tar gets `NAME.parquet` beside it, a table of its samples' metadata (`ParquetTable`); default
+    /// false.
+    public var writesParquet = false
     /// What every tar's name starts with: `sK-` (K of four digits or more) for a shard, empty without one.
     public let prefix: String
 
@@ -37,6 +40,11 @@ public struct WebDatasetLayout: Sendable {
     /// `00000_stats.json` beside `00000.tar`.
     public static func statsName(ofTar name: String) -> String {
         (name.hasSuffix(".tar") ? String(name.dropLast(4)) : name) + "_stats.json"
+    }
+
+    /// `00000.parquet` beside `00000.tar`.
+    public static func parquetName(ofTar name: String) -> String {
+        (name.hasSuffix(".tar") ? String(name.dropLast(4)) : name) + ".parquet"
     }
 
     /// A sample's key: its list line's number (as the manifest's `line`), zero-padded to 9 digits.

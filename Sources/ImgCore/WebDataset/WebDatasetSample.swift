@@ -51,6 +51,27 @@ struct WebDatasetSample: Encodable {
         }
     }
 
+    /// The sample as a row of its tar's Parquet table (`--parquet`): the key, URL and caption (as `caption`, unless a
+    /// kept column has that name), the kept columns by name (as text: a JSON value that is no string as JSON writes
+    /// it), then the fields of its JSON.
+    func tableRow(caption: String?) -> [(name: String, value: ParquetTable.Value)] {
+        var row: [(name: String, value: ParquetTable.Value)] = [("key", .string(key)), ("url", .string(url))]
+        if let caption, columns["caption"] == nil { row.append(("caption", .string(caption))) }
+        for (name, value) in columns.sorted(by: { $0.key < $1.key }) where !Self.fields.contains(name) {
+            row.append((name, .string(value == .null ? nil : value.captionText)))
+        }
+        let integers: [(String, Int?)] = [("width", image.width), ("height", image.height),
+                                          ("original_width", image.sourceSize?.width),
+                                          ("original_height", image.sourceSize?.height), ("bytes", image.bytes.count)]
+        row += integers.map { ($0.0, .integer($0.1.map(Int64.init))) }
+        row += [("sha256", .string(sha256)), ("format", .string(image.format?.rawValue))]
+        if let facts = image.facts {
+            row += [("blurhash", .string(facts.blurhash)), ("thumbhash", .string(facts.thumbhash)),
+                    ("dominant_color", .string(facts.dominantColor)), ("phash", .string(facts.phash))]
+        }
+        return row
+    }
+
     /// The JSON, keys sorted, slashes unescaped.
     func encoded() -> Data {
         let encoder = JSONEncoder()

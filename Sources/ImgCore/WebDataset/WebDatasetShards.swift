@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A tar the batch completed: its path and what its stats file says.
 public struct WrittenTar: Sendable {
@@ -37,12 +40,13 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         let key = WebDatasetLayout.key(line: line)
         let ext = (image.format ?? ImageFormat.sniff(image.bytes.prefix(64)))?.fileExtension ?? "bin"
         let sha256 = image.bytes.sha256
-        let metadata = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256).encoded()
+        let sample = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256)
         do throws(ImgError) {
-            try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: metadata)
+            try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: sample.encoded())
         } catch {
             throw giveUp(tar, error)
         }
+        tar.table?.append(sample.tableRow(caption: caption))
         return SamplePlacement(tar: "\(folder.path)/\(tar.name)", tarID: tar.id, member: "\(key).\(ext)")
     }
 
@@ -98,10 +102,14 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     private func openTar() throws(ImgError) -> TarShard {
         if let current { return current }
-        let tar = try TarShard(name: layout.tarName(next), folder: folder)
+        let name = layout.tarName(next)
+        // A table left beside a tar an earlier run did not complete must not stand beside this one without its own.
+        if !layout.writesParquet { unlinkat(folder.descriptor, WebDatasetLayout.parquetName(ofTar: name), 0) }
+        let tar = try TarShard(name: name, folder: folder)
         next += 1
         tar.statuses = waiting
         waiting = [:]
+        if layout.writesParquet { tar.table = ParquetTable() }
         current = tar
         return tar
     }

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// The venv's python (`IMGFETCH_PYREF_PYTHON`, made by `make test`) when it has the `pyarrow` package.
+private let pyarrowPython: String? = {
+    guard let python = ProcessInfo.processInfo.environment["IMGFETCH_PYREF_PYTHON"],
+          let result = try? Imgfetch.run(["-c", "import pyarrow"], program: python), result.status == 0 else { return nil }
+    return python
+}()
+
+/// Prints each Parquet file given as one JSON line: its column names and types, and its rows.
+private let parquetReader = """
+    import json, sys
+    import pyarrow.parquet as pq
+    for path in sys.argv[1:]:
+        table = pq.read_table(path)
+        print(json.dumps({"columns": [[f.name, str(f.type)] for f in table.schema], "rows": table.to_pylist()}))
+    """
+
+/// `batch --parquet`: each WebDataset tar gets `NAME.parquet` beside it, read back with pyarrow (an independent
+/// implementation of the format), its rows the fields of the tar's samples' JSON.
+@Suite("WebDataset Parquet tables")
+struct WebDatasetParquetTests {
+    /// The tables `paths` hold, as pyarrow reads them.
+    static func read(_ paths: [String]) throws -> [[String: Any]] {
+        let python = try #require(pyarrowPython)
+        let result = try Imgfetch.run(["-c", parquetReader] + paths, program: python)
+        guard result.status == 0 else { throw TestFailure("pyarrow: \(result.stderr)") }
+        return try BatchFixture.records(result)
+    }
+
+    /// Each tar's table has one row a sample, in the tar's order, and each row is the sample's JSON: the key, URL,
+    /// caption and kept columns as text, sizes and bytes as 64-bit integers, the SHA-256 and format, with the facts.
+    @Test(.enabled(if: pyarrowPython != nil, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test` (venv .build/pyref)"))
+    func eachTarsTableHoldsItsSamplesJSON() throws {
+        let fixture = try BatchFixture(count: 6)
+        var rows = (1...5).map { #"{"url":""# + fixture.server.url("/img/img\($0).jpg") + #"","caption":"photo é \#($0)","n":\#($0),"tags":["a"],"z":null}"# }
+        rows.insert(#"{"url":""# + fixture.server.url("/status/404") + #"","caption":"gone","n":0,"tags":[],"z":null}"#, at: 2)
+        let list = fixture.root.file("list.jsonl")
+        try (rows.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress",
+                                       "--output-format", "webdataset", "--samples-per-shard", "2", "--parquet", "--facts",
+                                       "--caption-column", "caption", "--keep-columns", "n,tags,z", "--resize", "24x",
+                                       "--retry", "0"])
+        #expect(result.status == 1 && result.stderr.contains("5 ok, 1 failed, 5 samples written into 3 tars"), "\(result.stderr)")
+        let tars = WebDatasetTests.tars(fixture.output)
+        #expect(fixture.outputs().filter { $0.hasSuffix(".parquet") } == ["00000.parquet", "00001.parquet", "00002.parquet"])
+        let tables = try Self.read(tars.map { fixture.output + "/" + $0.replacingOccurrences(of: ".tar", with: ".parquet") })
+        #expect(tables.count == tars.count)
+        for (tar, table) in zip(tars, tables) {
+            let columns = try #require(table["columns"] as? [[String]])
+            #expect(columns.map(\.[0]) == ["key", "url", "caption", "n", "tags", "z", "width", "height", "original_width",
+                                           "original_height", "bytes", "sha256", "format", "blurhash", "thumbhash",
+                                           "dominant_color", "phash"])
+            #expect(columns.filter { $0[1] == "int64" }.map(\.[0]) == ["width", "height", "original_width", "original_height", "bytes"])
+            #expect(columns.allSatisfy { $0[1] == "int64" || $0[1] == "string" }, "\(columns)")
+            let rows = try #require(table["rows"] as? [[String: Any]])
+            let members = try WebDatasetTests.members(fixture.output + "/" + tar).filter { $0.hasSuffix(".json") }
+            #expect(rows.map { $0["key"] as? String ?? "" } == members.map { String($0.dropLast(5)) })
+            for (row, member) in zip(rows, members) {
+                let json = try #require(try JSONSerialization.jsonObject(with: WebDatasetTests.member(member, of: fixture.output + "/" + tar)) as? [String: Any])
+                for field in ["key", "url", "width", "height", "original_width", "original_height", "bytes", "sha256",
+                              "format", "blurhash", "thumbhash", "dominant_color", "phash"] {
+                    #expect("\(row[field] ?? "missing")" == "\(json[field] ?? "absent")", "\(member): \(field)")
+                }
+                #expect(row["n"] as? String == "\(json["n"] as? Int ?? -1)" && row["tags"] as? String == #"["a"]"#)
+                #expect(row["z"] is NSNull && json["z"] is NSNull, "a null value is null")
+                let caption = try WebDatasetTests.member(member.replacingOccurrences(of: ".json", with: ".txt"),
+                                                        of: fixture.output + "/" + tar)
+                #expect(row["caption"] as? String == String(decoding: caption, as: UTF8.self))
+            }
+        }
+    }
+
+    /// `--parquet` goes with WebDataset output only, in `batch` only; without it no table is written.
+    @Test func parquetNeedsWebDatasetOutput() throws {
+        let fixture = try BatchFixture(count: 1)
+        let url = fixture.server.url("/img/img1.jpg")
+        let files = try fixture.batch([url], ["--parquet"])
+        #expect(files.status == 2 && files.stderr.contains("--parquet applies with --output-format webdataset"), "\(files.stderr)")
+        #expect(fixture.outputs().isEmpty, "refused before anything is written")
+        let prefetch = try Imgfetch.run(["prefetch", url, "--parquet", "--cache-dir", fixture.cache])
+        #expect(prefetch.status == 2 && prefetch.stderr.contains("--parquet"), "\(prefetch.stderr)")
+        let plain = try fixture.batch([url], ["--output-format", "webdataset"])
+        #expect(plain.status == 0 && fixture.outputs() == ["00000.tar", "00000_stats.json"], "\(plain.stderr)")
+    }
+
+    /// The table's own encoding, read by pyarrow: nulls in runs, a column first seen after some rows, more columns
+    /// than a short Thrift list header holds, empty and non-ASCII strings, negative and large integers, and a cell
+    /// of the other kind converted to the column's.
+    @Test(.enabled(if: pyarrowPython != nil, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test` (venv .build/pyref)"))
+    func pyarrowReadsWhatTheTableWrites() throws {
+        var table = ParquetTable()
+        table.append([("s", .string("")), ("i", .integer(-5))])
+        table.append([("s", .string(nil)), ("i", .integer(Int64.max)), ("late", .string("é"))])
+        table.append([("i", .string("12")), ("s", .integer(7)), ("s", .string("ignored"))])
+        for column in 0..<16 { table.append([("c\(column)", .integer(Int64(column)))]) }
+        let directory = try TemporaryDirectory()
+        let path = directory.file("t.parquet")
+        try table.encoded(createdBy: "imgfetch").write(to: URL(fileURLWithPath: path))
+        let read = try #require(try Self.read([path]).first)
+        let rows = try #require(read["rows"] as? [[String: Any]])
+        #expect(rows.count == 19 && (read["columns"] as? [[String]])?.count == 19)
+        #expect(rows[0]["s"] as? String == "" && rows[0]["i"] as? Int == -5 && rows[0]["late"] is NSNull)
+        #expect(rows[1]["s"] is NSNull && rows[1]["i"] as? Int64 == Int64.max && rows[1]["late"] as? String == "é")
+        #expect(rows[2]["i"] as? Int == 12 && rows[2]["s"] as? String == "7")
+        #expect(rows[18]["c15"] as? Int == 15 && rows[18]["s"] is NSNull && rows[3]["c15"] is NSNull)
+    }
+
+    /// Definition levels as runs: a run's length shifted left once as a varint, then its level in a byte.
+    @Test func definitionLevelsAreRuns() {
+        #expect([UInt8](ParquetTable.runLengths([true, true, false])) == [0x04, 0x01, 0x02, 0x00])
+        #expect([UInt8](ParquetTable.runLengths(Array(repeating: true, count: 64))) == [0x80, 0x01, 0x01])
+        #expect(ParquetTable.runLengths([]).isEmpty)
+    }
+}
