@@ -176,6 +176,9 @@ extension Options {
             without opening the tars.
             Uncompressed, one row group; a missing value is null.
             Lines that wrote no sample are in the manifest, not in the table.
+            A table or stats file beside no tar (a run killed after writing them, before its tar took its name)
+            is removed by the next run of the same shard into the folder, so the tables count exactly the
+            samples the tars hold.
             Default: no table.
             """#)
     static let captionColumn = Option<String>("caption-column", value: "NAME", parser: .text, for: [.batch],

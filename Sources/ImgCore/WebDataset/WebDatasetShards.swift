@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A tar the batch completed: its path and what its stats file says.
 public struct WrittenTar: Sendable {
@@ -13,7 +10,8 @@ public struct WrittenTar: Sendable {
 /// The tars of one batch's WebDataset output, filled in the order lines are retired: a sample goes into the open
 /// tar (a new one is opened for the first sample after the last was completed), which is completed once it holds
 /// `WebDatasetLayout.samplesPerShard` samples, and at the end of the run. New tars are numbered after the complete
-/// ones already in the folder (what a resumed run keeps), so a run never replaces a complete tar.
+/// ones already in the folder (what a resumed run keeps), so a run never replaces a complete tar; the tables and
+/// stats of tars not in the folder are removed first (`WebDatasetLayout.removeOrphanedCompanions`).
 final class WebDatasetShards: @unchecked Sendable { // touched only under BatchRunner's order lock: retiring is serial
     let layout: WebDatasetLayout
     private let folder: OutputFolder
@@ -29,6 +27,7 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     init(layout: WebDatasetLayout, folder: OutputFolder, shard: Shard?) {
         (self.layout, self.folder, self.shard) = (layout, folder, shard)
+        layout.removeOrphanedCompanions(in: folder)
         next = (layout.existingTars(in: folder).keys.max() ?? -1) + 1
     }
 
@@ -102,10 +101,7 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     private func openTar() throws(ImgError) -> TarShard {
         if let current { return current }
-        let name = layout.tarName(next)
-        // A table left beside a tar an earlier run did not complete must not stand beside this one without its own.
-        if !layout.writesParquet { unlinkat(folder.descriptor, WebDatasetLayout.parquetName(ofTar: name), 0) }
-        let tar = try TarShard(name: name, folder: folder)
+        let tar = try TarShard(name: layout.tarName(next), folder: folder)
         next += 1
         tar.statuses = waiting
         waiting = [:]
