@@ -105,32 +105,37 @@ struct WebDatasetParquetTests {
         #expect(fixture.outputs() == ["00000.parquet", "00000.tar", "00000_stats.json", "s0001-00000.parquet"])
     }
 
-    /// The table's own encoding, read by pyarrow: nulls in runs, a column first seen after some rows, more columns
-    /// than a short Thrift list header holds, empty and non-ASCII strings, negative and large integers, and a cell
-    /// of the other kind converted to the column's.
+    /// The writer's own encoding, read by pyarrow: row groups of 3 rows, nulls in runs, a column first seen in a
+    /// later group (null in the groups before), more columns than a short Thrift list header holds, empty and
+    /// non-ASCII strings, negative and large integers, a cell of the other kind converted to the column's, even in
+    /// a later group.
     @Test(.enabled(if: pyarrowPython != nil, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test` (venv .build/pyref)"))
-    func pyarrowReadsWhatTheTableWrites() throws {
-        var table = ParquetTable()
-        table.append([("s", .string("")), ("i", .integer(-5))])
-        table.append([("s", .string(nil)), ("i", .integer(Int64.max)), ("late", .string("é"))])
-        table.append([("i", .string("12")), ("s", .integer(7)), ("s", .string("ignored"))])
-        for column in 0..<16 { table.append([("c\(column)", .integer(Int64(column)))]) }
+    func pyarrowReadsWhatTheWriterWrites() throws {
+        var file = Data()
+        var writer = try ParquetWriter(rowsPerGroup: 3) { (data: Data) throws(ImgError) in file.append(data) }
+        try writer.append([("s", .string("")), ("i", .integer(-5))])
+        try writer.append([("s", .string(nil)), ("i", .integer(Int64.max))])
+        try writer.append([("i", .string("12")), ("s", .integer(7)), ("s", .string("ignored"))])
+        try writer.append([("late", .string("é")), ("i", .string("x"))])
+        for column in 0..<16 { try writer.append([("c\(column)", .integer(Int64(column)))]) }
+        try writer.finish(createdBy: "imgfetch")
         let directory = try TemporaryDirectory()
         let path = directory.file("t.parquet")
-        try table.encoded(createdBy: "imgfetch").write(to: URL(fileURLWithPath: path))
+        try file.write(to: URL(fileURLWithPath: path))
         let read = try #require(try Self.read([path]).first)
         let rows = try #require(read["rows"] as? [[String: Any]])
-        #expect(rows.count == 19 && (read["columns"] as? [[String]])?.count == 19)
+        #expect(rows.count == 20 && (read["columns"] as? [[String]])?.map(\.[0]) == ["s", "i", "late"] + (0..<16).map { "c\($0)" })
         #expect(rows[0]["s"] as? String == "" && rows[0]["i"] as? Int == -5 && rows[0]["late"] is NSNull)
-        #expect(rows[1]["s"] is NSNull && rows[1]["i"] as? Int64 == Int64.max && rows[1]["late"] as? String == "é")
+        #expect(rows[1]["s"] is NSNull && rows[1]["i"] as? Int64 == Int64.max && rows[2]["late"] is NSNull)
         #expect(rows[2]["i"] as? Int == 12 && rows[2]["s"] as? String == "7")
-        #expect(rows[18]["c15"] as? Int == 15 && rows[18]["s"] is NSNull && rows[3]["c15"] is NSNull)
+        #expect(rows[3]["late"] as? String == "é" && rows[3]["i"] is NSNull, "an integer column keeps its kind")
+        #expect(rows[19]["c15"] as? Int == 15 && rows[19]["s"] is NSNull && rows[4]["c15"] is NSNull)
     }
 
     /// Definition levels as runs: a run's length shifted left once as a varint, then its level in a byte.
     @Test func definitionLevelsAreRuns() {
-        #expect([UInt8](ParquetTable.runLengths([true, true, false])) == [0x04, 0x01, 0x02, 0x00])
-        #expect([UInt8](ParquetTable.runLengths(Array(repeating: true, count: 64))) == [0x80, 0x01, 0x01])
-        #expect(ParquetTable.runLengths([]).isEmpty)
+        #expect([UInt8](ParquetRowGroup.runLengths([true, true, false])) == [0x04, 0x01, 0x02, 0x00])
+        #expect([UInt8](ParquetRowGroup.runLengths(Array(repeating: true, count: 64))) == [0x80, 0x01, 0x01])
+        #expect(ParquetRowGroup.runLengths([]).isEmpty)
     }
 }

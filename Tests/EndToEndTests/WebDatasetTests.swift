@@ -186,8 +186,9 @@ struct WebDatasetTests {
     }
 
     /// A folder that fills up while a tar is written: the batch stops (exit 7), the torn tar is removed (nothing at
-    /// a tar's name but complete tars, each with its stats), and the lines not written are not done.
-    @Test func aFullFolderLeavesOnlyCompleteTars() throws {
+    /// a tar's name but complete tars, each with its stats and, with `--parquet`, its table), and the lines not
+    /// written are not done.
+    @Test(arguments: [false, true]) func aFullFolderLeavesOnlyCompleteTars(withTables: Bool) throws {
         let root = try TemporaryDirectory()
         for index in 1...30 { try FileManager.default.copyItem(atPath: Paths.images + "/rgba.png", toPath: root.file("p\(index).png")) }
         let fixture = try CacheFixture(root: root.path)
@@ -204,7 +205,7 @@ struct WebDatasetTests {
         let namespace = geteuid() == 0 ? "-m" : "-rm"
         let result = try Imgfetch.run(["batch", list, "-O", out, "--resize", "64x64:fill", "--format", "tiff", "-j", "2",
                                        "--output-format", "webdataset", "--samples-per-shard", "2", "--manifest", manifest,
-                                       "--cache-dir", fixture.cache, "--no-auto-clean"],
+                                       "--cache-dir", fixture.cache, "--no-auto-clean"] + (withTables ? ["--parquet"] : []),
                                       program: "/usr/bin/unshare", prefix: [namespace, "sh", "-c", script, out, Paths.binary])
         #expect(result.status == 7, "\(result.stderr)")
         #expect(result.stderr.contains("takes no more (No space left on device)"), "\(result.stderr)")
@@ -213,8 +214,10 @@ struct WebDatasetTests {
         let tars = listed.filter { $0.hasPrefix("tar ") }
         #expect(!tars.isEmpty && tars.allSatisfy { $0.hasSuffix(" 4") }, "every tar left is complete: \(listed)")
         let files = listed.filter { $0.hasPrefix("file ") }.map { String($0.dropFirst(5)) }
-        #expect(files.filter { !$0.hasSuffix("_stats.json") } == tars.map { String($0.split(separator: " ")[1]) },
-                "nothing but complete tars and their stats: \(files)")
+        let tarNames = tars.map { String($0.split(separator: " ")[1]) }
+        #expect(files.filter { !$0.hasSuffix("_stats.json") && !$0.hasSuffix(".parquet") } == tarNames,
+                "nothing but complete tars, their stats and tables: \(files)")
+        #expect(files.filter { $0.hasSuffix(".parquet") } == (withTables ? tarNames.map { $0.replacingOccurrences(of: ".tar", with: ".parquet") } : []))
         let records = try JSONLines.objects(inFile: manifest).filter { $0["line"] != nil }
         let ok = records.filter { $0["status"] as? String == "ok" }
         #expect(records.allSatisfy { $0["status"] as? String != "failed" }, "\(records)")

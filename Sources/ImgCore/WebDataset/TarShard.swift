@@ -20,15 +20,16 @@ final class TarShard {
     private(set) var imageBytes = 0
     /// Lines retired while this tar was being written, by status (`ok`, `failed`, ...).
     var statuses: [String: Int] = [:]
-    /// Its samples' metadata, written as `NAME.parquet` beside it when complete; nil when none is written.
-    var table: ParquetTable?
+    /// Its samples' metadata as a Parquet table (`NAME.parquet`), written beside it under a temporary as it fills;
+    /// nil when none is written.
+    private var table: (writer: ParquetWriter, descriptor: Int32, staged: StagedOutput)?
     private let folder: OutputFolder
     private let descriptor: Int32
     private let staged: StagedOutput
     private var archive: OpaquePointer?
 
-    /// A new tar `name` in `folder`, written under a temporary.
-    init(name: String, folder: OutputFolder) throws(ImgError) {
+    /// A new tar `name` in `folder`, written under a temporary; with `table`, its Parquet table too.
+    init(name: String, folder: OutputFolder, table: Bool) throws(ImgError) {
         self.name = name
         self.folder = folder
         id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -41,6 +42,32 @@ final class TarShard {
             throw .io("cannot write \(shown): \(reason.isEmpty ? "libarchive could not make a tar writer" : reason)")
         }
         archive = opened
+        if table {
+            do throws(ImgError) { self.table = try Self.openTable(WebDatasetLayout.parquetName(ofTar: name), in: folder) } catch {
+                abandon()
+                throw error
+            }
+        }
+    }
+
+    /// A Parquet writer into a new temporary of `folder`, to be named `name`.
+    private static func openTable(_ name: String, in folder: OutputFolder) throws(ImgError)
+        -> (writer: ParquetWriter, descriptor: Int32, staged: StagedOutput) {
+        let shown = "\(folder.path)/\(name)"
+        let (descriptor, staged) = try folder.createGrowing(shownAs: shown)
+        do throws(ImgError) {
+            let writer = try ParquetWriter { (data: Data) throws(ImgError) in
+                guard data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) else {
+                    folder.noteWriteFailure(errno)
+                    throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
+                }
+            }
+            return (writer, descriptor, staged)
+        } catch {
+            close(descriptor)
+            staged.discard()
+            throw error
+        }
     }
 
     deinit { abandon() }
@@ -67,10 +94,12 @@ final class TarShard {
 
     /// Appends one sample: its image as `KEY.EXT`, its caption (if any) as `KEY.txt`, then its metadata as
     /// `KEY.json`.
-    func add(key: String, ext: String, image: EncodedBytes, caption: String?, metadata: Data) throws(ImgError) {
+    func add(key: String, ext: String, image: EncodedBytes, caption: String?, metadata: Data,
+             row: @autoclosure () -> [(name: String, value: ParquetRowGroup.Value)]) throws(ImgError) {
         try add(member: "\(key).\(ext)", bytes: image)
         if let caption { try add(member: "\(key).txt", bytes: .memory(Data(caption.utf8))) }
         try add(member: "\(key).json", bytes: .memory(metadata))
+        try table?.writer.append(row())
         samples += 1
         imageBytes += image.count
     }
@@ -91,9 +120,7 @@ final class TarShard {
         }
         let size = Int(info.st_size)
         do throws(ImgError) {
-            if let table {
-                try folder.write(table.encoded(createdBy: "imgfetch"), as: WebDatasetLayout.parquetName(ofTar: name))
-            }
+            try completeTable()
             try folder.write(stats(size), as: WebDatasetLayout.statsName(ofTar: name))
         } catch {
             staged.discard()
@@ -103,13 +130,37 @@ final class TarShard {
         return size
     }
 
-    /// Gives the tar up: the writer freed, the temporary removed. Nothing happens once it is complete.
+    /// Gives the tar up: the writer freed, the temporaries removed. Nothing happens once it is complete.
     func abandon() {
+        if let table {
+            self.table = nil
+            close(table.descriptor)
+            table.staged.discard()
+        }
         guard let archive else { return }
         self.archive = nil
         imgf_tar_abandon(archive)
         close(descriptor)
         staged.discard()
+    }
+
+    /// Ends the table, if any, and gives it its name; on failure its temporary is removed.
+    private func completeTable() throws(ImgError) {
+        guard var table else { return }
+        self.table = nil
+        let shown = "\(folder.path)/\(WebDatasetLayout.parquetName(ofTar: name))"
+        do throws(ImgError) {
+            try table.writer.finish(createdBy: "imgfetch")
+        } catch {
+            close(table.descriptor)
+            table.staged.discard()
+            throw error
+        }
+        guard close(table.descriptor) == 0 else {
+            table.staged.discard()
+            throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
+        }
+        try folder.commit(table.staged, as: WebDatasetLayout.parquetName(ofTar: name))
     }
 
     private func failure(_ member: String) -> ImgError {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes Apache Thrift's compact protocol, the encoding of Parquet's page headers and file metadata: structs of
 /// numbered fields (each a header byte holding the delta from the field before and the field's type), zigzag varint
-/// integers, length-prefixed binaries and lists. Only what `ParquetTable` writes: i32, i64, binary, list and struct.
+/// integers, length-prefixed binaries and lists. Only what `ParquetWriter` writes: i32, i64, binary, list and struct.
 struct ThriftCompactWriter {
     /// The compact protocol's type codes.
     enum Kind: UInt8 {

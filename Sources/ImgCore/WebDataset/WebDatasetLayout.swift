@@ -15,7 +15,7 @@ public struct WebDatasetLayout: Sendable {
                                                    "phash"]
     /// Samples a tar holds at most; default `defaultSamplesPerShard`.
     public var samplesPerShard: Int
-    /// Whether each tar gets `NAME.parquet` beside it, a table of its samples' metadata (`ParquetTable`); default
+    /// Whether each tar gets `NAME.parquet` beside it, a table of its samples' metadata (`ParquetWriter`); default
     /// false.
     public var writesParquet = false
     /// What every tar's name starts with: `sK-` (K of four digits or more) for a shard, empty without one.

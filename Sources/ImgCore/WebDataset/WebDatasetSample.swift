@@ -54,8 +54,8 @@ struct WebDatasetSample: Encodable {
     /// The sample as a row of its tar's Parquet table (`--parquet`): the key, URL and caption (as `caption`, unless a
     /// kept column has that name), the kept columns by name (as text: a JSON value that is no string as JSON writes
     /// it), then the fields of its JSON.
-    func tableRow(caption: String?) -> [(name: String, value: ParquetTable.Value)] {
-        var row: [(name: String, value: ParquetTable.Value)] = [("key", .string(key)), ("url", .string(url))]
+    func tableRow(caption: String?) -> [(name: String, value: ParquetRowGroup.Value)] {
+        var row: [(name: String, value: ParquetRowGroup.Value)] = [("key", .string(key)), ("url", .string(url))]
         if let caption, columns["caption"] == nil { row.append(("caption", .string(caption))) }
         for (name, value) in columns.sorted(by: { $0.key < $1.key }) where !Self.fields.contains(name) {
             row.append((name, .string(value == .null ? nil : value.captionText)))

@@ -41,11 +41,11 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         let sha256 = image.bytes.sha256
         let sample = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256)
         do throws(ImgError) {
-            try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: sample.encoded())
+            try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: sample.encoded(),
+                        row: sample.tableRow(caption: caption))
         } catch {
             throw giveUp(tar, error)
         }
-        tar.table?.append(sample.tableRow(caption: caption))
         return SamplePlacement(tar: "\(folder.path)/\(tar.name)", tarID: tar.id, member: "\(key).\(ext)")
     }
 
@@ -101,11 +101,10 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     private func openTar() throws(ImgError) -> TarShard {
         if let current { return current }
-        let tar = try TarShard(name: layout.tarName(next), folder: folder)
+        let tar = try TarShard(name: layout.tarName(next), folder: folder, table: layout.writesParquet)
         next += 1
         tar.statuses = waiting
         waiting = [:]
-        if layout.writesParquet { tar.table = ParquetTable() }
         current = tar
         return tar
     }
