@@ -41,9 +41,9 @@ struct ParquetRowGroup {
     }
 
     /// Appends a row of named cells; a column first seen here gets nulls for the rows before, takes its kind from
-    /// `knownKinds` or else from this cell, and keeps it: a later integer in a string column is written as its decimal digits, a later string
-    /// in an integer column as the integer it spells (null when it spells none). A name given twice in a row keeps
-    /// its first cell.
+    /// `knownKinds` or else from this cell, and keeps it: a later integer in a string column is written as its
+    /// decimal digits, a later string in an integer column as the integer it spells (null when it spells none). A
+    /// name given twice in a row keeps its first cell.
     mutating func append(_ row: [(name: String, value: Value)]) {
         var filled = Set<Int>()
         for (name, value) in row {
@@ -132,7 +132,11 @@ struct ParquetRowGroup {
     }
 
     private mutating func appendNull(at position: Int) {
-        if columns[position].isInteger { columns[position].integers.append(nil) } else { columns[position].strings.append(nil) }
+        if columns[position].isInteger {
+            columns[position].integers.append(nil)
+        } else {
+            columns[position].strings.append(nil)
+        }
     }
 
     /// A column's definition levels (1 for a value, 0 for null), encoded.

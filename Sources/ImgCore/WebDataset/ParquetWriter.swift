@@ -53,8 +53,8 @@ struct ParquetWriter {
         for column in group.columns where !schema.contains(where: { $0.name == column.name }) {
             schema.append((column.name, column.isInteger))
         }
-        written.append((group.rowCount, Dictionary(chunks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })))
-        group = ParquetRowGroup(knownKinds: Dictionary(schema.map { ($0.name, $0.isInteger) }, uniquingKeysWith: { first, _ in first }))
+        written.append((group.rowCount, Dictionary(chunks.map { ($0.name, $0) }) { first, _ in first }))
+        group = ParquetRowGroup(knownKinds: Dictionary(schema.map { ($0.name, $0.isInteger) }) { first, _ in first })
         try emit(data)
     }
 

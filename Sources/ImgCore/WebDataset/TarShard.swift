@@ -43,7 +43,9 @@ final class TarShard {
         }
         archive = opened
         if table {
-            do throws(ImgError) { self.table = try Self.openTable(WebDatasetLayout.parquetName(ofTar: name), in: folder) } catch {
+            do throws(ImgError) {
+                self.table = try Self.openTable(WebDatasetLayout.parquetName(ofTar: name), in: folder)
+            } catch {
                 abandon()
                 throw error
             }
@@ -105,7 +107,8 @@ final class TarShard {
     }
 
     /// Ends the tar, writes its table (if any) as `NAME.parquet` and `stats(tarBytes)` as `NAME_stats.json`, and gives
-    /// the tar its name; returns the tar's size. On failure the temporary is removed and nothing is at the tar's name.
+    /// the tar its name; returns the tar's size. On failure the temporaries are removed and nothing is at the tar's
+    /// name nor at its table's and stats'.
     func complete(stats: (Int) -> Data) throws(ImgError) -> Int {
         guard let archive else { throw .internalFailure("tar \(name) completed twice") }
         self.archive = nil
@@ -116,27 +119,29 @@ final class TarShard {
         guard ended, measured, closed else {
             folder.noteWriteFailure(errno)
             staged.discard()
+            discardTable()
             throw .io("cannot write \(folder.path)/\(name): \(String(cString: strerror(errno)))")
         }
         let size = Int(info.st_size)
         do throws(ImgError) {
             try completeTable()
             try folder.write(stats(size), as: WebDatasetLayout.statsName(ofTar: name))
+            try folder.commit(staged, as: name)
         } catch {
+            // Nothing stands at the names of a tar that did not take its own.
             staged.discard()
+            discardTable()
+            for companion in [WebDatasetLayout.parquetName(ofTar: name), WebDatasetLayout.statsName(ofTar: name)] {
+                unlinkat(folder.descriptor, companion, 0)
+            }
             throw error
         }
-        try folder.commit(staged, as: name)
         return size
     }
 
     /// Gives the tar up: the writer freed, the temporaries removed. Nothing happens once it is complete.
     func abandon() {
-        if let table {
-            self.table = nil
-            close(table.descriptor)
-            table.staged.discard()
-        }
+        discardTable()
         guard let archive else { return }
         self.archive = nil
         imgf_tar_abandon(archive)
@@ -147,20 +152,27 @@ final class TarShard {
     /// Ends the table, if any, and gives it its name; on failure its temporary is removed.
     private func completeTable() throws(ImgError) {
         guard var table else { return }
-        self.table = nil
-        let shown = "\(folder.path)/\(WebDatasetLayout.parquetName(ofTar: name))"
         do throws(ImgError) {
             try table.writer.finish(createdBy: "imgfetch")
         } catch {
-            close(table.descriptor)
-            table.staged.discard()
+            discardTable()
             throw error
         }
+        self.table = nil
+        let tableName = WebDatasetLayout.parquetName(ofTar: name)
         guard close(table.descriptor) == 0 else {
             table.staged.discard()
-            throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
+            throw .io("cannot write \(folder.path)/\(tableName): \(String(cString: strerror(errno)))")
         }
-        try folder.commit(table.staged, as: WebDatasetLayout.parquetName(ofTar: name))
+        try folder.commit(table.staged, as: tableName)
+    }
+
+    /// Gives the table up, if any: its descriptor closed, its temporary removed.
+    private func discardTable() {
+        guard let table else { return }
+        self.table = nil
+        close(table.descriptor)
+        table.staged.discard()
     }
 
     private func failure(_ member: String) -> ImgError {
