@@ -64,14 +64,15 @@ class SmallImageWorkload:
         imf = Contender(f"w10-{size}-imgfetch", f"imgfetch batch urls.txt -O out --resize {size}x{size} "
                         "--format jpeg --cache-dir EMPTY (default -j)", cmd, imgfetch=True, prepare=prep,
                         check=self.count_check(od["imgfetch"], count))
+        # With a Parquet table beside each tar, as img2dataset writes one.
         wds_cmd = [b.imgfetch, "batch", urls, "-O", od["wds"], "--resize", f"{size}x{size}", "--format", "jpeg",
-                   "-q", "--output-format", "webdataset", "--cache-dir", "PLACEHOLDER"]
+                   "-q", "--output-format", "webdataset", "--parquet", "--cache-dir", "PLACEHOLDER"]
 
         def prep_wds():
             self.fresh(od["wds"])()
             wds_cmd[-1] = b.fresh_cache(f"small-wds-{size}")
         wds = Contender(f"w10-{size}-imgfetch-wds", f"imgfetch batch urls.txt -O out --resize {size}x{size} --format "
-                        "jpeg --output-format webdataset --cache-dir EMPTY", wds_cmd, imgfetch=True, prepare=prep_wds,
+                        "jpeg --output-format webdataset --parquet --cache-dir EMPTY", wds_cmd, imgfetch=True, prepare=prep_wds,
                         check=self.tar_check(od["wds"], count), short="imgfetch (WebDataset)", session_memory=True)
         pyv = Contender(f"w10-{size}-pyvips", "pyvips thread pool: requests + thumbnail_buffer "
                         "(bench/peers/pyvips_pool.py)",
