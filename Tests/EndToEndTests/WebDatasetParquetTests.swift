@@ -105,6 +105,16 @@ struct WebDatasetParquetTests {
         #expect(fixture.outputs() == ["00000.parquet", "00000.tar", "00000_stats.json", "s0001-00000.parquet"])
     }
 
+    /// A tar whose stats can't be written (a folder stands at their name) does not take its name, and its table,
+    /// written just before, is removed with it: nothing stands beside no tar, and the batch says why (exit 7).
+    @Test func aTarThatFailsToTakeItsNameLeavesNoTable() throws {
+        let fixture = try BatchFixture(count: 1)
+        try FileManager.default.createDirectory(atPath: fixture.output + "/00000_stats.json/x", withIntermediateDirectories: true)
+        let result = try fixture.batch([fixture.server.url("/img/img1.jpg")], ["--output-format", "webdataset", "--parquet"])
+        #expect(result.status == 7 && result.stderr.contains("00000_stats.json"), "\(result.stderr)")
+        #expect(fixture.outputs() == ["00000_stats.json"], "neither the tar nor its table: \(fixture.outputs())")
+    }
+
     /// The writer's own encoding, read by pyarrow: row groups of 3 rows, nulls in runs, a column first seen in a
     /// later group (null in the groups before), more columns than a short Thrift list header holds, empty and
     /// non-ASCII strings, negative and large integers, a cell of the other kind converted to the column's, even in
