@@ -85,7 +85,7 @@ public enum VipsRuntime {
     /// mapping threshold), until the process measures a Butteraugli distance (`keepFreedMemoryForMeasuring`).
     static let mallocKeptFreeBytes = 128 << 10
 
-    /// The trim threshold of a process that measures Butteraugli distances (`--quality auto`, `--format auto`):
+    /// The trim threshold of a process that measures Butteraugli distances (a quality or format chosen by them):
     /// 8 MiB, the least that keeps a call's images for the next. With 128 KiB they were given back and came again as
     /// fresh pages that the kernel faults in and clears (page faults of 80 JPEG photos whose quality is searched:
     /// 82,000-134,000 against 9,000-14,000 with 8 MiB; 9 % more CPU). It costs up to 8 MiB an arena of resident

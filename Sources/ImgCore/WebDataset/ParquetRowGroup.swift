@@ -107,12 +107,7 @@ struct ParquetRowGroup {
         while index < levels.count {
             var end = index + 1
             while end < levels.count, levels[end] == levels[index] { end += 1 }
-            var header = UInt64(end - index) << 1
-            while header >= 0x80 {
-                data.append(UInt8(header & 0x7F) | 0x80)
-                header >>= 7
-            }
-            data.append(UInt8(header))
+            ThriftCompactWriter.appendVarint(UInt64(end - index) << 1, to: &data)
             data.append(levels[index] ? 1 : 0)
             index = end
         }

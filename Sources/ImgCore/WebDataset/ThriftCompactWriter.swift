@@ -86,13 +86,17 @@ struct ThriftCompactWriter {
         bytes.append(data)
     }
 
-    private mutating func varint(_ value: UInt64) {
+    private mutating func varint(_ value: UInt64) { Self.appendVarint(value, to: &bytes) }
+
+    /// Appends `value` as an unsigned LEB128 varint (seven bits a byte, lowest first), as Thrift's compact protocol
+    /// and Parquet's run-length encoding write lengths.
+    static func appendVarint(_ value: UInt64, to data: inout Data) {
         var rest = value
         while rest >= 0x80 {
-            bytes.append(UInt8(rest & 0x7F) | 0x80)
+            data.append(UInt8(rest & 0x7F) | 0x80)
             rest >>= 7
         }
-        bytes.append(UInt8(rest))
+        data.append(UInt8(rest))
     }
 
     private func zigzag(_ value: Int64) -> UInt64 {

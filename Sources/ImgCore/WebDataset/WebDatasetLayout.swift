@@ -63,25 +63,23 @@ public struct WebDatasetLayout: Sendable {
         return found
     }
 
-    /// Removes the `NAME.parquet` and `NAME_stats.json` of this layout's tars that are not in `folder`: a run killed
-    /// after writing them and before its tar took its name leaves them beside nothing, and a table there would count
-    /// samples no tar holds (they are done again in another). Only this layout's names: another shard's task may be
-    /// completing a tar in the same folder.
-    public func removeOrphanedCompanions(in folder: OutputFolder) {
-        let tars = Set(existingTars(in: folder).values)
+    /// Removes the `NAME.parquet` and `NAME_stats.json` in `folder` of this layout's tars not among `tars` (the
+    /// complete ones, `existingTars`): a run killed after writing them and before its tar took its name leaves them
+    /// beside nothing, and a table there would count samples no tar holds (they are done again in another). Only
+    /// this layout's names: another shard's task may be completing a tar in the same folder.
+    public func removeOrphanedCompanions(in folder: OutputFolder, besides tars: [Int: String]) {
+        let complete = Set(tars.values)
         for (name, _) in DirectoryListing.children(of: folder.descriptor) {
-            guard let tar = companionTar(of: name), !tars.contains(tar) else { continue }
+            guard let tar = companionTar(of: name), !complete.contains(tar) else { continue }
             unlinkat(folder.descriptor, name, 0)
         }
     }
 
     /// The tar `name` stands beside when it is a `NAME.parquet` or `NAME_stats.json` of this layout's.
     func companionTar(of name: String) -> String? {
-        for suffix in [".parquet", "_stats.json"] where name.hasSuffix(suffix) {
-            let tar = String(name.dropLast(suffix.count)) + ".tar"
-            return tarNumber(of: tar) == nil ? nil : tar
-        }
-        return nil
+        guard let suffix = [".parquet", "_stats.json"].first(where: name.hasSuffix) else { return nil }
+        let tar = String(name.dropLast(suffix.count)) + ".tar"
+        return tarNumber(of: tar) == nil ? nil : tar
     }
 
     static func padded(_ number: Int, digits: Int) -> String {

@@ -34,42 +34,41 @@ struct WebDatasetSample: Encodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Name.self)
         for (name, value) in columns where !Self.fields.contains(name) { try container.encode(value, forKey: Name(name)) }
-        try container.encode(key, forKey: Name("key"))
-        try container.encode(url, forKey: Name("url"))
-        try container.encodeIfPresent(image.width, forKey: Name("width"))
-        try container.encodeIfPresent(image.height, forKey: Name("height"))
-        try container.encodeIfPresent(image.sourceSize?.width, forKey: Name("original_width"))
-        try container.encodeIfPresent(image.sourceSize?.height, forKey: Name("original_height"))
-        try container.encode(image.bytes.count, forKey: Name("bytes"))
-        try container.encode(sha256, forKey: Name("sha256"))
-        try container.encodeIfPresent(image.format?.rawValue, forKey: Name("format"))
-        if let facts = image.facts {
-            try container.encode(facts.blurhash, forKey: Name("blurhash"))
-            try container.encode(facts.thumbhash, forKey: Name("thumbhash"))
-            try container.encode(facts.dominantColor, forKey: Name("dominant_color"))
-            try container.encode(facts.phash, forKey: Name("phash"))
+        for (name, value) in ownFields {
+            switch value {
+            case .string(let text): try container.encodeIfPresent(text, forKey: Name(name))
+            case .integer(let number): try container.encodeIfPresent(number, forKey: Name(name))
+            }
         }
     }
 
-    /// The sample as a row of its tar's Parquet table (`--parquet`): the key, URL and caption (as `caption`, unless a
-    /// kept column has that name), the kept columns by name (as text: a JSON value that is no string as JSON writes
-    /// it), then the fields of its JSON.
+    /// The sample's own fields, in order, each a string or an integer (nil: the JSON leaves it out, the table has
+    /// null): the key, the URL, the image's size and its original's, bytes, SHA-256, format and, with facts, the facts.
+    private var ownFields: [(name: String, value: ParquetRowGroup.Value)] {
+        let integers: [(String, Int?)] = [("width", image.width), ("height", image.height),
+                                          ("original_width", image.sourceSize?.width),
+                                          ("original_height", image.sourceSize?.height), ("bytes", image.bytes.count)]
+        var fields: [(name: String, value: ParquetRowGroup.Value)] = [("key", .string(key)), ("url", .string(url))]
+        fields += integers.map { ($0.0, .integer($0.1.map(Int64.init))) }
+        fields += [("sha256", .string(sha256)), ("format", .string(image.format?.rawValue))]
+        if let facts = image.facts {
+            fields += [("blurhash", .string(facts.blurhash)), ("thumbhash", .string(facts.thumbhash)),
+                       ("dominant_color", .string(facts.dominantColor)), ("phash", .string(facts.phash))]
+        }
+        return fields
+    }
+
+    /// The sample as a row of its tar's Parquet table: the key, URL and caption (as `caption`, unless a kept column
+    /// has that name), the kept columns by name (as text: a JSON value that is no string as JSON writes it), then
+    /// the rest of its own fields.
     func tableRow(caption: String?) -> [(name: String, value: ParquetRowGroup.Value)] {
-        var row: [(name: String, value: ParquetRowGroup.Value)] = [("key", .string(key)), ("url", .string(url))]
+        let own = ownFields
+        var row = Array(own.prefix(2))  // the key and the URL lead
         if let caption, columns["caption"] == nil { row.append(("caption", .string(caption))) }
         for (name, value) in columns.sorted(by: { $0.key < $1.key }) where !Self.fields.contains(name) {
             row.append((name, .string(value == .null ? nil : value.captionText)))
         }
-        let integers: [(String, Int?)] = [("width", image.width), ("height", image.height),
-                                          ("original_width", image.sourceSize?.width),
-                                          ("original_height", image.sourceSize?.height), ("bytes", image.bytes.count)]
-        row += integers.map { ($0.0, .integer($0.1.map(Int64.init))) }
-        row += [("sha256", .string(sha256)), ("format", .string(image.format?.rawValue))]
-        if let facts = image.facts {
-            row += [("blurhash", .string(facts.blurhash)), ("thumbhash", .string(facts.thumbhash)),
-                    ("dominant_color", .string(facts.dominantColor)), ("phash", .string(facts.phash))]
-        }
-        return row
+        return row + own.dropFirst(2)
     }
 
     /// The JSON, keys sorted, slashes unescaped.

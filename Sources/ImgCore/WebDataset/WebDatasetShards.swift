@@ -27,8 +27,9 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     init(layout: WebDatasetLayout, folder: OutputFolder, shard: Shard?) {
         (self.layout, self.folder, self.shard) = (layout, folder, shard)
-        layout.removeOrphanedCompanions(in: folder)
-        next = (layout.existingTars(in: folder).keys.max() ?? -1) + 1
+        let tars = layout.existingTars(in: folder)
+        layout.removeOrphanedCompanions(in: folder, besides: tars)
+        next = (tars.keys.max() ?? -1) + 1
     }
 
     /// Appends the sample of list line `line` to the open tar (opening one first) and returns where it went. On a
