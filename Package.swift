@@ -51,7 +51,10 @@ let package = Package(
         // libarchive's tar writer (libarchive-dev, archive.h) for WebDataset shards. Opened with dlopen on first use, so
         // a run that writes no shard never loads it and the nine libraries it brings (libxml2, ICU, the compressors).
         .target(name: "CArchive", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash", "CJxl", "CArchive"]),
+        // The decompressors of a Parquet list's pages: snappy (libsnappy-dev) and zstd (libzstd-dev), opened with
+        // dlopen on the first page that needs one; gzip through zlib, linked already.
+        .target(name: "CCodecs", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("z")]),
+        .target(name: "ImgCore", dependencies: ["CVips", "CCurl", "CXXHash", "CJxl", "CArchive", "CCodecs"]),
         // The warm renderer (opt-in): its socket and process helpers in C (socket file, peer credentials, detached
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),

@@ -25,8 +25,8 @@ enum ListSettings {
         let hasColumns = inputs.contains { layout.format.resolved(for: $0).hasColumns }
         let columnOptions = [Options.urlColumn, Options.nameColumn, Options.keepColumns, Options.captionColumn]
         if !hasColumns, let given = columnOptions.first(where: arguments.has) {
-            throw .usage("--\(given.long) needs a list with columns (--input-format csv, tsv or jsonl, or a .csv, .tsv or "
-                         + ".jsonl list); this one is read as plain lines")
+            throw .usage("--\(given.long) needs a list with columns (--input-format csv, tsv, jsonl or parquet, or a .csv, "
+                         + ".tsv, .jsonl or .parquet list); this one is read as plain lines")
         }
         return layout
     }

@@ -28,8 +28,9 @@ printf 'imgfetch (%s) unstable; urgency=medium\n\n  * Release %s: see /usr/share
   "$version" "$version" "$maintainer" "$when" | gzip -9n >"$doc/changelog.gz"
 chmod 0644 "$doc/changelog.gz"
 
-# libvips, libcurl, libjxl and libarchive are opened with dlopen (Sources/CVips/loader.c, Sources/CCurl/curl_loader.c,
-# Sources/CJxl/jxl_loader.c, Sources/CArchive/archive_loader.c), so the binary's
+# libvips, libcurl, libjxl, libarchive, libsnappy and libzstd are opened with dlopen (Sources/CVips/loader.c,
+# Sources/CCurl/curl_loader.c, Sources/CJxl/jxl_loader.c, Sources/CArchive/archive_loader.c,
+# Sources/CCodecs/codecs_loader.c), so the binary's
 # NEEDED entries don't name them. A probe linked against those sonames that takes the address of every function the
 # loaders resolve (their X-macro lists) lets dpkg-shlibdeps see those needs too, with the versions those functions
 # need (from the libraries' symbols files).
@@ -39,15 +40,17 @@ cat >"$probe.c" <<'PROBE'
 #include "imgf_curl.h"
 #include "imgf_jxl.h"
 #include "imgf_archive.h"
+#include "imgf_codecs.h"
 #define IMGF_PROBE_ADDRESS(name) (void *)&name,
 void *const imgf_probe[] = { IMGF_VIPS_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_CURL_SYMBOLS(IMGF_PROBE_ADDRESS)
                              IMGF_JXL_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_ARCHIVE_SYMBOLS(IMGF_PROBE_ADDRESS)
+                             IMGF_SNAPPY_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_ZSTD_SYMBOLS(IMGF_PROBE_ADDRESS)
                              (void *)&vips_version_string, (void *)&curl_version_info };
 int main(void) { return imgf_probe[0] == 0; }
 PROBE
 # shellcheck disable=SC2046
-cc -DCURL_DISABLE_TYPECHECK -o "$probe" "$probe.c" -ISources/CVips/include -ISources/CCurl/include -ISources/CJxl/include -ISources/CArchive/include $(pkg-config --cflags vips libcurl) \
-  -Wl,--no-as-needed -l:libvips.so.42 -l:libcurl.so.4 -l:libjxl.so.0.7 -l:libarchive.so.13 $(pkg-config --libs glib-2.0 gobject-2.0)
+cc -DCURL_DISABLE_TYPECHECK -o "$probe" "$probe.c" -ISources/CVips/include -ISources/CCurl/include -ISources/CJxl/include -ISources/CArchive/include -ISources/CCodecs/include $(pkg-config --cflags vips libcurl) \
+  -Wl,--no-as-needed -l:libvips.so.42 -l:libcurl.so.4 -l:libjxl.so.0.7 -l:libarchive.so.13 -l:libsnappy.so.1 -l:libzstd.so.1 $(pkg-config --libs glib-2.0 gobject-2.0)
 sed -n '/^Source:/,/^$/p' scripts/deb/control.in >"$work/debian/control"
 printf '\nPackage: imgfetch\nArchitecture: any\nDescription: x\n' >>"$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O -eimgfetch/usr/bin/imgfetch -edlopen-probe | sed -n 's/^shlibs:Depends=//p')

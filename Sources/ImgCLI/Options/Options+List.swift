@@ -10,7 +10,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let inputFormat = Option<ListFormat>("input-format", value: "auto|lines|csv|tsv|jsonl", parser: .choice(["auto": .auto, "lines": .lines, "csv": .csv, "tsv": .tsv, "jsonl": .jsonl]), default: ListLayout().format, statesDefault: false, for: .batchLike,
+    static let inputFormat = Option<ListFormat>("input-format", value: "auto|lines|csv|tsv|jsonl|parquet", parser: .choice(["auto": .auto, "lines": .lines, "csv": .csv, "tsv": .tsv, "jsonl": .jsonl, "parquet": .parquet]), default: ListLayout().format, statesDefault: false, for: .batchLike,
                          help: "how the list is written",
                          man: #"""
             How the list
@@ -25,14 +25,21 @@ extension Options {
             (RFC 4180, with a header row: quoted fields may hold commas, doubled quotes and line breaks),
             .B tsv
             (the same with tabs; a field holding a tab or a line break is quoted),
-            or
             .B jsonl
-            (JSON Lines: one object a line).
+            (JSON Lines: one object a line), or
+            .B parquet
+            (Apache Parquet, as LAION's and DataComp's URL lists are: a file, not standard input; its rows
+            are numbered from 1 and a row's number is its line; flat columns of strings, integers,
+            floating-point numbers and booleans, dates and timestamps as their integer counts, nulls as
+            JSON nulls; pages uncompressed or in snappy, gzip or zstd, PLAIN or dictionary encoded, v1 or v2;
+            a named column that is nested, repeated, DECIMAL, INT96 or FIXED_LEN_BYTE_ARRAY, or in another
+            codec or encoding, is a usage error before anything is fetched).
             .B auto
             decides from the extension:
             .BR .csv ,
             .BR .tsv ,
-            .BR .jsonl " or " .ndjson
+            .BR .jsonl " or " .ndjson ,
+            .B .parquet
             (in any case), else
             .BR lines ;
             standard input
@@ -50,8 +57,8 @@ extension Options {
             recorded with its
             .BR raw " text;"
             the batch goes on.
-            A column an option names that no row has (a CSV or TSV header without it; no object of a JSON
-            Lines file with it) is a usage error (exit 2) before anything is fetched; JSON Lines on standard
+            A column an option names that no row has (a CSV or TSV header or a Parquet schema without it;
+            no object of a JSON Lines file with it) is a usage error (exit 2) before anything is fetched; JSON Lines on standard
             input is checked row by row only.
             Words given to
             .B prefetch

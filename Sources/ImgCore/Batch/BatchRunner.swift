@@ -135,7 +135,7 @@ public final class BatchRunner: Sendable {
     // MARK: reading
 
     private func readList(_ inputs: [BatchInput]) {
-        let reader = ListRowReader(inputs, layout: options.listLayout)
+        let reader = options.listLayout.rowSource(for: inputs)
         var maker = BatchItemMaker(options: options, requests: requests, pipeline: pipeline, judge: judge, lists: inputs.count)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {

@@ -5,6 +5,8 @@ import Foundation
 public indirect enum ColumnValue: Codable, Sendable, Equatable {
     case string(String)
     case integer(Int64)
+    /// An integer above `Int64.max` (JSON Lines, or a Parquet column of unsigned 64-bit integers), kept exact.
+    case unsigned(UInt64)
     case number(Double)
     case bool(Bool)
     case null
@@ -19,6 +21,8 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
             self = .bool(value)
         } else if let value = try? container.decode(Int64.self) {
             self = .integer(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .unsigned(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
@@ -35,6 +39,7 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
         switch self {
         case .string(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .unsigned(let value): try container.encode(value)
         case .number(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
@@ -58,6 +63,7 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
         switch self {
         case .string(let value): value
         case .integer(let value): String(value)
+        case .unsigned(let value): String(value)
         case .number(let value): value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         case .bool(let value): value ? "true" : "false"
         case .null, .array, .object: nil

@@ -1,10 +1,10 @@
 import Foundation
 
-/// How a batch list is written: plain lines (`URL [NAME]`), CSV or TSV with a header row, or JSON Lines.
+/// How a batch list is written: plain lines (`URL [NAME]`), CSV or TSV with a header row, JSON Lines, or Parquet.
 public enum ListFormat: String, Sendable, CaseIterable {
-    /// Decided from the list's extension (`.csv`, `.tsv`, `.jsonl`/`.ndjson`, else lines; `-` is lines).
+    /// Decided from the list's extension (`.csv`, `.tsv`, `.jsonl`/`.ndjson`, `.parquet`, else lines; `-` is lines).
     case auto
-    case lines, csv, tsv, jsonl
+    case lines, csv, tsv, jsonl, parquet
 
     /// The format of `input` under this setting: `auto` decided from a file's extension (case-insensitive), lines
     /// for standard input and words given on the command line.
@@ -15,11 +15,12 @@ public enum ListFormat: String, Sendable, CaseIterable {
         case "csv": return .csv
         case "tsv": return .tsv
         case "jsonl", "ndjson": return .jsonl
+        case "parquet": return .parquet
         default: return .lines
         }
     }
 
-    /// CSV, TSV or JSON Lines: rows with named columns.
+    /// CSV, TSV, JSON Lines or Parquet: rows with named columns.
     public var hasColumns: Bool { self != .lines && self != .auto }
 }
 
@@ -51,7 +52,8 @@ public struct ListLayout: Sendable {
     }
 
     /// Checks, before anything is fetched, that the list with columns among `inputs` has every column an option names
-    /// (a usage error naming the missing one otherwise): a CSV or TSV by its header (read here from standard input,
+    /// (a usage error naming the missing one otherwise): a Parquet file by its schema (and every row group's columns
+    /// in codecs and encodings it reads), a CSV or TSV by its header (read here from standard input,
     /// which the batch then reads on from), a JSON Lines file by its rows, read until each column has been seen in
     /// one (JSON Lines on standard input is checked row by row only). Plain lists are not read.
     public mutating func prepare(_ inputs: [BatchInput]) throws(ImgError) {
@@ -59,6 +61,10 @@ public struct ListLayout: Sendable {
             let format = format.resolved(for: input)
             guard format.hasColumns else { continue }
             switch (format, input) {
+            case (.parquet, .file(let path)):
+                try ParquetRows.check(try ParquetFile(path: path), columns: namedColumns, list: "'\(path)'")
+            case (.parquet, _):
+                throw .usage("a Parquet list can't be read from standard input: name its file")
             case (.jsonl, .file(let path)):
                 try ListColumnCheck.checkJSONLines(BatchListReader([input]), path: path, columns: namedColumns)
             case (.jsonl, _):
@@ -75,5 +81,12 @@ public struct ListLayout: Sendable {
                 continue
             }
         }
+    }
+
+    /// The reader of the rows of `inputs`: Parquet's for a Parquet list, else the reader of lines.
+    func rowSource(for inputs: [BatchInput]) -> any ListRowSource {
+        let list = inputs.first { if case .words = $0 { false } else { true } }
+        if let list, format.resolved(for: list) == .parquet { return ParquetListReader(inputs, layout: self) }
+        return ListRowReader(inputs, layout: self)
     }
 }

@@ -1,5 +1,14 @@
 import Foundation
 
+/// Where a batch's rows come from: `ListRowReader` for plain lines, CSV, TSV and JSON Lines, `ParquetListReader` for
+/// a Parquet list.
+protocol ListRowSource: AnyObject {
+    /// The next row, or nil at the end of the lists.
+    func nextRow() -> ListRow?
+    /// Why the lists could not be read to their end; nil while all is well.
+    var failure: ImgError? { get }
+}
+
 /// One row of a batch list: a plain line (`URL [NAME]`) or a CSV, TSV or JSON Lines row read by its columns.
 public struct ListRow: Sendable {
     /// The line number its row starts on (1-based, counting every line, the header included).
@@ -26,7 +35,7 @@ public struct ListRow: Sendable {
 /// Reads list rows from a `BatchListReader`'s lines in the list's format. Words given on the command line are
 /// always plain lines; a CSV or TSV list's first row is its header (blank lines before it and between rows are
 /// skipped; `#` starts no comment there), and a JSON Lines list is one object a line.
-final class ListRowReader {
+final class ListRowReader: ListRowSource {
     private let lines: BatchListReader
     private let format: ListFormat
     private let layout: ListLayout
@@ -102,10 +111,6 @@ final class ListRowReader {
         ListRow(line: line, first: "", tooLong: tooLong, raw: raw, failure: failure)
     }
 
-    private func missing(_ column: String, _ role: ListColumnRole) -> ImgError {
-        .missingColumn(MissingColumn(column: column, role: role))
-    }
-
     // MARK: CSV and TSV
 
     /// The record starting with `first` and the lines it takes; nil when that was the header or a blank line.
@@ -152,7 +157,7 @@ final class ListRowReader {
         let value: (String) -> ColumnValue? = { [positions] name in
             positions[name].flatMap { $0 < fields.count ? .string(fields[$0]) : nil }
         }
-        return assemble(value, line: line, raw: raw)
+        return layout.row(from: value, line: line, raw: raw)
     }
 
     // MARK: JSON Lines
@@ -164,31 +169,34 @@ final class ListRowReader {
         guard let object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
             return failed(physical.line, trimmed, "not a JSON object")
         }
-        return assemble({ object[$0] }, line: physical.line, raw: trimmed)
+        return layout.row(from: { object[$0] }, line: physical.line, raw: trimmed)
     }
+}
 
-    // MARK: columns
-
-    /// The row from its columns' values (`value` gives nil for a column the row lacks).
-    private func assemble(_ value: (String) -> ColumnValue?, line: Int, raw: String) -> ListRow {
-        let urlColumn = layout.urlColumn
-        guard let urlValue = value(urlColumn) else { return failed(line, raw, missing(urlColumn, .url)) }
-        guard case .string(let text) = urlValue else { return failed(line, raw, "column '\(urlColumn)' is not a string") }
+extension ListLayout {
+    /// The row from its columns' values (`value` gives nil for a column the row lacks): a failed row naming the
+    /// first column missing or unusable.
+    func row(from value: (String) -> ColumnValue?, line: Int, raw: String) -> ListRow {
+        func failed(_ failure: ImgError) -> ListRow { ListRow(line: line, first: "", raw: raw, failure: failure) }
+        func missing(_ column: String, _ role: ListColumnRole) -> ImgError { .missingColumn(MissingColumn(column: column, role: role)) }
+        let urlColumn = self.urlColumn
+        guard let urlValue = value(urlColumn) else { return failed(missing(urlColumn, .url)) }
+        guard case .string(let text) = urlValue else { return failed(.usage("column '\(urlColumn)' is not a string")) }
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !url.isEmpty else { return failed(line, raw, "no URL in column '\(urlColumn)'") }
+        guard !url.isEmpty else { return failed(.usage("no URL in column '\(urlColumn)'")) }
         var row = ListRow(line: line, first: url, raw: raw)
-        if let nameColumn = layout.nameColumn {
-            guard let name = value(nameColumn) else { return failed(line, raw, missing(nameColumn, .name)) }
+        if let nameColumn = nameColumn {
+            guard let name = value(nameColumn) else { return failed(missing(nameColumn, .name)) }
             row.second = name.text.flatMap { $0.isEmpty ? nil : $0 }
         }
-        if let captionColumn = layout.captionColumn {
-            guard let caption = value(captionColumn) else { return failed(line, raw, missing(captionColumn, .caption)) }
+        if let captionColumn = captionColumn {
+            guard let caption = value(captionColumn) else { return failed(missing(captionColumn, .caption)) }
             row.caption = caption.captionText
         }
-        guard !layout.keptColumns.isEmpty else { return row }
+        guard !keptColumns.isEmpty else { return row }
         var columns: [String: ColumnValue] = [:]
-        for name in layout.keptColumns {
-            guard let kept = value(name) else { return failed(line, raw, missing(name, .kept)) }
+        for name in keptColumns {
+            guard let kept = value(name) else { return failed(missing(name, .kept)) }
             columns[name] = kept
         }
         row.columns = columns

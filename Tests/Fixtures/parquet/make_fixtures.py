@@ -1,0 +1,43 @@
+"""Writes the Parquet fixtures of ParquetListReaderTests with pyarrow (PyPI; the tests' venv has it):
+python3 Tests/Fixtures/parquet/make_fixtures.py, from the repository's root."""
+import datetime
+import decimal
+import json
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+os.chdir(os.path.dirname(os.path.abspath(__file__)))
+n = 30
+urls = [f'http://127.0.0.1:9/p/{i}.jpg' for i in range(n)]
+urls[4] = None
+urls[9] = ''
+table = pa.table({
+    'url': pa.array(urls, pa.string()),
+    'caption': pa.array([f'caption é {i}' if i % 5 else None for i in range(n)], pa.string()),
+    'n': pa.array([i * 1000000007 if i % 4 else None for i in range(n)], pa.int64()),
+    'i32': pa.array([-i for i in range(n)], pa.int32()),
+    'f32': pa.array([i / 4 for i in range(n)], pa.float32()),
+    'f64': pa.array([i * 1.5e300 if i % 3 else -0.125 for i in range(n)], pa.float64()),
+    'b': pa.array([None if i % 7 == 0 else i % 2 == 0 for i in range(n)], pa.bool_()),
+    'u64': pa.array([2**64 - 1 - i for i in range(n)], pa.uint64()),
+    'day': pa.array([datetime.date(2020, 1, 1) + datetime.timedelta(days=i) for i in range(n)], pa.date32()),
+    'tags': pa.array([[f't{i}'] for i in range(n)], pa.list_(pa.string())),
+    'price': pa.array([decimal.Decimal(i) / 100 for i in range(n)], pa.decimal128(9, 2)),
+})
+# Row groups of 7 rows and pages of about 128 bytes: several of each in every file.
+common = dict(row_group_size=7, data_page_size=128, write_batch_size=4)
+pq.write_table(table, 'uncompressed.parquet', compression='none', **common)
+pq.write_table(table, 'snappy.parquet', compression='snappy', **common)
+pq.write_table(table, 'gzip.parquet', compression='gzip', **common)
+pq.write_table(table, 'zstd.parquet', compression='zstd', **common)
+pq.write_table(table, 'v2-snappy.parquet', compression='snappy', data_page_version='2.0', **common)
+pq.write_table(table, 'plain-zstd.parquet', compression='zstd', use_dictionary=False, **common)
+pq.write_table(table, 'brotli.parquet', compression='brotli', **common)
+pq.write_table(table.select(['url', 'caption']), 'delta.parquet', use_dictionary=False,
+               column_encoding={'url': 'DELTA_BYTE_ARRAY', 'caption': 'PLAIN'})
+rows = table.select(['url', 'caption', 'n', 'i32', 'f32', 'f64', 'b', 'u64', 'day']).to_pylist()
+for row in rows:
+    row['day'] = (row['day'] - datetime.date(1970, 1, 1)).days  # as Parquet stores a date: days since 1970
+json.dump(rows, open('expected.json', 'w'), ensure_ascii=False, indent=0)

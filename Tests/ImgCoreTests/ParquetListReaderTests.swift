@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// Parquet lists read by `ParquetListReader` from files pyarrow wrote (Tests/Fixtures/parquet, README there): every
+/// codec and page version it reads give the rows pyarrow wrote, what it does not read is refused before a row is
+/// read, and damaged bytes end the list with a failure, never a crash.
+@Suite("Parquet lists")
+struct ParquetListReaderTests {
+    static let folder = Paths.fixtures + "/parquet"
+    /// The fixtures' flat columns; they also hold `tags` (a list of strings) and `price` (DECIMAL(9, 2)).
+    static let kept = ["caption", "n", "i32", "f32", "f64", "b", "u64", "day"]
+
+    static func layout(keeping kept: [String] = kept) -> ListLayout {
+        var layout = ListLayout()
+        layout.format = .parquet
+        layout.keptColumns = kept
+        return layout
+    }
+
+    static func rows(_ path: String, layout: ListLayout = layout()) -> (rows: [ListRow], failure: ImgError?) {
+        let reader = ParquetListReader([.file(path)], layout: layout)
+        var rows: [ListRow] = []
+        while let row = reader.nextRow() { rows.append(row) }
+        return (rows, reader.failure)
+    }
+
+    /// The rows pyarrow wrote (expected.json: dates as days since 1970, as Parquet stores them).
+    static func expected() throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/expected.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    }
+
+    /// A column value as JSONSerialization reads the same value back (numbers as NSNumber, null as NSNull).
+    static func plain(_ value: ColumnValue?) throws -> NSObject? {
+        guard let value else { return nil }
+        let data = try JSONEncoder().encode([value])
+        return (try JSONSerialization.jsonObject(with: data) as? [Any])?.first as? NSObject
+    }
+
+    @Test(arguments: ["uncompressed", "snappy", "gzip", "zstd", "v2-snappy", "plain-zstd"])
+    func everyCodecAndPageVersionGivesTheRowsWritten(_ variant: String) throws {
+        let (rows, failure) = Self.rows(Self.folder + "/\(variant).parquet")
+        #expect(failure == nil)
+        let expected = try Self.expected()
+        try #require(rows.count == expected.count)
+        for (index, (row, written)) in zip(rows, expected).enumerated() {
+            #expect(row.line == index + 1, "rows are numbered from 1")
+            guard let url = written["url"] as? String, !url.isEmpty else {
+                #expect(row.failure != nil && row.raw.hasPrefix("{") && row.raw.contains(#""url":"#), "row \(index + 1): \(row.raw)")
+                continue
+            }
+            #expect(row.first == url && row.failure == nil)
+            let columns = try #require(row.columns)
+            for name in Self.kept {
+                let read = try Self.plain(columns[name])
+                #expect(read == written[name] as? NSObject, "row \(index + 1), \(name): \(String(describing: columns[name]))")
+            }
+        }
+        // An unsigned 64-bit value over Int64's range is kept exact.
+        #expect(rows[0].columns?["u64"] == .unsigned(UInt64.max))
+    }
+
+    /// What the reader does not read is a usage error before a row is read, naming the column and the reason.
+    @Test func unreadableListsAreRefusedUpFront() throws {
+        func refusal(_ file: String, keeping kept: [String] = []) -> String {
+            var layout = Self.layout(keeping: kept)
+            do {
+                try layout.prepare([.file(Self.folder + "/" + file)])
+                return "accepted"
+            } catch {
+                return "\(error.exitCode) \(error.message)"
+            }
+        }
+        #expect(refusal("snappy.parquet", keeping: Self.kept) == "accepted")
+        #expect(refusal("brotli.parquet").hasPrefix("2 column 'url' of list"))
+        #expect(refusal("brotli.parquet").hasSuffix("is compressed with BROTLI, which imgfetch does not read"))
+        #expect(refusal("delta.parquet").hasSuffix("uses DELTA_BYTE_ARRAY, which imgfetch does not read"))
+        #expect(refusal("snappy.parquet", keeping: ["tags"]).contains("'tags'") && refusal("snappy.parquet", keeping: ["tags"]).contains("a nested column"))
+        #expect(refusal("snappy.parquet", keeping: ["price"]).contains("of logical type DECIMAL"))
+        #expect(refusal("snappy.parquet", keeping: ["nope"]).hasPrefix("2 list '\(Self.folder)/snappy.parquet' has no column 'nope' "
+                                                                      + "(a kept column); its columns are 'url', 'caption', 'n'"))
+        #expect(refusal("expected.json").contains("is not a Parquet file imgfetch reads: it does not start with PAR1"))
+        var layout = Self.layout()
+        #expect(throws: ImgError.self) { try layout.prepare([.standardInput]) }
+    }
+
+    /// A page whose bytes are damaged ends the list where it is: the rows before it are read, and the failure names
+    /// the column and its row group.
+    @Test func aDamagedPageEndsTheListAfterTheRowsBeforeIt() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/uncompressed.parquet")))
+        // Row 18's URL, in row group 3 (rows 15 to 21): its length in the dictionary page, the first place it is.
+        let url = Array("http://127.0.0.1:9/p/17.jpg".utf8)
+        let entry = [UInt8(url.count), 0, 0, 0] + url
+        let at = try #require((0...(bytes.count - entry.count)).first { Array(bytes[$0..<$0 + entry.count]) == entry })
+        bytes.replaceSubrange(at..<at + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/damaged.parquet"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (rows, failure) = Self.rows(path)
+        #expect(rows.count == 14)
+        #expect(failure?.exitCode == 7 && failure?.message.contains("column 'url' of row group 3: a string beyond its page") == true,
+                "\(String(describing: failure))")
+    }
+
+    /// Bytes changed at random, or cut short, anywhere in a file: the reader gives rows or a failure, never a crash or
+    /// a hang, and never more rows than the file holds.
+    @Test(arguments: ["snappy", "v2-snappy", "plain-zstd", "gzip"])
+    func damagedFilesFailWithoutCrashing(_ variant: String) throws {
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/\(variant).parquet")))
+        let folder = try TemporaryDirectory()
+        var random = SplitMix(state: 0x5EED_0000 + UInt64(variant.utf8.count))
+        var (refused, failed, read) = (0, 0, 0)
+        for round in 0..<150 {
+            var bytes = original
+            if round % 10 == 9 {
+                bytes.removeLast(Int.random(in: 1..<bytes.count, using: &random))
+            } else {
+                for _ in 0..<Int.random(in: 1...6, using: &random) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+                }
+            }
+            let path = folder.path + "/\(round).parquet"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            var layout = Self.layout()
+            guard (try? layout.prepare([.file(path)])) != nil else {
+                refused += 1
+                continue
+            }
+            let (rows, failure) = Self.rows(path, layout: layout)
+            #expect(rows.count < 1 << 16, "round \(round): a bounded number of rows")
+            if failure == nil { read += 1 } else { failed += 1 }
+        }
+        // The damage reached every stage: the footer (refused up front), the pages (a failure), and bytes the rows
+        // don't depend on (read to the end).
+        #expect(refused > 0 && failed > 0 && read > 0, "refused \(refused), failed \(failed), read \(read)")
+    }
+}
