@@ -59,7 +59,7 @@ STATIC_SCRATCH := .build/static
 TSAN_SCRATCH := .build/tsan
 TSAN_FILTER ?= Concurrency
 
-# Debian packages needed to build, test and demo (libvips-tools is not needed; libxxhash-dev gives cache entries
+# Debian packages needed to build, test and demo (libxxhash-dev gives cache entries
 # their XXH3-128 integrity digests, ~30x faster than glib's SHA-256; libarchive-dev writes WebDataset tar shards;
 # libsnappy-dev and libzstd-dev decompress the pages of Parquet lists, zlib1g-dev the gzip ones).
 # python3-venv: the tests' venv of reference decoders (pyref below; Debian's python3 has no ensurepip without it).
@@ -69,8 +69,8 @@ DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev libjxl-dev libarc
 # Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
 # page's GNU parallel recipe is run as written; zsh and fish check that the completion scripts for them parse.
 # test-deb installs the package and checks that man finds its page (man-db) and that bash loads its completion
-# (bash-completion).
-TEST_DEB_PACKAGES := slurm-wlm munge parallel zsh fish man-db bash-completion
+# (bash-completion). libvips-tools: the `vips` program makes test images (OutputGeometryTests, ResizePadTests).
+TEST_DEB_PACKAGES := slurm-wlm munge parallel zsh fish man-db bash-completion libvips-tools
 
 .PHONY: all build debug deps test-deps install-packages test test-unit test-tsan test-deb pyref demo install install-built \
   uninstall deb version man man-check bench fuzz clean check-swift

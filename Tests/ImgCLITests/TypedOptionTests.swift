@@ -93,7 +93,7 @@ struct TypedOptionTests {
         #expect(Options.inputFormat.definition.choices == ListFormat.allCases.map(\.rawValue))
         #expect(Options.renderer.definition.choices == ["auto", "off"])
         let fish = CompletionWriter.fish()
-        #expect(fish.contains("-l input-format -r -f -a 'auto lines csv tsv jsonl'"), "\(fish)")
+        #expect(fish.contains("-l input-format -r -f -a 'auto lines csv tsv jsonl parquet'"), "\(fish)")
         #expect(try arguments(["--input-format", "tsv"])[Options.inputFormat] == .tsv)
         // A value syntax that is a list of words is offered only through a declaration's choices.
         for option in OptionCatalog.all where !option.isHidden {
