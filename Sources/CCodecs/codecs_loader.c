@@ -1,4 +1,5 @@
-/* Opens snappy and zstd at run time and decompresses Parquet pages through them and zlib (see imgf_codecs.h). */
+/* Opens snappy and zstd at run time and decompresses Parquet pages through them and zlib, and compresses with
+ * snappy (see imgf_codecs.h). */
 #include "imgf_codecs.h"
 
 #include <dlfcn.h>
@@ -46,6 +47,18 @@ imgf_codec_status imgf_snappy_decompress(const void *in, size_t count, void *out
     if (snappy.snappy_uncompressed_length(in, count, &length) != SNAPPY_OK || length != capacity) return IMGF_CODEC_CORRUPT;
     if (snappy.snappy_uncompress(in, count, out, &length) != SNAPPY_OK || length != capacity) return IMGF_CODEC_CORRUPT;
     return IMGF_CODEC_OK;
+}
+
+imgf_codec_status imgf_snappy_compress(const void *in, size_t count, void *out, size_t *length) {
+    pthread_once(&snappy_once, load_snappy);
+    if (!snappy_loaded) return IMGF_CODEC_UNAVAILABLE;
+    *length = snappy.snappy_max_compressed_length(count);
+    return snappy.snappy_compress(in, count, out, length) == SNAPPY_OK ? IMGF_CODEC_OK : IMGF_CODEC_CORRUPT;
+}
+
+size_t imgf_snappy_bound(size_t count) {
+    pthread_once(&snappy_once, load_snappy);
+    return snappy_loaded ? snappy.snappy_max_compressed_length(count) : 0;
 }
 
 imgf_codec_status imgf_zstd_decompress(const void *in, size_t count, void *out, size_t capacity) {

@@ -9,13 +9,18 @@ private let pyarrowPython: String? = {
     return python
 }()
 
-/// Prints each Parquet file given as one JSON line: its column names and types, and its rows.
+/// Prints each Parquet file given as one JSON line: its column names and types, its rows, and the codecs of its
+/// column chunks.
 private let parquetReader = """
     import json, sys
     import pyarrow.parquet as pq
     for path in sys.argv[1:]:
         table = pq.read_table(path)
-        print(json.dumps({"columns": [[f.name, str(f.type)] for f in table.schema], "rows": table.to_pylist()}))
+        metadata = pq.ParquetFile(path).metadata
+        codecs = sorted({metadata.row_group(g).column(c).compression
+                         for g in range(metadata.num_row_groups) for c in range(metadata.num_columns)})
+        print(json.dumps({"columns": [[f.name, str(f.type)] for f in table.schema], "rows": table.to_pylist(),
+                          "codecs": codecs}))
     """
 
 /// `batch --parquet`: each WebDataset tar gets `NAME.parquet` beside it, read back with pyarrow (an independent
@@ -48,6 +53,9 @@ struct WebDatasetParquetTests {
         #expect(fixture.outputs().filter { $0.hasSuffix(".parquet") } == ["00000.parquet", "00001.parquet", "00002.parquet"])
         let tables = try Self.read(tars.map { fixture.output + "/" + $0.replacingOccurrences(of: ".tar", with: ".parquet") })
         #expect(tables.count == tars.count)
+        // Pages that snappy makes smaller are in snappy (a one-sample table's may all be left as they are).
+        let codecs = tables.flatMap { $0["codecs"] as? [String] ?? [] }
+        #expect(codecs.contains("SNAPPY") && Set(codecs).isSubset(of: ["SNAPPY", "UNCOMPRESSED"]), "\(codecs)")
         for (tar, table) in zip(tars, tables) {
             let columns = try #require(table["columns"] as? [[String]])
             #expect(columns.map(\.[0]) == ["key", "url", "caption", "n", "tags", "z", "width", "height", "original_width",

@@ -61,6 +61,21 @@ struct ParquetListReaderTests {
         #expect(rows[0].columns?["u64"] == .unsigned(UInt64.max))
     }
 
+    /// A page of 3,000 rows is decoded a batch of 1,024 rows at a time: bit-packed levels and dictionary indices
+    /// carried from one batch to the next give every row.
+    @Test func aPageOfMoreRowsThanABatchGivesEveryRow() throws {
+        let (rows, failure) = Self.rows(Self.folder + "/long-page.parquet", layout: Self.layout(keeping: ["n"]))
+        #expect(failure == nil && rows.count == 3000)
+        for (index, row) in rows.enumerated() {
+            if index % 3 == 2 {
+                #expect(row.failure != nil, "row \(index + 1): a null URL")
+                continue
+            }
+            #expect(row.first == "http://127.0.0.1:9/l/\(index % 7).jpg", "row \(index + 1)")
+            #expect(row.columns?["n"] == (index % 2 == 1 ? .integer(Int64(index)) : .null), "row \(index + 1)")
+        }
+    }
+
     /// What the reader does not read is a usage error before a row is read, naming the column and the reason.
     @Test func unreadableListsAreRefusedUpFront() throws {
         func refusal(_ file: String, keeping kept: [String] = []) -> String {
@@ -134,5 +149,36 @@ struct ParquetListReaderTests {
         // The damage reached every stage: the footer (refused up front), the pages (a failure), and bytes the rows
         // don't depend on (read to the end).
         #expect(refused > 0 && failed > 0 && read > 0, "refused \(refused), failed \(failed), read \(read)")
+    }
+
+    /// The tables `--parquet` writes beside WebDataset tars read back as a list: the same rows across row groups,
+    /// nulls where written, the pages snappy makes smaller in snappy.
+    @Test func theTablesImgfetchWritesReadBackAsAList() throws {
+        var file = Data()
+        var writer = try ParquetWriter(rowsPerGroup: 3) { (data: Data) throws(ImgError) in file.append(data) }
+        var random = SplitMix(state: 7)
+        let noise = (0..<8).map { _ in String((0..<24).map { _ in "0123456789abcdef".randomElement(using: &random)! }) }
+        for index in 0..<8 {
+            try writer.append([("url", .string("http://127.0.0.1:9/\(index).jpg")),
+                               ("n", .integer(index % 3 == 0 ? nil : Int64(index))),
+                               ("caption", .string(String(repeating: "words \(index) ", count: 40))),
+                               ("noise", .string(noise[index]))])
+        }
+        try writer.finish(createdBy: "imgfetch")
+        let folder = try TemporaryDirectory()
+        let path = folder.path + "/table.parquet"
+        try file.write(to: URL(fileURLWithPath: path))
+        let (rows, failure) = Self.rows(path, layout: Self.layout(keeping: ["n", "caption", "noise"]))
+        #expect(failure == nil && rows.count == 8)
+        for (index, row) in rows.enumerated() {
+            #expect(row.first == "http://127.0.0.1:9/\(index).jpg" && row.line == index + 1)
+            #expect(row.columns?["n"] == (index % 3 == 0 ? .null : .integer(Int64(index))))
+            #expect(row.columns?["caption"] == .string(String(repeating: "words \(index) ", count: 40)))
+            #expect(row.columns?["noise"] == .string(noise[index]))
+        }
+        let table = try ParquetFile(path: path)
+        #expect(table.rowGroups.count == 3)
+        #expect(table.rowGroups.allSatisfy { $0.chunks["caption"]?.codec == 1 },
+                "\(table.rowGroups.map { $0.chunks.mapValues(\.codec) })")
     }
 }

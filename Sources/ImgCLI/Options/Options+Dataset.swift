@@ -174,7 +174,8 @@ extension Options {
             .IB KEY .json
             as a table, the way img2dataset writes one beside each tar, for pandas, pyarrow or DuckDB to read
             without opening the tars.
-            Uncompressed, one row group; a missing value is null.
+            Its pages are compressed with snappy (as pyarrow writes by default), in row groups of up to 10000
+            rows or 32 MiB of values; a missing value is null.
             Lines that wrote no sample are in the manifest, not in the table.
             A table or stats file beside no tar (a run killed after writing them, before its tar took its name)
             is removed by the next run of the same shard into the folder, so the tables count exactly the

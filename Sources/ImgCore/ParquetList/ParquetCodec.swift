@@ -1,7 +1,8 @@
 import CCodecs
+import Foundation
 
 /// The compression of a Parquet column's pages (`CompressionCodec` in parquet.thrift) among those imgfetch reads:
-/// none, snappy and zstd (their libraries opened on first use), gzip (zlib).
+/// none, snappy and zstd (their libraries opened on first use), gzip (zlib); snappy is also what it writes.
 enum ParquetCodec: Int64 {
     case uncompressed = 0
     case snappy = 1
@@ -35,5 +36,19 @@ enum ParquetCodec: Int64 {
         case IMGF_CODEC_UNAVAILABLE: throw ParquetFormatError(String(cString: imgf_codec_load_error()))
         default: throw ParquetFormatError("a \(self) page that does not decompress to its \(size) bytes")
         }
+    }
+
+    /// `bytes` in snappy's raw format, or nil when libsnappy can't be opened.
+    static func snappyCompressed(_ bytes: Data) -> Data? {
+        let bound = imgf_snappy_bound(bytes.count)
+        guard bound > 0 else { return nil }
+        var output = Data(count: bound)
+        var length = 0
+        let status = bytes.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { imgf_snappy_compress(input.baseAddress, bytes.count, $0.baseAddress, &length) }
+        }
+        guard status == IMGF_CODEC_OK else { return nil }
+        output.count = length
+        return output
     }
 }

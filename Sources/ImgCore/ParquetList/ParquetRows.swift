@@ -41,7 +41,7 @@ final class ParquetRows {
                 throw ParquetFormatError("a row group lacks column '\(name)'")
             }
             do {
-                cursors.append((name, try ParquetColumnCursor(file: file, chunk: chunk, column: column)))
+                cursors.append((name, try ParquetColumnCursor(file: file, chunk: chunk, column: column, rows: group.rows)))
             } catch {
                 throw ParquetFormatError("column '\(name)' of row group \(self.group + 1): \(error.reason)")
             }

@@ -1,16 +1,27 @@
 import Foundation
 
-/// Where one column's chunk of a row group lies in a Parquet file.
+/// Where one column's chunk of a row group lies in a Parquet file, and how it is compressed.
 struct ParquetChunk {
     var name: String
     var isInteger: Bool
     var offset: Int
     var size: Int
+    /// Its size had its page not been compressed.
+    var uncompressedSize: Int
+    /// `CompressionCodec` in parquet.thrift: 0 none, 1 snappy.
+    var codec: Int32
+}
+
+/// A data page as written: its header and body, the codec its body is in and its size uncompressed.
+struct ParquetPage {
+    var bytes: Data
+    var codec: Int32
+    var uncompressedSize: Int
 }
 
 /// The rows of one Parquet row group, held as columns of optional UTF-8 strings and 64-bit integers until encoded:
-/// each column one uncompressed data page (format version 1), values PLAIN-encoded, every column OPTIONAL with its
-/// definition levels run-length encoded. Columns are in the order their names first appear; a row without a
+/// each column one data page (format version 1), values PLAIN-encoded, every column OPTIONAL with its definition
+/// levels run-length encoded, the page compressed with snappy where that makes it smaller (and libsnappy opens). Columns are in the order their names first appear; a row without a
 /// column has null there.
 struct ParquetRowGroup {
     /// One cell: a string or an integer, nil for null.
@@ -69,25 +80,31 @@ struct ParquetRowGroup {
         for column in columns {
             let page = Self.page(rows: rowCount, levels: Self.levels(column), values: Self.values(column))
             chunks.append(ParquetChunk(name: column.name, isInteger: column.isInteger, offset: offset + data.count,
-                                       size: page.count))
-            data.append(page)
+                                       size: page.bytes.count, uncompressedSize: page.uncompressedSize, codec: page.codec))
+            data.append(page.bytes)
         }
         return (data, chunks)
     }
 
     /// A data page of `rows` nulls: a column a row group lacks.
-    static func nullPage(rows: Int) -> Data {
+    static func nullPage(rows: Int) -> ParquetPage {
         page(rows: rows, levels: runLengths(Array(repeating: false, count: rows)), values: Data())
     }
 
-    /// A data page, its header first: `rows` values, their definition levels encoded, then the values present.
-    static func page(rows: Int, levels: Data, values: Data) -> Data {
+    /// A data page, its header first: `rows` values, their definition levels encoded, then the values present; the
+    /// body compressed with snappy when that makes it smaller.
+    static func page(rows: Int, levels: Data, values: Data) -> ParquetPage {
         var body = littleEndian(UInt32(levels.count))
         body.append(levels)
         body.append(values)
+        let uncompressed = body.count
+        var codec: Int32 = 0
+        if let compressed = ParquetCodec.snappyCompressed(body), compressed.count < body.count {
+            (body, codec) = (compressed, 1)
+        }
         var header = ThriftCompactWriter()
         header.field(1, i32: 0)  // DATA_PAGE
-        header.field(2, i32: Int32(body.count))
+        header.field(2, i32: Int32(uncompressed))
         header.field(3, i32: Int32(body.count))
         header.field(5) { page in
             page.field(1, i32: Int32(rows))
@@ -96,7 +113,7 @@ struct ParquetRowGroup {
             page.field(4, i32: 3)  // RLE repetition levels (none: the schema is flat)
         }
         header.end()
-        return header.bytes + body
+        return ParquetPage(bytes: header.bytes + body, codec: codec, uncompressedSize: header.bytes.count + uncompressed)
     }
 
     /// Parquet's RLE/bit-packing hybrid at bit width 1, as runs only: each run of equal levels is its length

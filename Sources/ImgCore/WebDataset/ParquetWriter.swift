@@ -3,8 +3,9 @@ import Foundation
 /// Writes a table as one Apache Parquet file through `output`, a row group at a time, so that a table's memory is
 /// one group's whatever its length: `PAR1`, each row group's column chunks as it fills (`ParquetRowGroup`), then the
 /// file metadata, its length and `PAR1` again. The schema is every column name seen, in the order first seen, each
-/// OPTIONAL; a row group written before a column was first seen gets a chunk of nulls for it at the end. What
-/// img2dataset writes beside each tar, read by pyarrow, pandas, DuckDB and Spark.
+/// OPTIONAL; a row group written before a column was first seen gets a chunk of nulls for it at the end. Pages are
+/// compressed with snappy, as pyarrow writes by default. What img2dataset writes beside each tar, read by pyarrow,
+/// pandas, DuckDB and Spark.
 struct ParquetWriter {
     /// Bytes of values a row group holds before it is written: 32 MiB (a URL or caption column of long lines).
     static let bytesPerGroup = 32 << 20
@@ -39,8 +40,9 @@ struct ParquetWriter {
             for column in schema where written[index].chunks[column.name] == nil {
                 let page = ParquetRowGroup.nullPage(rows: written[index].rows)
                 written[index].chunks[column.name] = ParquetChunk(name: column.name, isInteger: column.isInteger,
-                                                                  offset: offset, size: page.count)
-                try emit(page)
+                                                                  offset: offset, size: page.bytes.count,
+                                                                  uncompressedSize: page.uncompressedSize, codec: page.codec)
+                try emit(page.bytes)
             }
         }
         let metadata = fileMetadata(createdBy: createdBy)
@@ -100,9 +102,9 @@ struct ParquetWriter {
                         meta.field(1, i32: chunk.isInteger ? 2 : 6)
                         meta.field(2, listOf: .i32, count: 2) { $0.element(i32: 0); $0.element(i32: 3) }
                         meta.field(3, listOf: .binary, count: 1) { $0.element(string: chunk.name) }
-                        meta.field(4, i32: 0)  // UNCOMPRESSED
+                        meta.field(4, i32: chunk.codec)
                         meta.field(5, i64: Int64(rows))
-                        meta.field(6, i64: Int64(chunk.size))
+                        meta.field(6, i64: Int64(chunk.uncompressedSize))
                         meta.field(7, i64: Int64(chunk.size))
                         meta.field(9, i64: Int64(chunk.offset))
                     }

@@ -41,3 +41,12 @@ rows = table.select(['url', 'caption', 'n', 'i32', 'f32', 'f64', 'b', 'u64', 'da
 for row in rows:
     row['day'] = (row['day'] - datetime.date(1970, 1, 1)).days  # as Parquet stores a date: days since 1970
 json.dump(rows, open('expected.json', 'w'), ensure_ascii=False, indent=0)
+
+# One page of 3,000 rows (beyond a batch of the reader's 1,024): levels bit-packed (every third URL null, every
+# other n null) and dictionary indices bit-packed (7 URLs).
+rows = 3000
+long_table = pa.table({
+    'url': pa.array([None if i % 3 == 2 else f'http://127.0.0.1:9/l/{i % 7}.jpg' for i in range(rows)], pa.string()),
+    'n': pa.array([i if i % 2 else None for i in range(rows)], pa.int64()),
+})
+pq.write_table(long_table, 'long-page.parquet', compression='snappy', data_page_size=1 << 20, write_batch_size=rows)
