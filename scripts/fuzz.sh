@@ -2,7 +2,7 @@
 # Builds the libFuzzer binary of Fuzz/Sources/ImgFuzz and runs each fuzz target in turn (never two at once).
 #
 #   FUZZ_SECONDS=60        seconds per target
-#   FUZZ_TARGETS="chain url entry header truncation range renderer"
+#   FUZZ_TARGETS="chain url entry header truncation range renderer parquet"
 #   FUZZ_SANITIZE=fuzzer,address   what -sanitize= gets (fuzzer alone is faster, address catches more)
 #   FUZZ_ARGS=             extra libFuzzer flags, e.g. "-seed=1 -dict=..."
 #
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-chain url entry header truncation range renderer}
+TARGETS=${FUZZ_TARGETS:-chain url entry header truncation range renderer parquet}
 SANITIZE=${FUZZ_SANITIZE:-fuzzer,address}
 SCRATCH=.build/fuzz
 WORK=Fuzz/work

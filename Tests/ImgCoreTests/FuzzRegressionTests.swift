@@ -69,4 +69,18 @@ struct FuzzRegressionTests {
         let parsed = try #require(RendererFields(fields.data))
         #expect(parsed["note"] == "\u{301}x")
     }
+
+    /// Fuzz/regressions/parquet/string-lengths-past-the-page: a dictionary page whose strings' lengths took its
+    /// values past its end was read beyond its bytes (a trap); now the list ends with a failure naming the page.
+    @Test func stringsPastTheirPageEndTheListWithAFailure() throws {
+        let file = try ParquetFile(path: Paths.packageRoot + "/Fuzz/regressions/parquet/string-lengths-past-the-page")
+        let rows = ParquetRows(file, columns: file.columns.filter { $0.unreadableReason == nil }.map(\.name))
+        var reason = ""
+        do {
+            while try rows.next() != nil {}
+        } catch {
+            reason = error.reason
+        }
+        #expect(reason.hasSuffix("values beyond their page"), "\(reason)")
+    }
 }

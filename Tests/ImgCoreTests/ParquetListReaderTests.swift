@@ -76,6 +76,16 @@ struct ParquetListReaderTests {
         }
     }
 
+    /// NaN and the infinities, which JSON has no number for, are kept as the strings `NaN`, `Infinity` and
+    /// `-Infinity`, so that every record holding them can be written (a non-finite number made it `{}`).
+    @Test func nonFiniteNumbersAreKeptAsStrings() throws {
+        let (rows, failure) = Self.rows(Self.folder + "/nonfinite.parquet", layout: Self.layout(keeping: ["x", "y"]))
+        #expect(failure == nil && rows.count == 4)
+        let expected: [ColumnValue] = [.string("NaN"), .string("Infinity"), .string("-Infinity"), .number(1.5)]
+        #expect(rows.map { $0.columns?["x"] } == expected && rows.map { $0.columns?["y"] } == expected)
+        for row in rows { _ = try JSONEncoder().encode(try #require(row.columns)) }
+    }
+
     /// What the reader does not read is a usage error before a row is read, naming the column and the reason.
     @Test func unreadableListsAreRefusedUpFront() throws {
         func refusal(_ file: String, keeping kept: [String] = []) -> String {

@@ -1,7 +1,7 @@
 // The fuzz targets: each takes one input's bytes and must neither crash nor break the invariant it checks.
 // A broken invariant is a `fatalError`, which libFuzzer reports as a crash and saves the input.
 //
-// `ImageDecoder` and `TruncationCheck` are internal to ImgCore (the renderer's frames to ImgRenderer), so they need `@testable import`, which only works
+// `ImageDecoder`, `TruncationCheck` and the Parquet list reader are internal to ImgCore (the renderer's frames to ImgRenderer), so they need `@testable import`, which only works
 // when ImgCore is built with testability: every debug build, and the fuzz build (scripts/fuzz.sh passes
 // `-enable-testing`). A plain release build (`swift build -c release`) compiles this target without them.
 #if DEBUG || FUZZING
@@ -26,6 +26,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "truncation", summary: "TruncationCheck.isTruncated for every ImageFormat", run: fuzzTruncation),
         FuzzTarget(name: "range", summary: "RangedDownload.contentRange, then whether it covers a body at extreme offsets and sizes", run: fuzzRange),
         FuzzTarget(name: "renderer", summary: "a renderer frame header: RendererFields, RendererRequest and RendererReply re-encode to themselves", run: fuzzRenderer),
+        FuzzTarget(name: "parquet", summary: "ParquetFile's footer, then every row of its readable columns through ParquetRows", run: fuzzParquet),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -155,6 +156,30 @@ private func checkEntry(_ file: Data) {
         let reparsed = RendererReply(fields: reply.fields)
         check(reparsed?.format == reply.format && reparsed?.width == reply.width && reparsed?.notes == reply.notes
               && reparsed?.failure?.message == reply.failure?.message, "reply \(fields.pairs) does not round-trip")
+    }
+    #endif
+}
+
+// MARK: parquet
+
+/// The Parquet list reader on a file of these bytes (in /dev/shm, unlinked once opened): its footer, then the rows of
+/// every column it can read, up to 100,000. No more rows than the row groups declare, each with exactly the columns
+/// asked for.
+@Sendable func fuzzParquet(_ data: Data) {
+    #if DEBUG || FUZZING
+    let path = "/dev/shm/imgfuzz-parquet-\(getpid())"
+    guard FileManager.default.createFile(atPath: path, contents: data) else { fatalError("cannot write \(path)") }
+    let file = try? ParquetFile(path: path)
+    unlink(path)
+    guard let file else { return }
+    let names = Set(file.columns.filter { $0.unreadableReason == nil }.map(\.name))
+    let declared = file.rowGroups.reduce(Int64(0)) { $0 &+ max(0, min($1.rows, Int64(1) << 40)) }
+    let rows = ParquetRows(file, columns: Array(names))
+    var count: Int64 = 0
+    while count < 100_000, let row = try? rows.next() {
+        count += 1
+        check(count <= declared, "row \(count) of \(declared) declared")
+        check(Set(row.keys) == names, "a row with columns \(row.keys.sorted()) where \(names.sorted()) were asked")
     }
     #endif
 }

@@ -30,8 +30,9 @@ extension Options {
             .B parquet
             (Apache Parquet, as LAION's and DataComp's URL lists are: a file, not standard input; its rows
             are numbered from 1 and a row's number is its line; flat columns of strings, integers,
-            floating-point numbers and booleans, dates and timestamps as their integer counts, nulls as
-            JSON nulls; pages uncompressed or in snappy, gzip or zstd, PLAIN or dictionary encoded, v1 or v2;
+            floating-point numbers (NaN and the infinities as the strings NaN, Infinity and \-Infinity,
+            which JSON has no number for) and booleans, dates and timestamps as their integer counts, nulls
+            as JSON nulls; pages uncompressed or in snappy, gzip or zstd, PLAIN or dictionary encoded, v1 or v2;
             a named column that is nested, repeated, DECIMAL, INT96 or FIXED_LEN_BYTE_ARRAY, or in another
             codec or encoding, is a usage error before anything is fetched).
             .B auto

@@ -51,7 +51,7 @@ struct ParquetColumn: Sendable {
         var pending = 1, next = index
         while pending > 0 {
             guard next < schema.count else { throw ParquetFormatError("the schema ends inside a group") }
-            pending += max(0, Int(schema[next].integer(5) ?? 0)) - 1
+            pending += Int(min(max(0, schema[next].integer(5) ?? 0), Int64(schema.count))) - 1
             next += 1
         }
         return next

@@ -6,8 +6,10 @@ import Foundation
 final class ParquetColumnCursor {
     /// The largest page read, compressed or not: 256 MiB.
     static let maximumPageBytes = 256 << 20
-    /// The first read of a page header: 64 KiB, doubled while the header is longer, up to `maximumPageBytes`.
+    /// The first read of a page header: 64 KiB, doubled while the header is longer, up to `maximumHeaderBytes`.
     static let headerWindow = 64 << 10
+    /// The longest page header read: 16 MiB (its statistics may hold long strings).
+    static let maximumHeaderBytes = 16 << 20
     /// Rows decoded at a time: 1024.
     static let batchRows = 1024
 
@@ -105,7 +107,7 @@ final class ParquetColumnCursor {
                 let header = try reader.readStructure()
                 return (header, reader.position)
             } catch {
-                guard Int64(count) < end - position, window < Self.maximumPageBytes else {
+                guard Int64(count) < end - position, window < Self.maximumHeaderBytes else {
                     throw ParquetFormatError("a malformed page header (\(error.reason))")
                 }
                 window *= 2
@@ -153,7 +155,8 @@ final class ParquetColumnCursor {
     private func dataPageV2(_ header: ThriftValue, _ body: [UInt8], size: Int) throws(ParquetFormatError) -> Page? {
         guard let page = header.structure(8) else { throw ParquetFormatError("a malformed data page") }
         let (repetition, definition) = (page.integer(6) ?? 0, page.integer(5) ?? 0)
-        guard repetition >= 0, definition >= 0, repetition + definition <= Int64(min(body.count, size)) else {
+        let room = Int64(min(body.count, size))
+        guard (0...room).contains(repetition), (0...room).contains(definition), repetition + definition <= room else {
             throw ParquetFormatError("a malformed data page")
         }
         guard let count = try rows(page.integer(1)) else { return nil }

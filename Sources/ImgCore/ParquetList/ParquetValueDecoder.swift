@@ -73,13 +73,15 @@ struct ParquetValueDecoder {
         var values: [ColumnValue] = []
         values.reserveCapacity(count)
         for _ in 0..<count {
+            // Checked again for each value: the strings before it took bytes of their own.
+            guard width <= end - position else { throw ParquetFormatError("values beyond their page") }
             let raw = bytes[position..<position + width].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             position += width
             switch type {
             case .int32: values.append(integer(UInt64(UInt32(truncatingIfNeeded: raw)), bits: 32))
             case .int64: values.append(integer(raw, bits: 64))
-            case .float: values.append(.number(Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw)))))
-            case .double: values.append(.number(Double(bitPattern: raw)))
+            case .float: values.append(Self.number(Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw)))))
+            case .double: values.append(Self.number(Double(bitPattern: raw)))
             default:
                 let length = Int(raw)
                 guard length <= end - position else { throw ParquetFormatError("a string beyond its page") }
@@ -103,6 +105,13 @@ struct ParquetValueDecoder {
         let length = (0..<4).reduce(0) { $0 | Int(bytes[position + $1]) << (8 * $1) }
         guard length <= range.upperBound - position - 4 else { throw ParquetFormatError("a length beyond its page") }
         return length
+    }
+
+    /// A floating-point value as a number, or NaN and the infinities as the strings `NaN`, `Infinity` and
+    /// `-Infinity`, which JSON has no number for.
+    static func number(_ value: Double) -> ColumnValue {
+        if value.isFinite { return .number(value) }
+        return .string(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")
     }
 
     /// An integer of `bits` bits as signed or, for an unsigned column, unsigned (`.unsigned` over Int64's range).

@@ -50,3 +50,11 @@ long_table = pa.table({
     'n': pa.array([i if i % 2 else None for i in range(rows)], pa.int64()),
 })
 pq.write_table(long_table, 'long-page.parquet', compression='snappy', data_page_size=1 << 20, write_batch_size=rows)
+
+# Floating-point values JSON has no number for.
+special = pa.table({
+    'url': pa.array([f'http://127.0.0.1:9/s/{i}.jpg' for i in range(4)], pa.string()),
+    'x': pa.array([float('nan'), float('inf'), float('-inf'), 1.5], pa.float64()),
+    'y': pa.array([float('nan'), float('inf'), float('-inf'), 1.5], pa.float32()),
+})
+pq.write_table(special, 'nonfinite.parquet', compression='snappy')
