@@ -3,11 +3,7 @@ import Testing
 @testable import ImgCore
 
 /// The venv's python (`IMGFETCH_PYREF_PYTHON`, made by `make test`) when it has the `pyarrow` package.
-private let pyarrowPython: String? = {
-    guard let python = ProcessInfo.processInfo.environment["IMGFETCH_PYREF_PYTHON"],
-          let result = try? Imgfetch.run(["-c", "import pyarrow"], program: python), result.status == 0 else { return nil }
-    return python
-}()
+private let pyarrowPython = PyrefPython.importing("pyarrow")
 
 /// Writes the JSON rows of argv[2] to the Parquet file argv[1] with pyarrow (snappy, dictionary pages, row groups
 /// of 2 rows), the way LAION's and DataComp's URL lists are written; the columns in the first row's order (its

@@ -3,11 +3,7 @@ import Testing
 @testable import ImgCore
 
 /// The venv's python (`IMGFETCH_PYREF_PYTHON`, made by `make test`) when it has the `pyarrow` package.
-private let pyarrowPython: String? = {
-    guard let python = ProcessInfo.processInfo.environment["IMGFETCH_PYREF_PYTHON"],
-          let result = try? Imgfetch.run(["-c", "import pyarrow"], program: python), result.status == 0 else { return nil }
-    return python
-}()
+private let pyarrowPython = PyrefPython.importing("pyarrow")
 
 /// Prints each Parquet file given as one JSON line: its column names and types, its rows, and the codecs of its
 /// column chunks.

@@ -6,11 +6,7 @@ import Glibc
 @testable import ImgCore
 
 /// The venv's python (`IMGFETCH_PYREF_PYTHON`, made by `make test`) when it has the `webdataset` package.
-private let webDatasetPython: String? = {
-    guard let python = ProcessInfo.processInfo.environment["IMGFETCH_PYREF_PYTHON"],
-          let result = try? Imgfetch.run(["-c", "import webdataset"], program: python), result.status == 0 else { return nil }
-    return python
-}()
+private let webDatasetPython = PyrefPython.importing("webdataset")
 
 /// `batch --output-format webdataset`: tar shards read back with GNU tar and with the `webdataset` package,
 /// the X-Robots-Tag default, a full folder, refusals (runs again: WebDatasetResumeTests).

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The rows of a Parquet list, row group after row group, each as the values of the columns a list layout names
-/// (`ListLayout.namedColumns`): one cursor a named column in the row group being read, so memory is a page of each.
+/// (`ListLayout.namedColumns`): one cursor a named column in the row group being read, so memory is a page and a
+/// batch of rows of each.
 final class ParquetRows {
     private let file: ParquetFile
     private let names: [String]

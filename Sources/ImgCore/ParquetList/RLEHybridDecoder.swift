@@ -80,12 +80,9 @@ struct RLEHybridDecoder {
     }
 
     private mutating func varint() throws(ParquetFormatError) -> UInt64 {
-        var value: UInt64 = 0
-        for shift in stride(from: 0, to: 70, by: 7) {
-            let next = try byte()
-            value |= UInt64(next & 0x7F) << UInt64(shift)
-            if next & 0x80 == 0 { return value }
+        guard let value = ThriftCompactReader.varint(bytes, at: &position, end: end) else {
+            throw ParquetFormatError("levels or indices end early")
         }
-        throw ParquetFormatError("a varint over 10 bytes")
+        return value
     }
 }

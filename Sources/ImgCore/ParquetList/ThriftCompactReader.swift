@@ -160,13 +160,25 @@ struct ThriftCompactReader {
 
     /// An unsigned LEB128 varint of at most 10 bytes.
     private mutating func varint() throws(Malformed) -> UInt64 {
+        guard let value = Self.varint(bytes, at: &position, end: bytes.count) else {
+            throw Malformed(reason: "a varint that ends early or is over 10 bytes")
+        }
+        return value
+    }
+
+    /// An unsigned LEB128 varint (seven bits a byte, lowest first, at most 10 bytes) from `bytes[position..<end]`,
+    /// `position` moved past it: Thrift's compact protocol and Parquet's run headers alike. Nil when the bytes end
+    /// inside it or it is longer.
+    static func varint(_ bytes: [UInt8], at position: inout Int, end: Int) -> UInt64? {
         var value: UInt64 = 0
         for shift in stride(from: 0, to: 70, by: 7) {
-            let next = try byte()
+            guard position < end else { return nil }
+            let next = bytes[position]
+            position += 1
             value |= UInt64(next & 0x7F) << UInt64(shift)
             if next & 0x80 == 0 { return value }
         }
-        throw Malformed(reason: "a varint over 10 bytes")
+        return nil
     }
 
     private func zigzag(_ value: UInt64) -> Int64 {
