@@ -158,7 +158,7 @@ extension Options {
             what
             .IB KEY .txt
             holds),
-            the kept columns by name (text: from JSON Lines, a value that is no string as JSON writes it), then
+            the kept columns by name (text: from JSON Lines or Parquet, a value that is no string as JSON writes it), then
             .BR width ,
             .BR height ,
             .BR original_width ,
@@ -191,7 +191,7 @@ extension Options {
             .I NAME
             into each sample as
             .IB KEY .txt
-            (UTF-8 as given; from JSON Lines, a number or boolean as JSON writes it, null as nothing, an array
+            (UTF-8 as given; from JSON Lines or Parquet, a number or boolean as JSON writes it, null as nothing, an array
             or object as compact JSON): the caption file that training loaders read beside the image, as
             img2dataset's
             .B \-\-caption_col

@@ -91,7 +91,8 @@ extension Options {
             .B \-\-manifest
             lines get a
             .B columns
-            object, by name, with strings for CSV and TSV and the JSON values as given for JSON Lines.
+            object, by name, with strings for CSV and TSV, the JSON values as given for JSON Lines, and for Parquet
+            its values as strings, numbers, booleans or null.
             Repeatable; names are separated by commas.
             Default: none.
             """#)
