@@ -33,6 +33,7 @@ extension ImgError {
         case .name: "--name-column"
         case .kept: "--keep-columns"
         case .caption: "--caption-column"
+        case .sha256: "--sha256-column"
         }
     }
 }

@@ -48,6 +48,8 @@ struct ParquetListReaderTests {
             #expect(row.line == index + 1, "rows are numbered from 1")
             guard let url = written["url"] as? String, !url.isEmpty else {
                 #expect(row.failure != nil && row.raw.hasPrefix("{") && row.raw.contains(#""url":"#), "row \(index + 1): \(row.raw)")
+                let reason = written["url"] is NSNull ? "no URL in column 'url' (null)" : "no URL in column 'url'"
+                #expect(row.failure?.message == reason, "row \(index + 1)")
                 continue
             }
             #expect(row.first == url && row.failure == nil)

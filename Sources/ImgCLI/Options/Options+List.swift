@@ -6,6 +6,7 @@ extension OptionCatalog {
         Options.urlColumn,
         Options.nameColumn,
         Options.keepColumns,
+        Options.sha256Column,
     ])
 }
 
@@ -95,5 +96,20 @@ extension Options {
             its values as strings, numbers, booleans or null.
             Repeatable; names are separated by commas.
             Default: none.
+            """#)
+    static let sha256Column = Option<String>("sha256-column", value: "NAME", parser: .text, for: [.batch],
+                         help: "fail a row whose original's SHA-256 is not this column's",
+                         man: #"""
+            The column holding each row's SHA-256 of its original (64 hexadecimal digits, in either case), as
+            DataComp's lists give one for img2dataset's
+            .BR \-\-verify_hash :
+            the original's bytes (downloaded, or from the cache) are hashed before anything is made of them, and
+            a row whose original differs fails
+            .RI ( "its SHA-256 is " X ", not the list's " Y ;
+            class
+            .BR image ,
+            permanent), nothing of it written: the image the URL serves now is not the one the dataset lists.
+            A row whose column holds no SHA-256 fails, naming its line.
+            Default: none (nothing checked).
             """#)
 }

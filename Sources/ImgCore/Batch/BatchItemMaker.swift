@@ -32,6 +32,7 @@ struct BatchItemMaker {
         if line.extra || line.failure != nil { item.malformedLine = line.raw }
         item.columns = line.columns
         item.caption = line.caption
+        item.expectedSHA256 = line.sha256
         // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
         // its fetch all take this one (a line that fails has one only for its names).
         let usable = (try? source.get()) != nil

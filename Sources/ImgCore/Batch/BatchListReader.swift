@@ -35,6 +35,8 @@ public struct BatchItem: Sendable {
     public var columns: [String: ColumnValue]?
     /// The caption column's text (`ListLayout.captionColumn`): a WebDataset sample's `KEY.txt`. Nil without one.
     public var caption: String?
+    /// The SHA-256 its original must have (`ListLayout.sha256Column`), lower-case; nil: nothing is checked.
+    public var expectedSHA256: String?
     /// With `carried` and `--verify-outputs`: the files whose SHA-256 a worker checks first (the line runs if one
     /// differs).
     var verifying: [RecordedFile] = []

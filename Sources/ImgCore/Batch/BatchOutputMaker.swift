@@ -12,8 +12,12 @@ struct BatchOutputMaker: Sendable {
     /// `-O DIR`, opened once, or why it could not be.
     let outputFolder: Result<OutputFolder, ImgError>?
 
-    /// The outputs of a line whose source is `source`, in the order of `requests.positions`.
+    /// The outputs of a line whose source is `source`, in the order of `requests.positions`: each the line's failure
+    /// when its original's SHA-256 is not the one its list gives (`BatchItem.expectedSHA256`).
     func outputs(of source: ImageSource, item: BatchItem) -> [BatchOutput] {
+        if let expected = item.expectedSHA256, let (failure, milliseconds) = mismatch(of: source, item: item, expected: expected) {
+            return requests.positions.map { BatchOutput(variant: $0?.name, result: .failure(failure), milliseconds: milliseconds) }
+        }
         var outputs: [BatchOutput] = []
         var sharedFailure: ImgError?
         for (position, variant) in requests.positions.enumerated() {
@@ -22,6 +26,25 @@ struct BatchOutputMaker: Sendable {
                                    format: item.format, sharedFailure: &sharedFailure))
         }
         return outputs
+    }
+
+    /// Why a line whose original must have the SHA-256 `expected` fails, with the time it took: its original
+    /// (downloaded, or from the caches) hashes to another, or can't be had. Nil when it matches, or when its site
+    /// refuses it (its outputs then say so).
+    private func mismatch(of source: ImageSource, item: BatchItem, expected: String) -> (ImgError, Int)? {
+        let start = Date()
+        let request = requests.request(for: source, variant: nil)
+        var failure: ImgError?
+        do throws(ImgError) {
+            let fetched = try pipeline.originals.fetch(request, key: item.originalKey)
+            let actual = fetched.image.bytes.sha256
+            if request.robotsRefusal(fetched.image.robotsTags) == nil, actual != expected {
+                failure = .image("its SHA-256 is \(actual), not the list's \(expected)")
+            }
+        } catch {
+            failure = error
+        }
+        return failure.map { ($0, Int(Date().timeIntervalSince(start) * 1000)) }
     }
 
     /// With `BatchOptions.robotsTxt`, the report of a remote line its host's robots.txt disallows (nothing

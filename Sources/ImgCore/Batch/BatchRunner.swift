@@ -89,12 +89,16 @@ public final class BatchRunner: Sendable {
         return BatchItemReport(item: item, outputs: [], skipped: true)
     }
 
-    /// Outputs per item: one per variant, or one.
-    private var outputsPerItem: Int { max(1, options.variants.count) }
+    /// The uses an item makes of its original: one an output (one a variant, or one), and one more to check its
+    /// SHA-256 (`BatchItem.expectedSHA256`), so that the check's download serves the outputs.
+    private func uses(by item: BatchItem) -> Int {
+        max(1, options.variants.count) + (item.expectedSHA256 == nil ? 0 : 1)
+    }
 
     /// Ends an item's announced uses of its original; after the last, the original leaves memory.
-    private func finishUses(ofOriginal key: String) {
-        if announcements.finish(key, count: outputsPerItem) { pipeline.forgetOriginal(key) }
+    private func finishUses(by item: BatchItem) {
+        guard let key = item.originalKey else { return }
+        if announcements.finish(key, count: uses(by: item)) { pipeline.forgetOriginal(key) }
     }
 
     /// Runs the batch to its end (or until stopped) and returns the summary. Blocks the calling thread.
@@ -140,9 +144,9 @@ public final class BatchRunner: Sendable {
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {
             guard let item = maker.item(for: line, sequence: sequence) else { continue }
-            if let key = item.originalKey { announcements.expect(key, count: outputsPerItem) }
+            if let key = item.originalKey { announcements.expect(key, count: uses(by: item)) }
             guard queue.push(item) else {
-                if let key = item.originalKey { finishUses(ofOriginal: key) }
+                finishUses(by: item)
                 break
             }
             sequence += 1
@@ -171,7 +175,7 @@ public final class BatchRunner: Sendable {
             } else {
                 report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
             }
-            if let key = item.originalKey { finishUses(ofOriginal: key) }
+            finishUses(by: item)
             finish(report)
         }
     }

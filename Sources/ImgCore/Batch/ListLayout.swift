@@ -36,6 +36,8 @@ public struct ListLayout: Sendable {
     public var keptColumns: [String] = []
     /// The column written as each WebDataset sample's caption (`--caption-column`); default none.
     public var captionColumn: String?
+    /// The column holding each row's SHA-256 of its original (`--sha256-column`); default none.
+    public var sha256Column: String?
     /// A CSV or TSV header already read from standard input by `prepare`, and the lines it took: the reader goes on
     /// after it. Nil for a file (its reader reads the header itself).
     var standardInputHeader: (names: [String], lines: Int)?
@@ -48,6 +50,7 @@ public struct ListLayout: Sendable {
         var seen = Set<String>()
         let named = [(urlColumn, ListColumnRole.url)] + (nameColumn.map { [($0, .name)] } ?? [])
             + keptColumns.map { ($0, .kept) } + (captionColumn.map { [($0, .caption)] } ?? [])
+            + (sha256Column.map { [($0, .sha256)] } ?? [])
         return named.filter { seen.insert($0.0).inserted }
     }
 

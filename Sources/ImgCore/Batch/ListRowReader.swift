@@ -30,6 +30,8 @@ public struct ListRow: Sendable {
     public var columns: [String: ColumnValue]?
     /// The caption column's text (`ListLayout.captionColumn`); nil without one or when the row failed.
     public var caption: String?
+    /// The SHA-256 column's digest, lower-case (`ListLayout.sha256Column`); nil without one or when the row failed.
+    public var sha256: String?
 }
 
 /// Reads list rows from a `BatchListReader`'s lines in the list's format. Words given on the command line are
@@ -181,7 +183,9 @@ extension ListLayout {
         func missing(_ column: String, _ role: ListColumnRole) -> ImgError { .missingColumn(MissingColumn(column: column, role: role)) }
         let urlColumn = self.urlColumn
         guard let urlValue = value(urlColumn) else { return failed(missing(urlColumn, .url)) }
-        guard case .string(let text) = urlValue else { return failed(.usage("column '\(urlColumn)' is not a string")) }
+        guard case .string(let text) = urlValue else {
+            return failed(.usage(urlValue == .null ? "no URL in column '\(urlColumn)' (null)" : "column '\(urlColumn)' is not a string"))
+        }
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !url.isEmpty else { return failed(.usage("no URL in column '\(urlColumn)'")) }
         var row = ListRow(line: line, first: url, raw: raw)
@@ -192,6 +196,14 @@ extension ListLayout {
         if let captionColumn = captionColumn {
             guard let caption = value(captionColumn) else { return failed(missing(captionColumn, .caption)) }
             row.caption = caption.captionText
+        }
+        if let sha256Column {
+            guard let digest = value(sha256Column) else { return failed(missing(sha256Column, .sha256)) }
+            let hex = (digest.text ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+                return failed(.usage("column '\(sha256Column)' holds no SHA-256 (64 hexadecimal digits)"))
+            }
+            row.sha256 = hex
         }
         guard !keptColumns.isEmpty else { return row }
         var columns: [String: ColumnValue] = [:]

@@ -8,6 +8,8 @@ public enum ListColumnRole: Sendable, Equatable {
     case kept
     /// The column written as each WebDataset sample's caption (`KEY.txt`).
     case caption
+    /// The column holding each row's SHA-256 of its original, checked before anything is made of it.
+    case sha256
 
     /// ImgCore's words for it: `the URL column`.
     public var words: String {
@@ -16,6 +18,7 @@ public enum ListColumnRole: Sendable, Equatable {
         case .name: "the name column"
         case .kept: "a kept column"
         case .caption: "the caption column"
+        case .sha256: "the SHA-256 column"
         }
     }
 }
