@@ -88,8 +88,12 @@ public struct ListLayout: Sendable {
 
     /// The reader of the rows of `inputs`: Parquet's for a Parquet list, else the reader of lines.
     func rowSource(for inputs: [BatchInput]) -> any ListRowSource {
+        listFormat(of: inputs) == .parquet ? ParquetListReader(inputs, layout: self) : ListRowReader(inputs, layout: self)
+    }
+
+    /// The format of the list among `inputs` (the one that is not words); lines when there is none.
+    func listFormat(of inputs: [BatchInput]) -> ListFormat {
         let list = inputs.first { if case .words = $0 { false } else { true } }
-        if let list, format.resolved(for: list) == .parquet { return ParquetListReader(inputs, layout: self) }
-        return ListRowReader(inputs, layout: self)
+        return list.map { format.resolved(for: $0) } ?? .lines
     }
 }

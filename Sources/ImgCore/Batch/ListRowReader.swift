@@ -61,8 +61,7 @@ final class ListRowReader: ListRowSource {
 
     /// A reader of `inputs`, in the format `layout` decides for the list among them (the one that is not words).
     convenience init(_ inputs: [BatchInput], layout: ListLayout) {
-        let list = inputs.first { if case .words = $0 { false } else { true } }
-        self.init(BatchListReader(inputs), format: list.map { layout.format.resolved(for: $0) } ?? .lines, layout: layout)
+        self.init(BatchListReader(inputs), format: layout.listFormat(of: inputs), layout: layout)
     }
 
     /// Why the lists could not be read to their end; see `BatchListReader.failure`.

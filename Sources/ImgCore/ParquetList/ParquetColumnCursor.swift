@@ -80,13 +80,16 @@ final class ParquetColumnCursor {
     private func nextDataPage() throws(ParquetFormatError) -> Page {
         while true {
             guard position < end else { throw ParquetFormatError("its pages end before the row group's rows") }
-            let (header, headerLength) = try readHeader()
+            let (header, headerLength, window) = try readHeader()
             let (kind, size, stored) = (header.integer(1) ?? -1, header.integer(2) ?? -1, header.integer(3) ?? -1)
             guard (0...Int64(Self.maximumPageBytes)).contains(size), (0...Int64(Self.maximumPageBytes)).contains(stored),
                   stored <= end - position - Int64(headerLength) else {
                 throw ParquetFormatError("a page of \(stored) bytes beyond its column chunk or over \(Self.maximumPageBytes)")
             }
-            let body = try file.read(at: position + Int64(headerLength), count: Int(stored))
+            // The body from the bytes read for the header when they hold it all (a small page), else read after it.
+            let body = headerLength + Int(stored) <= window.count
+                ? Array(window[headerLength..<headerLength + Int(stored)])
+                : try file.read(at: position + Int64(headerLength), count: Int(stored))
             position += Int64(headerLength) + stored
             switch kind {
             case 2: dictionary = try dictionaryPage(header, body, size: Int(size))
@@ -97,20 +100,22 @@ final class ParquetColumnCursor {
         }
     }
 
-    /// The page header at the position and its length in bytes.
-    private func readHeader() throws(ParquetFormatError) -> (ThriftValue, Int) {
-        var window = Self.headerWindow
+    /// The page header at the position, its length in bytes, and the bytes read from the position (the header's and
+    /// those after it, up to the window).
+    private func readHeader() throws(ParquetFormatError) -> (ThriftValue, Int, [UInt8]) {
+        var windowBytes = Self.headerWindow
         while true {
-            let count = Int(min(Int64(window), end - position))
-            var reader = ThriftCompactReader(try file.read(at: position, count: count))
+            let count = Int(min(Int64(windowBytes), end - position))
+            let window = try file.read(at: position, count: count)
+            var reader = ThriftCompactReader(window)
             do {
                 let header = try reader.readStructure()
-                return (header, reader.position)
+                return (header, reader.position, window)
             } catch {
-                guard Int64(count) < end - position, window < Self.maximumHeaderBytes else {
+                guard Int64(count) < end - position, windowBytes < Self.maximumHeaderBytes else {
                     throw ParquetFormatError("a malformed page header (\(error.reason))")
                 }
-                window *= 2
+                windowBytes *= 2
             }
         }
     }

@@ -67,8 +67,12 @@ struct ParquetValueDecoder {
 
     /// `count` PLAIN values from `position` on, which moves past them; none is kept when they run past the page.
     private func plain(_ count: Int, position: inout Int) throws(ParquetFormatError) -> [ColumnValue] {
-        let width = [ParquetColumn.PhysicalType.int32: 4, .float: 4, .int64: 8, .double: 8, .byteArray: 4][type]
-        guard let width else { throw ParquetFormatError("a type imgfetch does not read") }
+        let width: Int
+        switch type {
+        case .int32, .float, .byteArray: width = 4  // a string's 4-byte length, before its bytes
+        case .int64, .double: width = 8
+        default: throw ParquetFormatError("a type imgfetch does not read")
+        }
         guard count <= (end - position) / width else { throw ParquetFormatError("values beyond their page") }
         var values: [ColumnValue] = []
         values.reserveCapacity(count)
