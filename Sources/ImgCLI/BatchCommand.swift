@@ -3,7 +3,7 @@ import Foundation
 import ImgCore
 import Synchronization
 
-/// `imgfetch batch LIST|- -O DIR` and `imgfetch prefetch URL... [--from FILE]`: parse, run an ImgCore `BatchRunner`,
+/// `imgfetch batch LIST...|- -O DIR` and `imgfetch prefetch URL... [--from FILE]`: parse, run an ImgCore `BatchRunner`,
 /// print per-item lines or JSON records, a progress line on a terminal, and the summary.
 enum BatchCommand {
     static func run(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String],

@@ -77,12 +77,15 @@ struct BatchPlan {
             guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }
             return inputs
         }
-        guard words.count == 1 else {
-            throw .usage(words.isEmpty ? "batch needs a list: imgfetch batch LIST|- -O DIR" : "batch takes one list, not \(words.count) (\(words.joined(separator: " ")))")
+        guard !words.isEmpty else { throw .usage("batch needs a list: imgfetch batch LIST...|- -O DIR") }
+        if words.count > 1 {
+            if words.contains("-") { throw .usage("standard input (-) can only be batch's one list, not one of \(words.count)") }
+            var seen = Set<String>()
+            if let twice = words.first(where: { !seen.insert($0).inserted }) { throw .usage("list '\(twice)' is given twice") }
         }
         if settings.outputFile != nil { throw .usage("batch writes under -O DIR; -o doesn't apply") }
         guard settings.outputDirectory != nil else { throw .usage("batch needs -O DIR") }
-        return [words[0] == "-" ? .standardInput : .file(words[0])]
+        return words.map { $0 == "-" ? .standardInput : .file($0) }
     }
 
     private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,

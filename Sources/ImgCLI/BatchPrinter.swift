@@ -130,7 +130,8 @@ final class BatchPrinter: Sendable {
         // by its number in messages and given whole in --json.
         let input = item.malformedLine.map(ManifestRecord.maskingPasswords(inLine:))
             ?? URLCredentials.maskingPassword(in: item.input)
-        let label = item.malformedLine != nil ? "line \(item.line)" : output.variant.map { "\(input) (\($0))" } ?? input
+        let line = item.position.map { "line \(item.line) ('\($0.list)' line \($0.line))" } ?? "line \(item.line)"
+        let label = item.malformedLine != nil ? line : output.variant.map { "\(input) (\($0))" } ?? input
         switch output.result {
         case .success(let response):
             let duplicateOf = output.duplicateOf.map { URLCredentials.maskingPassword(in: $0) }

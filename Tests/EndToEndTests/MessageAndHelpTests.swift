@@ -46,7 +46,7 @@ struct MessageAndHelpTests: EndToEndSuite {
     @Test func theManPageSaysWhatTheProgramDoes() throws {
         let page = try String(contentsOfFile: Paths.packageRoot + "/man/imgfetch.1", encoding: .utf8)
         let synopsis = try #require(page.components(separatedBy: ".SH SYNOPSIS").last?.components(separatedBy: ".SH ").first)
-        #expect(synopsis.contains(".B imgfetch batch\n.IR LIST | \\-\n.B \\-O\n.I DIR"), "batch's -O DIR is required")
+        #expect(synopsis.contains(".B imgfetch batch\n.IR LIST .\\|.\\|.|\\-\n.B \\-O\n.I DIR"), "batch's -O DIR is required")
         let exits = try #require(page.components(separatedBy: ".SH EXIT STATUS").last?.components(separatedBy: ".SH ").first)
         let seven = try #require(exits.components(separatedBy: ".B 7\n").last?.components(separatedBy: ".TP").first)
         #expect(seven.contains("local input cannot be read"), "\(seven)")

@@ -5,7 +5,7 @@ import ImgCore
 enum CommandCatalog {
     static let usage = """
         usage: imgfetch [fetch] INPUT... [options]      fetch, process and write images
-               imgfetch batch LIST|- -O DIR [options]    many URLs in one process
+               imgfetch batch LIST...|- -O DIR [options] many URLs in one process
                imgfetch prefetch [URL...] [--from FILE]  warm the cache
                imgfetch info INPUT... [--json] [--facts] what an image is
                imgfetch cache inspect|clean-expired|prune|clear|remove|verify|config
@@ -38,10 +38,11 @@ enum CommandCatalog {
         """
 
     static let batch = """
-        batch LIST|- -O DIR: one URL a line (optional second column: output name);
-        blank lines and # comments skipped. Every fetch option applies to every line
-        (--no-cache keeps only this run's memory cache). Names clash in list order:
-        the later ones get -1, -2, ...
+        batch LIST...|- -O DIR: one URL a line (optional second column: output
+        name); blank lines and # comments skipped. Several lists of one format
+        are read as one, their lines numbered on through them. Every fetch option
+        applies to every line (--no-cache keeps only this run's memory cache).
+        Names clash in list order: the later ones get -1, -2, ...
         A .csv or .tsv list with a header row, or .jsonl (one object a line), is read
         by its columns (--input-format, --url-column, --keep-columns).
         Sharding one list over N machines (each runs the same list with its own K):

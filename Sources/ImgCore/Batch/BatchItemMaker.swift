@@ -13,7 +13,7 @@ struct BatchItemMaker {
     private let judge: ResumeJudge?
     private var namer: BatchOutputNamer?
 
-    /// `lists`: how many lists the batch reads.
+    /// `lists`: how many times the batch's line numbers start from 1 (`ListLayout.numberings(of:)`).
     init(options: BatchOptions, requests: BatchRequests, pipeline: ImagePipeline, judge: ResumeJudge?, lists: Int) {
         (self.options, self.requests, self.pipeline, self.judge) = (options, requests, pipeline, judge)
         // A WebDataset sample is named by its line's key: no file names to claim, nor to remember (a few bytes a
@@ -32,6 +32,7 @@ struct BatchItemMaker {
         if line.extra || line.failure != nil { item.malformedLine = line.raw }
         item.columns = line.columns
         item.caption = line.caption
+        item.position = line.position
         item.expectedSHA256 = line.sha256
         // The original key, worked out once a line: its names' `{hash}`, `--shard`, memory's announced uses and
         // its fetch all take this one (a line that fails has one only for its names).

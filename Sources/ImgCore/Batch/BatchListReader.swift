@@ -7,8 +7,11 @@ import Glibc
 public struct BatchItem: Sendable {
     /// Position among the items handed to workers, from 0 in input order.
     public var sequence: Int
-    /// The line number in its list (1-based, counting blank and comment lines), as `{index}` gives it.
+    /// The line number in its list (1-based, counting blank and comment lines), as `{index}` gives it; with several
+    /// lists, counted on through them (`position` is the line in its own).
     public var line: Int
+    /// Its list and its line there, when the batch reads several lists; nil with one.
+    public var position: ListPosition?
     /// The first column as written.
     public var input: String
     /// The whole line as written (without its surrounding blanks) when it is not of the form `URL [NAME]` (it has
@@ -64,7 +67,8 @@ public final class BatchListReader {
     private var bufferStart = 0
     private var atEnd = true
     private var words: ArraySlice<String> = []
-    private var lineNumber = 0
+    /// The number of the last line read in the current input (its lines so far, when it is read to its end).
+    private(set) var lineNumber = 0
     /// The current input is words given on the command line.
     private var readingWords = false
     /// True until the first line of the current file or standard input is taken: where a byte order mark may be.

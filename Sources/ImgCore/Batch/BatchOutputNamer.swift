@@ -14,12 +14,13 @@ struct BatchOutputNamer {
     private let template: NameTemplate
     /// The names claimed so far; only the current line's when lines never clash.
     private var registry = OutputNameRegistry()
-    /// Whether two lines can never get one name, so that only a line's own names are compared: one list (its line
-    /// numbers differ) and a template that begins with its `{index}` (`NameTemplate.beginsWithDelimitedIndex`). Then
-    /// nothing is remembered from line to line, where the batch's names would otherwise take 8–16 bytes a line.
+    /// Whether two lines can never get one name, so that only a line's own names are compared: one numbering (line
+    /// numbers differ; several files are numbered on through them) and a template that begins with its `{index}`
+    /// (`NameTemplate.beginsWithDelimitedIndex`). Then nothing is remembered from line to line, where the batch's
+    /// names would otherwise take 8–16 bytes a line.
     let linesNeverClash: Bool
 
-    /// `lists`: how many lists the batch reads (line numbers start again in each).
+    /// `lists`: how many times the batch's line numbers start from 1 (`ListLayout.numberings(of:)`).
     init(template: NameTemplate, lists: Int) {
         self.template = template
         linesNeverClash = lists == 1 && template.beginsWithDelimitedIndex

@@ -60,6 +60,7 @@ public struct ListLayout: Sendable {
     /// which the batch then reads on from), a JSON Lines file by its rows, read until each column has been seen in
     /// one (JSON Lines on standard input is checked row by row only). Plain lists are not read.
     public mutating func prepare(_ inputs: [BatchInput]) throws(ImgError) {
+        try checkOneFormat(inputs)
         for input in inputs {
             let format = format.resolved(for: input)
             guard format.hasColumns else { continue }
@@ -78,7 +79,7 @@ public struct ListLayout: Sendable {
                 standardInputHeader = header
             case (_, .file(let path)):
                 let reader = ListRowReader(BatchListReader([input]), format: format, layout: self)
-                guard let header = try reader.readHeader() else { continue }  // an empty list: no rows to run
+                guard let header = try reader.readHeader(list: path) else { continue }  // an empty list: no rows to run
                 try ListColumnCheck.check(header: header, columns: namedColumns, list: "'\(path)'")
             default:
                 continue
@@ -86,9 +87,29 @@ public struct ListLayout: Sendable {
         }
     }
 
-    /// The reader of the rows of `inputs`: Parquet's for a Parquet list, else the reader of lines.
+    /// The reader of the rows of `inputs`: several lists read as one (`ListSequenceReader`), Parquet's for a Parquet
+    /// list, else the reader of lines.
     func rowSource(for inputs: [BatchInput]) -> any ListRowSource {
-        listFormat(of: inputs) == .parquet ? ParquetListReader(inputs, layout: self) : ListRowReader(inputs, layout: self)
+        let lists = inputs.compactMap { if case .file(let path) = $0 { path } else { nil } }
+        if lists.count > 1, lists.count == inputs.count { return ListSequenceReader(lists: lists, layout: self) }
+        return listFormat(of: inputs) == .parquet ? ParquetListReader(inputs, layout: self) : ListRowReader(inputs, layout: self)
+    }
+
+    /// How many times the rows of `inputs` are numbered from 1: once for files alone (several are read as one,
+    /// `ListSequenceReader`), once an input otherwise (words given on the command line, then a list).
+    static func numberings(of inputs: [BatchInput]) -> Int {
+        inputs.allSatisfy { if case .file = $0 { true } else { false } } ? 1 : inputs.count
+    }
+
+    /// Several lists must be of one format (a usage error naming two that differ).
+    func checkOneFormat(_ inputs: [BatchInput]) throws(ImgError) {
+        let lists = inputs.compactMap { if case .file(let path) = $0 { path } else { nil } }
+        guard let first = lists.first else { return }
+        let expected = format.resolved(for: .file(first))
+        for path in lists.dropFirst() where format.resolved(for: .file(path)) != expected {
+            let other = format.resolved(for: .file(path))
+            throw .usage("lists of different formats: '\(first)' is \(expected.rawValue), '\(path)' is \(other.rawValue)")
+        }
     }
 
     /// The format of the list among `inputs` (the one that is not words); lines when there is none.

@@ -7,6 +7,8 @@ protocol ListRowSource: AnyObject {
     func nextRow() -> ListRow?
     /// Why the lists could not be read to their end; nil while all is well.
     var failure: ImgError? { get }
+    /// The number of the last line (or row) read: a list's count of lines once it is read to its end.
+    var linesRead: Int { get }
 }
 
 /// One row of a batch list: a plain line (`URL [NAME]`) or a CSV, TSV or JSON Lines row read by its columns.
@@ -32,6 +34,9 @@ public struct ListRow: Sendable {
     public var caption: String?
     /// The SHA-256 column's digest, lower-case (`ListLayout.sha256Column`); nil without one or when the row failed.
     public var sha256: String?
+    /// The list it comes from and its line there, when the batch reads more than one list (then `line` counts on
+    /// through the lists); nil with one list.
+    public var position: ListPosition?
 }
 
 /// Reads list rows from a `BatchListReader`'s lines in the list's format. Words given on the command line are
@@ -67,11 +72,16 @@ final class ListRowReader: ListRowSource {
     /// Why the lists could not be read to their end; see `BatchListReader.failure`.
     var failure: ImgError? { lines.failure }
 
-    /// The header of a CSV or TSV list, read now (nil for an empty list); a header that is not CSV is a usage error.
-    func readHeader() throws(ImgError) -> [String]? {
+    var linesRead: Int { lines.lineNumber }
+
+    /// The header of the CSV or TSV list at `list`, read now (nil for an empty list); a header that is not CSV is a
+    /// usage error.
+    func readHeader(list: String) throws(ImgError) -> [String]? {
         while header == nil {
             guard let row = nextRow() else { return header }
-            if header == nil, let failure = row.failure { throw .usage("line \(row.line) (the header): \(failure.message)") }
+            if header == nil, let failure = row.failure {
+                throw .usage("list '\(list)', line \(row.line) (the header): \(failure.message)")
+            }
         }
         return header
     }

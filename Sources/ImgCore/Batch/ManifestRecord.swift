@@ -2,8 +2,12 @@ import Foundation
 
 /// One line of a `--manifest` file: what became of one list line. JSON keys are those below, snake_case.
 public struct ManifestRecord: Codable, Sendable, Equatable {
-    /// The line number in the list (1-based, counting blank and comment lines).
+    /// The line number in the list (1-based, counting blank and comment lines); with several lists, counted on
+    /// through them in the order given.
     public var line: Int
+    /// With several lists: the list the line is in, as named on the command line, and its line there.
+    public var list: String?
+    public var listLine: Int?
     /// The first column as written, its password shown as `***`; absent for a line not of the form `URL [NAME]`,
     /// which has `raw` instead.
     public var url: String?
@@ -37,7 +41,8 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var columns: [String: ColumnValue]?
 
     enum CodingKeys: String, CodingKey {
-        case line, url, raw, status, reason, directive, rule, outputs, original, error, exitClass = "exit_class", ms, columns
+        case line, list, listLine = "list_line", url, raw, status, reason, directive, rule, outputs, original, error
+        case exitClass = "exit_class", ms, columns
     }
 
     public init(line: Int, url: String?, status: String) {
@@ -167,6 +172,7 @@ extension ManifestRecord {
         self.init(line: report.item.line, url: malformed == nil ? URLCredentials.maskingPassword(in: report.item.input) : nil,
                   status: report.skipped ? "skipped" : report.failed ? "failed" : "ok")
         raw = malformed.map(Self.maskingPasswords(inLine:))
+        (list, listLine) = (report.item.position?.list, report.item.position?.line)
         columns = report.item.columns
         if report.skipped {
             reason = "not done: the run was stopping"

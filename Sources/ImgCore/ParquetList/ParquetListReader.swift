@@ -14,6 +14,8 @@ final class ParquetListReader: ListRowSource {
     /// were returned, none after it. Nil while all is well.
     private(set) var failure: ImgError?
 
+    var linesRead: Int { rowNumber }
+
     init(_ inputs: [BatchInput], layout: ListLayout) {
         (self.inputs, self.layout) = (inputs[...], layout)
     }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `batch LIST LIST...`: several lists of one format run as one, lines numbered on through them, each record naming
+/// its list and line there; what can't be run together is refused before anything is fetched.
+@Suite("Batch: several lists")
+struct BatchSeveralListsTests {
+    private func write(_ text: String, _ name: String, in fixture: BatchFixture) throws -> String {
+        let path = fixture.root.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func run(_ fixture: BatchFixture, _ lists: [String], _ extra: [String]) throws -> CommandResult {
+        try Imgfetch.run(["batch"] + lists + ["-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress"] + extra)
+    }
+
+    @Test func twoCSVListsMakeOneDatasetWithUniqueKeysAndResumeAsOne() throws {
+        let fixture = try BatchFixture(count: 4)
+        let url = { (n: Int) in fixture.server.url("/img/img\(n).jpg") }
+        let first = try write("url,caption\n\(url(1)),one\n\(url(2)),two\n\n", "a.csv", in: fixture)
+        let second = try write("url,caption\n\(url(3)),three\n,none\n\(url(4)),four\n", "b.csv", in: fixture)
+        let manifest = fixture.root.file("m.jsonl")
+        let options = ["--output-format", "webdataset", "--caption-column", "caption", "--resize", "16x",
+                       "--manifest", manifest, "--resume", manifest]
+        let result = try run(fixture, [first, second], options)
+        #expect(result.status == 1 && result.stderr.contains("4 ok, 1 failed, 4 samples written into 1 tar"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 7 ('\(second)' line 3): no URL in column 'url'"), "\(result.stderr)")
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
+        #expect(records.map { $0["line"] as? Int } == [2, 3, 6, 7, 8])
+        #expect(records.map { $0["list"] as? String } == [first, first, second, second, second])
+        #expect(records.map { $0["list_line"] as? Int } == [2, 3, 2, 3, 4])
+        let members = try WebDatasetTests.members(fixture.output + "/00000.tar").filter { $0.hasSuffix(".jpg") }
+        #expect(members == ["000000002.jpg", "000000003.jpg", "000000006.jpg", "000000008.jpg"])
+        let caption = try WebDatasetTests.member("000000006.txt", of: fixture.output + "/00000.tar")
+        #expect(String(decoding: caption, as: UTF8.self) == "three")
+        // Resumed as one list: nothing requested again, every ok line done earlier.
+        let before = try (1...4).map { try fixture.server.requests("/img/img\($0).jpg") }
+        let again = try run(fixture, [first, second], options)
+        #expect(again.status == 1 && again.stderr.contains("4 done earlier"), "\(again.stderr)")
+        #expect(try (1...4).map { try fixture.server.requests("/img/img\($0).jpg") } == before)
+    }
+
+    @Test func whatCannotRunTogetherIsExit2BeforeAnyRequest() throws {
+        let fixture = try BatchFixture(count: 1)
+        let one = fixture.server.url("/img/img1.jpg")
+        let csv = try write("url,caption\n\(one),a\n", "a.csv", in: fixture)
+        let other = try write("url\n\(one)\n", "b.csv", in: fixture)
+        let jsonl = try write("{\"url\":\"\(one)\"}\n", "c.jsonl", in: fixture)
+        let cases: [([String], [String], String)] = [
+            ([csv, jsonl], [], "lists of different formats: '\(csv)' is csv, '\(jsonl)' is jsonl"),
+            ([csv, "-"], [], "standard input (-) can only be batch's one list, not one of 2"),
+            ([csv, csv], [], "list '\(csv)' is given twice"),
+            ([csv, other], ["--keep-columns", "caption"], "list '\(other)' has no column 'caption' (--keep-columns)"),
+            ([csv, fixture.root.file("gone.csv")], [], "cannot read list '\(fixture.root.file("gone.csv"))'"),
+        ]
+        for (lists, extra, message) in cases {
+            let result = try run(fixture, lists, extra)
+            #expect(result.status == 2, "\(lists): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(lists): \(result.stderr)")
+        }
+        #expect(try fixture.server.requests("/img/img1.jpg") == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.output))
+    }
+}
