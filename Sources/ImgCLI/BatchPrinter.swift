@@ -53,10 +53,11 @@ final class BatchPrinter: Sendable {
     var outputFailure: ImgError? { writeFailure.withLock { $0 } }
 
     /// Writes one JSON line to stdout; after a failure, nothing more.
-    /// Emits an item's record with the item's line and kept columns.
+    /// Emits an item's record with the item's line (and list) and kept columns.
     private func emit(_ record: Reporter.Record, of item: BatchItem) {
         var record = record
         (record.line, record.columns) = (item.line, item.columns)
+        (record.list, record.listLine) = (item.position?.list, item.position?.line)
         emit(record)
     }
 

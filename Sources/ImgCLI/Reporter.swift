@@ -53,6 +53,9 @@ struct Reporter: Sendable {
         var columns: [String: ColumnValue]?
         /// `batch`: the item's line in the list (1-based, counting blank and comment lines), as in the manifest.
         var line: Int?
+        /// `batch` with several lists: the item's list and its line there, as in the manifest.
+        var list: String?
+        var listLine: Int?
 
         /// The record of a success; `url` and `variant` are a batch's.
         static func ok(input: String, output: String?, response: ImageResponse, milliseconds: Int, url: String? = nil,

@@ -24,8 +24,13 @@ struct BatchSeveralListsTests {
         let manifest = fixture.root.file("m.jsonl")
         let options = ["--output-format", "webdataset", "--caption-column", "caption", "--resize", "16x",
                        "--manifest", manifest, "--resume", manifest]
-        let result = try run(fixture, [first, second], options)
-        #expect(result.status == 1 && result.stderr.contains("4 ok, 1 failed, 4 samples written into 1 tar"), "\(result.stderr)")
+        let result = try run(fixture, [first, second], options + ["--json"])
+        let json = try BatchFixture.records(result).filter { $0["summary"] == nil }
+        #expect(json.map { $0["line"] as? Int } == [2, 3, 6, 7, 8], "--json names each record's line as the manifest does")
+        #expect(json.map { $0["list"] as? String } == [first, first, second, second, second])
+        #expect(json.map { $0["listLine"] as? Int } == [2, 3, 2, 3, 4])
+        let summary = try #require(try BatchFixture.records(result).last)
+        #expect(result.status == 1 && summary["ok"] as? Int == 4 && summary["failed"] as? Int == 1, "\(result.stderr)")
         #expect(result.stderr.contains("line 7 ('\(second)' line 3): no URL in column 'url'"), "\(result.stderr)")
         let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
         #expect(records.map { $0["line"] as? Int } == [2, 3, 6, 7, 8])
