@@ -52,7 +52,6 @@ final class BatchPrinter: Sendable {
     /// The failure to write stdout other than a closed pipe, if there was one (exit 7).
     var outputFailure: ImgError? { writeFailure.withLock { $0 } }
 
-    /// Writes one JSON line to stdout; after a failure, nothing more.
     /// Emits an item's record with the item's line (and list) and kept columns.
     private func emit(_ record: Reporter.Record, of item: BatchItem) {
         var record = record
@@ -61,6 +60,7 @@ final class BatchPrinter: Sendable {
         emit(record)
     }
 
+    /// Writes one JSON line to stdout; after a failure, nothing more.
     private func emit<T: Encodable>(_ value: T) {
         guard writeFailure.withLock({ $0 }) == nil, let data = Reporter.jsonLine(value) else { return }
         do {

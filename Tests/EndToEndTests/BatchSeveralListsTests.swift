@@ -47,6 +47,37 @@ struct BatchSeveralListsTests {
         #expect(try (1...4).map { try fixture.server.requests("/img/img\($0).jpg") } == before)
     }
 
+    /// A dataset in Parquet parts built by two array tasks into one folder (`--shard K/2`): each task reads every
+    /// part, the tars carry the shard, and the two tasks' samples are every row once, keyed on through the parts.
+    @Test(.enabled(if: BatchParquetListTests.enabled, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test`"))
+    func parquetPartsSplitOverTasksMakeOneDatasetWithEveryRowOnce() throws {
+        let fixture = try BatchFixture(count: 4)
+        let parts = [fixture.root.file("part-00000.parquet"), fixture.root.file("part-00001.parquet")]
+        for (index, part) in parts.enumerated() {
+            let rows: [[String: Any]] = (1...2).map {
+                let number = index * 2 + $0
+                return ["URL": fixture.server.url("/img/img\(number).jpg"), "TEXT": "photo \(number)"]
+            }
+            try BatchParquetListTests.writeParquet(rows, to: part)
+        }
+        var keys: [String] = []
+        for task in 0..<2 {
+            let result = try run(fixture, parts, ["--output-format", "webdataset", "--url-column", "URL",
+                                                  "--caption-column", "TEXT", "--resize", "16x", "--shard", "\(task)/2"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let tars = WebDatasetTests.tars(fixture.output).filter { $0.hasPrefix("s000\(task)-") }
+            for tar in tars {
+                keys += try WebDatasetTests.members(fixture.output + "/" + tar).filter { $0.hasSuffix(".txt") }
+            }
+        }
+        #expect(keys.sorted() == ["000000001.txt", "000000002.txt", "000000003.txt", "000000004.txt"], "\(keys)")
+        let tar = try #require(WebDatasetTests.tars(fixture.output).first { tar in
+            (try? WebDatasetTests.members(fixture.output + "/" + tar).contains("000000003.txt")) == true
+        })
+        let caption = try WebDatasetTests.member("000000003.txt", of: fixture.output + "/" + tar)
+        #expect(String(decoding: caption, as: UTF8.self) == "photo 3", "the second part's first row")
+    }
+
     @Test func whatCannotRunTogetherIsExit2BeforeAnyRequest() throws {
         let fixture = try BatchFixture(count: 1)
         let one = fixture.server.url("/img/img1.jpg")

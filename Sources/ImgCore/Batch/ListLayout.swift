@@ -90,7 +90,7 @@ public struct ListLayout: Sendable {
     /// The reader of the rows of `inputs`: several lists read as one (`ListSequenceReader`), Parquet's for a Parquet
     /// list, else the reader of lines.
     func rowSource(for inputs: [BatchInput]) -> any ListRowSource {
-        let lists = inputs.compactMap { if case .file(let path) = $0 { path } else { nil } }
+        let lists = Self.files(of: inputs)
         if lists.count > 1, lists.count == inputs.count { return ListSequenceReader(lists: lists, layout: self) }
         return listFormat(of: inputs) == .parquet ? ParquetListReader(inputs, layout: self) : ListRowReader(inputs, layout: self)
     }
@@ -98,18 +98,23 @@ public struct ListLayout: Sendable {
     /// How many times the rows of `inputs` are numbered from 1: once for files alone (several are read as one,
     /// `ListSequenceReader`), once an input otherwise (words given on the command line, then a list).
     static func numberings(of inputs: [BatchInput]) -> Int {
-        inputs.allSatisfy { if case .file = $0 { true } else { false } } ? 1 : inputs.count
+        files(of: inputs).count == inputs.count ? 1 : inputs.count
     }
 
     /// Several lists must be of one format (a usage error naming two that differ).
     func checkOneFormat(_ inputs: [BatchInput]) throws(ImgError) {
-        let lists = inputs.compactMap { if case .file(let path) = $0 { path } else { nil } }
+        let lists = Self.files(of: inputs)
         guard let first = lists.first else { return }
         let expected = format.resolved(for: .file(first))
         for path in lists.dropFirst() where format.resolved(for: .file(path)) != expected {
             let other = format.resolved(for: .file(path))
             throw .usage("lists of different formats: '\(first)' is \(expected.rawValue), '\(path)' is \(other.rawValue)")
         }
+    }
+
+    /// The paths of the files among `inputs`, in order.
+    static func files(of inputs: [BatchInput]) -> [String] {
+        inputs.compactMap { if case .file(let path) = $0 { path } else { nil } }
     }
 
     /// The format of the list among `inputs` (the one that is not words); lines when there is none.
