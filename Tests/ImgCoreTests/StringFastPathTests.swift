@@ -16,10 +16,98 @@ struct StringFastPathTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
             let text = Self.randomText(&generator)
-            #expect(Transfer.trimmed(Substring(text)) == text.trimmingCharacters(in: .whitespacesAndNewlines),
+            #expect(ASCIIBytes.trimmed(Substring(text)) == text.trimmingCharacters(in: .whitespacesAndNewlines),
                     "\(Array(text.unicodeScalars))")
         }
-        #expect(Transfer.trimmed(" \t noai, noimageai \r\n") == "noai, noimageai")
+        #expect(ASCIIBytes.trimmed(" \t noai, noimageai \r\n") == "noai, noimageai")
+    }
+
+    @Test func blankLinesAreThoseFoundationTrimsToNothing() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = Self.pieces + [" ", "\t", "\u{2003}", "\u{3000}"]
+        for _ in 0..<5_000 {
+            let text = Self.randomText(&generator, from: pieces)
+            #expect(ASCIIBytes.isBlank(text) == text.trimmingCharacters(in: .whitespaces).isEmpty, "\(Array(text.unicodeScalars))")
+        }
+    }
+
+    /// Pieces of URLs, printable ASCII mostly, with what `URLSpelling` escapes, keeps or refuses.
+    static let urlPieces = ["http://", "HTTPS://", "hTtP://", "://", "h", "Host", "u", "p", ":", "@", "[", "]", "::1", "[::1]",
+                            "[fe80::1%25]", "127.0.0.1", ":8080", ":x", "%", "%4", "%41", "%zz", "%4G", "\\", "/", "?", "#",
+                            " ", "\"", "<", ">", "^", "`", "{", "|", "}", "'", ";", "=", "a.jpg", "é", "\u{1}", "\u{7F}",
+                            "\r\n", "~", "-", "_", "."]
+
+    /// The byte path spells what the character path spells, and refuses (leaves to it) what it refuses.
+    @Test func asciiURLsAreSpelledAsCharacterByCharacter() {
+        var generator = SystemRandomNumberGenerator()
+        var spelledByBytes = 0
+        for round in 0..<20_000 {
+            let input = (round % 2 == 0 ? "http://" : "") + Self.randomText(&generator, from: Self.urlPieces)
+            let slow = Result { () throws(ImgError) in try URLSpelling.spellCharacters(input, shown: input) }
+            if let fast = ASCIIURLSpelling.spell(input) {
+                spelledByBytes += 1
+                #expect(slow == .success(fast), "\(Array(input.unicodeScalars))")
+            } else if case .success = slow {
+                #expect(!input.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "printable ASCII left to the slow path: \(input)")
+            }
+        }
+        #expect(spelledByBytes > 2_000)
+        #expect(ASCIIURLSpelling.spell("HTTP://u%40x:p w@Host:8080\\a\\b%zz?q=\\ '#f g") == "http://u%40x:p%20w@Host:8080/a/b%25zz?q=%5C%20%27#f%20g")
+    }
+
+    /// Keys read from a plain URL's text are those `URLComponents` gives, and the shortcuts on `?` and `@` hold.
+    @Test func plainURLsAreKeyedAsURLComponentsKeysThem() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["h", "Host", "/", ":", ":80", ":443", ":0080", ":8080", ":", "%41", "%2F", "a.jpg", "~", "-", "@", "u:p@",
+                      "[::1]", "?", "?b=1&a=2", "#f", "\\", " ", "é", ".", ";x=1"]
+        var plain = 0
+        for round in 0..<10_000 {
+            let scheme = ["http://", "HTTPS://", "https://"][round % 3]
+            guard case .remote(let url)? = try? ImageSource(parsing: scheme + Self.randomText(&generator, from: pieces)) else { continue }
+            if PlainURLParts(url.absoluteString) != nil { plain += 1 }
+            for query in [QueryInKey.none, .all] {
+                #expect(CacheKey.original(for: url, query: query) == CacheKey.keyFromComponents(of: url, query: query),
+                        "\(url.absoluteString)")
+            }
+            let components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            if !url.absoluteString.contains("?") { #expect(components.percentEncodedQuery == nil, "\(url.absoluteString)") }
+            if !url.absoluteString.contains("@") {
+                #expect(components.percentEncodedUser == nil && components.percentEncodedPassword == nil, "\(url.absoluteString)")
+            }
+        }
+        #expect(plain > 500, "plain URLs among the random ones: \(plain)")
+    }
+
+    /// Stems made byte by byte from ASCII are those made scalar by scalar; a plain URL's name is its components'.
+    @Test func stemsAndNamesAreThoseOfTheGeneralPath() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = Self.randomText(&generator, from: Self.urlPieces + [".", "..", "-x", "A9", "\u{301}"])
+            let general = String(text.unicodeScalars.map { scalar -> Character in
+                let allowed = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                return allowed ? Character(scalar) : "_"
+            })
+            var expected = general
+            if let dot = expected.lastIndex(of: "."), dot != expected.startIndex { expected = String(expected[..<dot]) }
+            if expected.allSatisfy({ $0 == "." }) { expected = "image" }
+            if expected.hasPrefix(".") || expected.hasPrefix("-") { expected = "_" + expected.dropFirst() }
+            #expect(OutputNaming.safeStem(text) == expected, "\(Array(text.unicodeScalars))")
+            guard case .remote(let url)? = try? ImageSource(parsing: "http://h/" + text) else { continue }
+            let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+            let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+            #expect(OutputNaming.fullBaseName(for: .remote(url)) == OutputNaming.safeStem(last.removingPercentEncoding ?? last))
+        }
+    }
+
+    @Test func schemesAreMatchedAsLowerCasedPrefixes() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["h", "H", "t", "T", "p", "P", "s", "S", "f", "F", "i", "I", "l", "L", "e", "E", ":", "/", "İ", "\u{212A}", "x"]
+        for _ in 0..<5_000 {
+            let input = Self.randomText(&generator, from: pieces)
+            for prefix: StaticString in ["http://", "https://", "file://"] {
+                #expect(ImageSource.hasPrefix(prefix, input) == input.lowercased().hasPrefix("\(prefix)"), "\(input)")
+            }
+        }
     }
 
     @Test func originalKeysAreEscapedAsByReplacement() {

@@ -111,7 +111,7 @@ public final class BatchListReader {
                 tooLongStart = nil
                 return (lineNumber, start, nil, false, true, start)
             }
-            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = ASCIIBytes.trimmed(raw[...])
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2, false, trimmed)

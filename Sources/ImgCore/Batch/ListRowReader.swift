@@ -107,7 +107,7 @@ final class ListRowReader: ListRowSource {
     /// A plain line as `URL [NAME]`, columns separated by blanks; nil for a blank or comment line.
     static func plainRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
         if physical.tooLong { return ListRow(line: physical.line, first: physical.text, tooLong: true, raw: physical.text) }
-        let trimmed = physical.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
         let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         return ListRow(line: physical.line, first: columns[0], second: columns.count > 1 ? columns[1] : nil,
@@ -126,7 +126,7 @@ final class ListRowReader: ListRowSource {
 
     /// The record starting with `first` and the lines it takes; nil when that was the header or a blank line.
     private func delimitedRow(startingWith first: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
-        if first.text.trimmingCharacters(in: .whitespaces).isEmpty || first.text == "\r" { return nil }
+        if ASCIIBytes.isBlank(first.text) || first.text == "\r" { return nil }
         if first.tooLong { return failed(first.line, first.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
         parser.reset()
         var taken = [first]
@@ -175,7 +175,7 @@ final class ListRowReader: ListRowSource {
 
     private func jsonRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
         if physical.tooLong { return failed(physical.line, physical.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
-        let trimmed = physical.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty { return nil }
         guard let object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
             return failed(physical.line, trimmed, "not a JSON object")
@@ -195,7 +195,7 @@ extension ListLayout {
         guard case .string(let text) = urlValue else {
             return failed(.usage(urlValue == .null ? "no URL in column '\(urlColumn)' (null)" : "column '\(urlColumn)' is not a string"))
         }
-        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = ASCIIBytes.trimmed(text[...])
         guard !url.isEmpty else { return failed(.usage("no URL in column '\(urlColumn)'")) }
         var row = ListRow(line: line, first: url, raw: raw)
         if let nameColumn = nameColumn {

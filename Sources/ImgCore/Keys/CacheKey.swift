@@ -32,22 +32,36 @@ public enum CacheKey {
     /// name keeps its values' order). With `credentials`, `#credentials=` and a hash of them follow (a fragment never
     /// appears in a key otherwise), so a request without them has another key.
     public static func original(for url: URL, query: QueryInKey = .none, credentials: String? = nil) -> String? {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              // The host as written (percent-encoded): `host` decodes it, so `a.com%2Fb` would give the key of `a.com/b`.
-              let scheme = components.scheme?.lowercased(), let host = components.percentEncodedHost?.lowercased(), !host.isEmpty
-        else { return nil }
-        var key = scheme + "://"
-        key += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        if let port = components.port, !(scheme == "http" && port == 80) && !(scheme == "https" && port == 443) {
-            key += ":\(port)"
-        }
-        let path = components.percentEncodedPath
-        key += path.isEmpty ? "/" : path
-        let kept = query.kept(from: components.percentEncodedQuery)
-        if !kept.isEmpty { key += "?" + kept.joined(separator: "&") }
+        guard var key = PlainURLParts(url.absoluteString).map({ key(scheme: $0.scheme, host: $0.host, port: $0.port, path: $0.path) })
+                ?? keyFromComponents(of: url, query: query) else { return nil }
         if let credentials, !credentials.isEmpty {
             key += "#credentials=" + Digest.sha256("imgfetch credentials\n" + credentials).prefix(32)
         }
+        return key
+    }
+
+    /// `original(for:query:)` without credentials, from `URLComponents`: any URL.
+    static func keyFromComponents(of url: URL, query: QueryInKey) -> String? {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              // The host as written (percent-encoded): `host` decodes it, so `a.com%2Fb` would give the key of `a.com/b`.
+              let scheme = components.scheme, let host = components.percentEncodedHost, !host.isEmpty
+        else { return nil }
+        var key = Self.key(scheme: scheme.lowercased(), host: host, port: components.port, path: components.percentEncodedPath)
+        let kept = query.kept(from: components.percentEncodedQuery)
+        if !kept.isEmpty { key += "?" + kept.joined(separator: "&") }
+        return key
+    }
+
+    /// `scheme://host[:port]/path`: the host lower-cased (bracketed when it is an IPv6 address), the scheme's default
+    /// port left out, an empty path written `/`.
+    private static func key(scheme: String, host: String, port: Int?, path: String) -> String {
+        let host = host.lowercased()
+        var key = scheme + "://"
+        key += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        if let port, !(scheme == "http" && port == 80) && !(scheme == "https" && port == 443) {
+            key += ":\(port)"
+        }
+        key += path.isEmpty ? "/" : path
         return key
     }
 
@@ -55,7 +69,9 @@ public enum CacheKey {
     /// and `Cookie` header among `headers` (libcurl lines, `Name: value`); nil when there are none.
     public static func credentials(of url: URL, headers: [String]) -> String? {
         var parts: [String] = []
-        if let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+        // No `@`, no user info: the URL is not parsed again for it.
+        if url.absoluteString.utf8.contains(UInt8(ascii: "@")),
+           let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
            components.percentEncodedUser != nil || components.percentEncodedPassword != nil {
             parts.append("user " + (components.percentEncodedUser ?? "") + ":" + (components.percentEncodedPassword ?? ""))
         }

@@ -14,32 +14,43 @@ public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
             self = .standardInput
             return
         }
-        let shown = URLCredentials.maskingPassword(in: input)
-        guard !input.isEmpty, !input.contains("\0") else { throw .usage("empty or malformed input '\(shown)'") }
-        let lowered = input.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
+        // How messages show the input (its password hidden): worked out only for a message.
+        let shown = { URLCredentials.maskingPassword(in: input) }
+        guard !input.isEmpty, !input.utf8.contains(0) else { throw .usage("empty or malformed input '\(shown())'") }
+        if Self.hasPrefix("http://", input) || Self.hasPrefix("https://", input) {
             // Sent as browsers and curl send it: escaped where it must be, existing escapes kept (`URLSpelling`).
             let spelled = try URLSpelling.spell(input, shown: shown)
             guard let components = URLComponents(string: spelled), let host = components.host, !host.isEmpty,
                   let url = components.url else {
-                throw .usage("malformed URL '\(shown)'")
+                throw .usage("malformed URL '\(shown())'")
             }
             self = .remote(url)
-        } else if lowered.hasPrefix("file://") {
+        } else if Self.hasPrefix("file://", input) {
             guard let url = URL(string: input), url.isFileURL, !url.path.isEmpty else {
-                throw .usage("malformed file URL '\(shown)'")
+                throw .usage("malformed file URL '\(shown())'")
             }
             // RFC 8089: a file URL names this machine by an empty host or "localhost"; any other host is not here.
             if let host = url.host, !host.isEmpty, host.lowercased() != "localhost" {
-                throw .usage("file URL '\(shown)' names the host '\(host)': only file:///PATH or file://localhost/PATH")
+                throw .usage("file URL '\(shown())' names the host '\(host)': only file:///PATH or file://localhost/PATH")
             }
             self = .file(path: url.path)
         } else if let colon = input.range(of: "://") {
             let scheme = input[..<colon.lowerBound]
-            throw .usage("unsupported URL scheme '\(scheme)' in '\(shown)' (only http, https and file)")
+            throw .usage("unsupported URL scheme '\(scheme)' in '\(shown())' (only http, https and file)")
         } else {
             self = .file(path: input)
         }
+    }
+
+    /// Whether `input` begins with `prefix` (lower-case ASCII), ignoring ASCII case: what `input.lowercased()`'s
+    /// prefix would say, no other character lowering to an ASCII letter of these schemes.
+    static func hasPrefix(_ prefix: StaticString, _ input: String) -> Bool {
+        let bytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        var utf8 = input.utf8.makeIterator()
+        for expected in bytes {
+            guard let byte = utf8.next(), byte | ((0x41...0x5A).contains(byte) ? 0x20 : 0) == expected else { return false }
+        }
+        return true
     }
 
     /// The URL or path, a password in the URL included: for the request itself, never for display or storage

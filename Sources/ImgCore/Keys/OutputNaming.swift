@@ -18,9 +18,10 @@ public struct OutputNaming: Sendable {
         let segment: String
         switch source {
         case .remote(let url):
-            let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
+            let path = PlainURLParts(url.absoluteString)?.path
+                ?? URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
             let last = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-            segment = last.removingPercentEncoding ?? last
+            segment = last.utf8.contains(UInt8(ascii: "%")) ? last.removingPercentEncoding ?? last : last
         case .file(let path):
             segment = (path as NSString).lastPathComponent
         case .standardInput:
@@ -32,15 +33,24 @@ public struct OutputNaming: Sendable {
     /// Reduces any text to a safe stem: allowed characters only, extension dropped, never empty or only dots, never
     /// starting with a dot or a hyphen (made `_`); not shortened.
     public static func safeStem(_ text: String) -> String {
-        var safe = String(text.unicodeScalars.map { scalar -> Character in
-            let allowed = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
-            return allowed ? Character(scalar) : "_"
-        })
+        var safe = text.utf8.allSatisfy({ $0 < 0x80 })
+            ? String(decoding: text.utf8.map { allowedInStem[Int($0)] ? $0 : UInt8(ascii: "_") }, as: UTF8.self)
+            : String(text.unicodeScalars.map { scalar -> Character in
+                let allowed = scalar.value < 128 && allowedInStem[Int(scalar.value)]
+                return allowed ? Character(scalar) : "_"
+            })
         if let dot = safe.lastIndex(of: "."), dot != safe.startIndex { safe = String(safe[..<dot]) }
         if safe.allSatisfy({ $0 == "." }) { return "image" }
         // Nor a leading '-': in the folder, `rm *` would take `-rf.jpg` for options.
         if safe.hasPrefix(".") || safe.hasPrefix("-") { safe = "_" + safe.dropFirst() }
         return safe
+    }
+
+    /// By ASCII value: what a stem keeps (`[A-Za-z0-9._-]`, the ASCII letters and digits of
+    /// `CharacterSet.alphanumerics`).
+    static let allowedInStem = (0..<128).map { (value: Int) -> Bool in
+        let scalar = Unicode.Scalar(UInt8(value))
+        return CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)
     }
 
     /// Returns `stem.ext`, or `stem-1.ext`, `stem-2.ext`, … when taken earlier in this run, letter case aside (on

@@ -42,7 +42,9 @@ public final class QueryCollisionWatch: Sendable {
     /// another query (parameters compared in key order, so a mere reordering of names is the same query).
     public func note(_ request: ImageRequest, key: String) -> String? {
         guard request.cacheKey == nil, request.query == .none, case .remote(let url) = request.source else { return nil }
-        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery
+        // No `?`, no query: the URL is not parsed again for it.
+        let query = url.absoluteString.utf8.contains(UInt8(ascii: "?"))
+            ? URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery : nil
         let parameters = Self.hash(QueryInKey.all.kept(from: query)) & ~1
         let keyHash = Self.hash([key])
         let earlierQuery = state.withLock { state -> String?? in

@@ -7,8 +7,16 @@ import Foundation
 /// in the host, a port that is not a number) is refused naming the character and its position.
 public enum URLSpelling {
     /// The spelled URL; `ImgError.usage` saying which character at which position (1-based, in characters) is wrong.
-    /// `shown` is how messages show the input (its password hidden).
-    public static func spell(_ input: String, shown: String) throws(ImgError) -> String {
+    /// `shown` gives how messages show the input (its password hidden), asked only for a message. An input of
+    /// printable ASCII is spelled byte by byte (`ASCIIURLSpelling`, what a list's URLs nearly always are); any other,
+    /// and any the byte path would refuse, character by character, where the refusals are worded.
+    public static func spell(_ input: String, shown: () -> String) throws(ImgError) -> String {
+        if let spelled = ASCIIURLSpelling.spell(input) { return spelled }
+        return try spellCharacters(input, shown: shown())
+    }
+
+    /// `spell` character by character: any input.
+    static func spellCharacters(_ input: String, shown: String) throws(ImgError) -> String {
         let characters = Array(input)
         let refuse = { (index: Int, why: String) -> ImgError in refusal(of: characters, at: index, why, shown: shown) }
         for (index, character) in characters.enumerated()
@@ -70,7 +78,7 @@ public enum URLSpelling {
             if !character.isASCII {
                 throw refuse(position, "can't be in a host name (give an international name in its xn-- form)")
             }
-            if " \"<>^`{|}[]@".contains(character) { throw refuse(position, "can't be in a host name") }
+            if hostUnsafe.contains(character) { throw refuse(position, "can't be in a host name") }
         }
         var output = String(characters[start..<hostEnd])
         if hostEnd < end {
@@ -105,10 +113,16 @@ public enum URLSpelling {
 
     /// ASCII characters kept as they are: those outside the WHATWG percent-encode sets, with `%` (kept where it starts an
     /// escape) and the characters that Foundation's URL parser would otherwise refuse (`[`, `]`, `\`, `^`, `|`) escaped.
-    private static let pathSafe = asciiSet(except: " \"#<>?`{}[]\\^|")
-    private static let querySafe = asciiSet(except: " \"#<>'`{}[]\\^|")
-    private static let fragmentSafe = asciiSet(except: " \"<>`#{}[]\\^|")
-    private static let userInfoSafe = asciiSet(except: " \"#<>?`{}/:;=@[\\]^|")
+    static let pathUnsafe = " \"#<>?`{}[]\\^|"
+    static let queryUnsafe = " \"#<>'`{}[]\\^|"
+    static let fragmentUnsafe = " \"<>`#{}[]\\^|"
+    static let userInfoUnsafe = " \"#<>?`{}/:;=@[\\]^|"
+    /// What no host name may hold.
+    static let hostUnsafe = " \"<>^`{|}[]@"
+    private static let pathSafe = asciiSet(except: pathUnsafe)
+    private static let querySafe = asciiSet(except: queryUnsafe)
+    private static let fragmentSafe = asciiSet(except: fragmentUnsafe)
+    private static let userInfoSafe = asciiSet(except: userInfoUnsafe)
 
     private static func asciiSet(except excluded: String) -> Set<Character> {
         Set((0x21..<0x7F).map { Character(Unicode.Scalar(UInt8($0))) }).subtracting(excluded)

@@ -50,7 +50,7 @@ final class Transfer {
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
-        let value = Self.trimmed(line[line.index(after: colon)...])
+        let value = ASCIIBytes.trimmed(line[line.index(after: colon)...])
         if name == "x-robots-tag", !value.isEmpty { robotsTags.append(value) }
         if let earlier = headers[name], !earlier.isEmpty {
             headers[name] = value.isEmpty ? earlier : earlier + ", " + value
@@ -59,16 +59,4 @@ final class Transfer {
         }
     }
 
-    /// `value` without the whitespace and newlines (`CharacterSet.whitespacesAndNewlines`) at its ends. ASCII ends are
-    /// trimmed here; a value with a non-ASCII end, which that set may hold (U+00A0, U+2028), goes through Foundation.
-    static func trimmed(_ value: Substring) -> String {
-        let utf8 = value.utf8
-        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = utf8.lastIndex(where: { !isSpace($0) })!
-        guard utf8[first] < 0x80, utf8[last] < 0x80 else {
-            return value.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        return String(value[first...last])
-    }
 }

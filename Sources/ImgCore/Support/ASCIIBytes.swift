@@ -1,3 +1,5 @@
+import Foundation
+
 /// Small byte-level text helpers for the per-line paths, where Foundation's general string routines cost more than
 /// the work (docs/BENCHMARKS.md, "A line's string work").
 enum ASCIIBytes {
@@ -19,5 +21,28 @@ enum ASCIIBytes {
             return index
         }
         return nil
+    }
+
+    /// `value` without the whitespace and newlines (`CharacterSet.whitespacesAndNewlines`) at its ends. ASCII ends are
+    /// trimmed here; a value with a non-ASCII end, which that set may hold (U+00A0, U+2028), goes through Foundation.
+    static func trimmed(_ value: Substring) -> String {
+        let utf8 = value.utf8
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = utf8.lastIndex(where: { !isSpace($0) })!
+        guard utf8[first] < 0x80, utf8[last] < 0x80 else {
+            return value.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return String(value[first...last])
+    }
+
+    /// Whether `text` holds only `CharacterSet.whitespaces` (or nothing): decided on its bytes when one of them is
+    /// ASCII other than a space or a tab (then not), or all are ASCII (then so); through Foundation otherwise.
+    static func isBlank(_ text: String) -> Bool {
+        var allASCII = true
+        for byte in text.utf8 {
+            if byte >= 0x80 { allASCII = false } else if byte != 0x20 && byte != 0x09 { return false }
+        }
+        return allASCII || text.trimmingCharacters(in: .whitespaces).isEmpty
     }
 }
