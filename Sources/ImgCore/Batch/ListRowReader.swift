@@ -215,7 +215,7 @@ extension ListLayout {
             row.sha256 = hex
         }
         guard !keptColumns.isEmpty else { return row }
-        var columns: [String: ColumnValue] = [:]
+        var columns = [String: ColumnValue](minimumCapacity: keptColumns.count)
         for name in keptColumns {
             guard let kept = value(name) else { return failed(missing(name, .kept)) }
             columns[name] = kept

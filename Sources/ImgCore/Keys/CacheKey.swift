@@ -57,7 +57,7 @@ public enum CacheKey {
     private static func key(scheme: String, host: String, port: Int?, path: String) -> String {
         let host = host.lowercased()
         var key = scheme + "://"
-        key += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        key += host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
         if let port, !(scheme == "http" && port == 80) && !(scheme == "https" && port == 443) {
             key += ":\(port)"
         }

@@ -23,7 +23,7 @@ final class ParquetRows {
             try start(file.rowGroups[group])
         }
         rowsLeft -= 1
-        var row: [String: ColumnValue] = [:]
+        var row = [String: ColumnValue](minimumCapacity: cursors.count)
         for (name, cursor) in cursors {
             do {
                 row[name] = try cursor.next()
