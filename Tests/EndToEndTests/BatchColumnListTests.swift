@@ -6,12 +6,6 @@ import Testing
 /// `--keep-columns`; bad rows fail naming their line, a column no row has is exit 2 before any request.
 @Suite("Batch: lists with columns")
 struct BatchColumnListTests {
-    private func write(_ text: String, _ name: String, in fixture: BatchFixture) throws -> String {
-        let path = fixture.root.file(name)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     private func run(_ fixture: BatchFixture, _ list: String, _ extra: [String], stdin: Data? = nil) throws -> CommandResult {
         try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress"] + extra,
                          stdin: stdin)
@@ -21,7 +15,7 @@ struct BatchColumnListTests {
         let fixture = try BatchFixture(count: 3)
         let (one, two) = (fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg"))
         let csv = "url,caption,key\r\n\"\(one)\",\"a, \"\"quoted\"\"\r\nsecond line\",first\r\n\r\n\(two),plain,second\r\n"
-        let list = try write(csv, "list.csv", in: fixture)
+        let list = try fixture.write(csv, to: "list.csv")
         let manifest = fixture.root.file("m.jsonl")
         let result = try run(fixture, list, ["--name-column", "key", "--keep-columns", "caption", "--manifest", manifest, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -41,7 +35,7 @@ struct BatchColumnListTests {
         let one = fixture.server.url("/img/img1.jpg")
         let csv = "url,caption\n,no url\n\"\(one)\"x,after quote\n\(one),a,b\n\"unclosed,z\n\(fixture.server.url("/img/img2.jpg")),last\n"
         let manifest = fixture.root.file("m.jsonl")
-        let result = try run(fixture, try write(csv, "bad.csv", in: fixture),
+        let result = try run(fixture, try fixture.write(csv, to: "bad.csv"),
                              ["--keep-columns", "caption", "--manifest", manifest, "--json"])
         #expect(result.status == 1, "\(result.stderr)")
         for expected in ["line 2: no URL in column 'url'", "line 3: text after the closing quote of field 1",
@@ -61,7 +55,7 @@ struct BatchColumnListTests {
         let one = fixture.server.url("/img/img1.jpg")
         let jsonl = "{\"url\":\"\(one)\",\"meta\":{\"n\":3,\"r\":2.5,\"ok\":true,\"tags\":[\"a\",null]}}\n[1]\n{\"link\":\"x\"}\n"
         let manifest = fixture.root.file("m.jsonl")
-        let result = try run(fixture, try write(jsonl, "list.ndjson", in: fixture), ["--keep-columns", "meta", "--manifest", manifest])
+        let result = try run(fixture, try fixture.write(jsonl, to: "list.ndjson"), ["--keep-columns", "meta", "--manifest", manifest])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("line 2: not a JSON object"), "\(result.stderr)")
         #expect(result.stderr.contains("line 3: no column 'url'"), "\(result.stderr)")
@@ -88,8 +82,8 @@ struct BatchColumnListTests {
         let fixture = try BatchFixture(count: 1)
         let one = fixture.server.url("/img/img1.jpg")
         let manifest = fixture.root.file("m.jsonl")
-        let csv = try write("url,caption\n\(one),a\n", "list.csv", in: fixture)
-        let jsonl = try write("{\"url\":\"\(one)\"}\n{\"url\":\"\(one)\",\"other\":\"caption\"}\n", "list.jsonl", in: fixture)
+        let csv = try fixture.write("url,caption\n\(one),a\n", to: "list.csv")
+        let jsonl = try fixture.write("{\"url\":\"\(one)\"}\n{\"url\":\"\(one)\",\"other\":\"caption\"}\n", to: "list.jsonl")
         let cases: [(String, [String], String, Data?)] = [
             (csv, ["--keep-columns", "caption,text"], "has no column 'text' (--keep-columns)", nil),
             (csv, ["--url-column", "link"], "has no column 'link' (--url-column)", nil),

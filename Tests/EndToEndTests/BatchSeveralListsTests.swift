@@ -6,12 +6,6 @@ import Testing
 /// its list and line there; what can't be run together is refused before anything is fetched.
 @Suite("Batch: several lists")
 struct BatchSeveralListsTests {
-    private func write(_ text: String, _ name: String, in fixture: BatchFixture) throws -> String {
-        let path = fixture.root.file(name)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     private func run(_ fixture: BatchFixture, _ lists: [String], _ extra: [String]) throws -> CommandResult {
         try Imgfetch.run(["batch"] + lists + ["-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress"] + extra)
     }
@@ -19,8 +13,8 @@ struct BatchSeveralListsTests {
     @Test func twoCSVListsMakeOneDatasetWithUniqueKeysAndResumeAsOne() throws {
         let fixture = try BatchFixture(count: 4)
         let url = { (n: Int) in fixture.server.url("/img/img\(n).jpg") }
-        let first = try write("url,caption\n\(url(1)),one\n\(url(2)),two\n\n", "a.csv", in: fixture)
-        let second = try write("url,caption\n\(url(3)),three\n,none\n\(url(4)),four\n", "b.csv", in: fixture)
+        let first = try fixture.write("url,caption\n\(url(1)),one\n\(url(2)),two\n\n", to: "a.csv")
+        let second = try fixture.write("url,caption\n\(url(3)),three\n,none\n\(url(4)),four\n", to: "b.csv")
         let manifest = fixture.root.file("m.jsonl")
         let options = ["--output-format", "webdataset", "--caption-column", "caption", "--resize", "16x",
                        "--manifest", manifest, "--resume", manifest]
@@ -81,9 +75,9 @@ struct BatchSeveralListsTests {
     @Test func whatCannotRunTogetherIsExit2BeforeAnyRequest() throws {
         let fixture = try BatchFixture(count: 1)
         let one = fixture.server.url("/img/img1.jpg")
-        let csv = try write("url,caption\n\(one),a\n", "a.csv", in: fixture)
-        let other = try write("url\n\(one)\n", "b.csv", in: fixture)
-        let jsonl = try write("{\"url\":\"\(one)\"}\n", "c.jsonl", in: fixture)
+        let csv = try fixture.write("url,caption\n\(one),a\n", to: "a.csv")
+        let other = try fixture.write("url\n\(one)\n", to: "b.csv")
+        let jsonl = try fixture.write("{\"url\":\"\(one)\"}\n", to: "c.jsonl")
         let cases: [([String], [String], String)] = [
             ([csv, jsonl], [], "lists of different formats: '\(csv)' is csv, '\(jsonl)' is jsonl"),
             ([csv, "-"], [], "standard input (-) can only be batch's one list, not one of 2"),

@@ -28,6 +28,13 @@ final class BatchFixture: @unchecked Sendable { // test-local paths and a server
         return path
     }
 
+    /// Writes `text` to the file `name` in the fixture's folder (a list with columns) and returns its path.
+    func write(_ text: String, to name: String) throws -> String {
+        let path = root.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// `imgfetch batch LIST -O out --cache-dir cache ARGUMENTS`.
     func batch(_ lines: [String], _ arguments: [String] = []) throws -> CommandResult {
         let arguments = ["batch", try list(lines), "-O", output, "--cache-dir", cache, "--no-progress"] + arguments

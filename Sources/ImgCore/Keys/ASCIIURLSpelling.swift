@@ -33,7 +33,8 @@ enum ASCIIURLSpelling {
     }
 
     private static func endsAuthority(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "\\")
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+            || byte == UInt8(ascii: "\\")
     }
 
     /// The host and port as they are; nil where `URLSpelling` refuses them.
@@ -43,9 +44,8 @@ enum ASCIIURLSpelling {
         let bracketed = start < end && authority[start] == UInt8(ascii: "[")
         if bracketed {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
-            for byte in authority[(start + 1)..<close] where !(isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")) {
-                return nil
-            }
+            let address = authority[(start + 1)..<close]
+            guard address.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return nil }
             hostEnd = close + 1
             if hostEnd < end, authority[hostEnd] != UInt8(ascii: ":") { return nil }
         } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {

@@ -32,7 +32,8 @@ public enum CacheKey {
     /// name keeps its values' order). With `credentials`, `#credentials=` and a hash of them follow (a fragment never
     /// appears in a key otherwise), so a request without them has another key.
     public static func original(for url: URL, query: QueryInKey = .none, credentials: String? = nil) -> String? {
-        guard var key = PlainURLParts(url.absoluteString).map({ key(scheme: $0.scheme, host: $0.host, port: $0.port, path: $0.path) })
+        let plain = PlainURLParts(url.absoluteString)
+        guard var key = plain.map({ key(scheme: $0.scheme, host: $0.host, port: $0.port, path: $0.path) })
                 ?? keyFromComponents(of: url, query: query) else { return nil }
         if let credentials, !credentials.isEmpty {
             key += "#credentials=" + Digest.sha256("imgfetch credentials\n" + credentials).prefix(32)
@@ -46,7 +47,8 @@ public enum CacheKey {
               // The host as written (percent-encoded): `host` decodes it, so `a.com%2Fb` would give the key of `a.com/b`.
               let scheme = components.scheme, let host = components.percentEncodedHost, !host.isEmpty
         else { return nil }
-        var key = Self.key(scheme: scheme.lowercased(), host: host, port: components.port, path: components.percentEncodedPath)
+        var key = Self.key(scheme: scheme.lowercased(), host: host, port: components.port,
+                           path: components.percentEncodedPath)
         let kept = query.kept(from: components.percentEncodedQuery)
         if !kept.isEmpty { key += "?" + kept.joined(separator: "&") }
         return key

@@ -23,7 +23,8 @@ struct PlainURLParts {
         let authority = bytes[authorityStart..<pathStart]
         let colon = authority.lastIndex(of: UInt8(ascii: ":"))
         let hostBytes = authority[..<(colon ?? pathStart)]
-        guard !hostBytes.isEmpty, bytes[0..<schemeEnd].allSatisfy(Self.isSchemeByte) else { return nil }
+        // A scheme is a letter, then letters, digits, `+`, `-` and `.` (RFC 3986).
+        guard !hostBytes.isEmpty, Self.isLetter(bytes[0]), bytes[0..<schemeEnd].allSatisfy(Self.isSchemeByte) else { return nil }
         var port: Int?
         if let colon, colon + 1 < pathStart {
             let digits = bytes[(colon + 1)..<pathStart]
@@ -39,8 +40,12 @@ struct PlainURLParts {
     /// Bytes that make a URL not plain: user info, an IPv6 address, a query, a fragment, a backslash.
     private static let excluded = (0..<128).map { "@[]?#\\".utf8.contains(UInt8($0)) }
 
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
-            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        isLetter(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: ".")
     }
 }
