@@ -8,7 +8,7 @@ enum ASCIIURLSpelling {
         var bytes = Array(input.utf8)
         guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }),
               let schemeEnd = ASCIIBytes.firstOccurrence(of: Array("://".utf8), in: bytes) else { return nil }
-        var output = bytes[0..<schemeEnd].map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } + Array("://".utf8)
+        var output = bytes[0..<schemeEnd].map(ASCIIBytes.lowercased) + Array("://".utf8)
         let authorityStart = schemeEnd + 3
         var end = authorityStart
         while end < bytes.count, !Self.endsAuthority(bytes[end]) { end += 1 }
@@ -45,7 +45,10 @@ enum ASCIIURLSpelling {
         if bracketed {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
             let address = authority[(start + 1)..<close]
-            guard address.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return nil }
+            let allowed = { (byte: UInt8) in
+                ASCIIBytes.isHexDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+            }
+            guard address.allSatisfy(allowed) else { return nil }
             hostEnd = close + 1
             if hostEnd < end, authority[hostEnd] != UInt8(ascii: ":") { return nil }
         } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
@@ -53,7 +56,7 @@ enum ASCIIURLSpelling {
         }
         guard start != hostEnd else { return nil }
         if !bracketed, authority[start..<hostEnd].contains(where: { Self.hostUnsafe[Int($0)] }) { return nil }
-        if hostEnd < end, !authority[(hostEnd + 1)..<end].allSatisfy({ (0x30...0x39).contains($0) }) { return nil }
+        if hostEnd < end, !authority[(hostEnd + 1)..<end].allSatisfy(ASCIIBytes.isDigit) { return nil }
         return authority
     }
 
@@ -79,21 +82,16 @@ enum ASCIIURLSpelling {
         for index in text.indices {
             let byte = text[index]
             if byte == UInt8(ascii: "%") {
-                let isEscape = index + 2 < text.endIndex && isHexDigit(text[index + 1]) && isHexDigit(text[index + 2])
+                let isEscape = index + 2 < text.endIndex && ASCIIBytes.isHexDigit(text[index + 1])
+                    && ASCIIBytes.isHexDigit(text[index + 2])
                 output += isEscape ? [byte] : Array("%25".utf8)
             } else if safe[Int(byte)] {
                 output.append(byte)
             } else {
-                output += [UInt8(ascii: "%"), upperHex[Int(byte >> 4)], upperHex[Int(byte & 0x0F)]]
+                ASCIIBytes.appendEscape(byte, to: &output)
             }
         }
     }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
-    }
-
-    private static let upperHex = Array("0123456789ABCDEF".utf8)
 
     /// By byte value: whether the byte is kept as it is (printable ASCII outside the set's `unsafe` characters).
     private static func table(_ unsafe: String) -> [Bool] {

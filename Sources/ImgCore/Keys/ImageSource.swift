@@ -48,7 +48,7 @@ public enum ImageSource: Equatable, Sendable, CustomStringConvertible {
         let bytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
         var utf8 = input.utf8.makeIterator()
         for expected in bytes {
-            guard let byte = utf8.next(), byte | ((0x41...0x5A).contains(byte) ? 0x20 : 0) == expected else { return false }
+            guard let byte = utf8.next(), ASCIIBytes.lowercased(byte) == expected else { return false }
         }
         return true
     }

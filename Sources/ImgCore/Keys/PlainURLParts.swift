@@ -24,14 +24,15 @@ struct PlainURLParts {
         let colon = authority.lastIndex(of: UInt8(ascii: ":"))
         let hostBytes = authority[..<(colon ?? pathStart)]
         // A scheme is a letter, then letters, digits, `+`, `-` and `.` (RFC 3986).
-        guard !hostBytes.isEmpty, Self.isLetter(bytes[0]), bytes[0..<schemeEnd].allSatisfy(Self.isSchemeByte) else { return nil }
+        guard !hostBytes.isEmpty, ASCIIBytes.isLetter(bytes[0]), bytes[0..<schemeEnd].allSatisfy(Self.isSchemeByte)
+        else { return nil }
         var port: Int?
         if let colon, colon + 1 < pathStart {
             let digits = bytes[(colon + 1)..<pathStart]
-            guard digits.count <= 9, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            guard digits.count <= 9, digits.allSatisfy(ASCIIBytes.isDigit) else { return nil }
             port = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
-        scheme = String(decoding: bytes[0..<schemeEnd].map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        scheme = String(decoding: bytes[0..<schemeEnd].map(ASCIIBytes.lowercased), as: UTF8.self)
         host = String(decoding: hostBytes, as: UTF8.self)
         self.port = port
         path = String(decoding: bytes[pathStart...], as: UTF8.self)
@@ -40,12 +41,8 @@ struct PlainURLParts {
     /// Bytes that make a URL not plain: user info, an IPv6 address, a query, a fragment, a backslash.
     private static let excluded = (0..<128).map { "@[]?#\\".utf8.contains(UInt8($0)) }
 
-    private static func isLetter(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-    }
-
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
-        isLetter(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+        ASCIIBytes.isLetter(byte) || ASCIIBytes.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
             || byte == UInt8(ascii: ".")
     }
 }

@@ -142,15 +142,12 @@ public enum URLSpelling {
             } else if safe.contains(character) {
                 output.append(character)
             } else {
-                for byte in String(character).utf8 { output += "%" + hex(byte) }
+                var escaped: [UInt8] = []
+                for byte in String(character).utf8 { ASCIIBytes.appendEscape(byte, to: &escaped) }
+                output += String(decoding: escaped, as: UTF8.self)
             }
             position += 1
         }
         return output
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
     }
 }

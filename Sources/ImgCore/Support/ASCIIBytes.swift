@@ -6,6 +6,27 @@ enum ASCIIBytes {
     /// The lower-case hexadecimal digits, by value.
     static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// The upper-case hexadecimal digits, by value: a percent escape's (`%C3`).
+    static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// `byte` with an ASCII capital made small.
+    static func lowercased(_ byte: UInt8) -> UInt8 { isUpperLetter(byte) ? byte | 0x20 : byte }
+
+    static func isUpperLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) }
+
+    static func isLetter(_ byte: UInt8) -> Bool { isUpperLetter(byte) || (0x61...0x7A).contains(byte) }
+
+    static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    /// `byte` percent-escaped: `%` and two upper-case hexadecimal digits.
+    static func appendEscape(_ byte: UInt8, to text: inout [UInt8]) {
+        text += [UInt8(ascii: "%"), upperHexDigits[Int(byte >> 4)], upperHexDigits[Int(byte & 0x0F)]]
+    }
+
     /// `byte` as two lower-case hexadecimal digits.
     static func appendHex(_ byte: UInt8, to text: inout [UInt8]) {
         text.append(hexDigits[Int(byte >> 4)])
