@@ -209,7 +209,7 @@ extension ListLayout {
         if let sha256Column {
             guard let digest = value(sha256Column) else { return failed(missing(sha256Column, .sha256)) }
             let hex = (digest.text ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-            guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            guard hex.utf8.count == 64, hex.utf8.allSatisfy(ASCIIBytes.isHexDigit) else {
                 return failed(.usage("column '\(sha256Column)' holds no SHA-256 (64 hexadecimal digits)"))
             }
             row.sha256 = hex
