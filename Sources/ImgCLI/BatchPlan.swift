@@ -47,8 +47,15 @@ struct BatchPlan {
     private static func shard(_ arguments: ScannedArguments, environment: [String: String],
                               reporter: Reporter) throws(ImgError) -> Shard? {
         guard let text = try arguments[Options.shard] else { return nil }
-        guard ShardEngine.isAuto(text) else { return try Options.shard.reading(text, with: Shard.init(parsing:)) }
-        let engine = try ShardEngine(parsing: text, environment: environment)
+        guard case .auto(let count) = try Options.shard.reading(text, with: ShardEngine.Failure.autoValue) else {
+            return try Options.shard.reading(text, with: Shard.init(parsing:))
+        }
+        let engine: ShardEngine
+        do {
+            engine = try ShardEngine(count: count, environment: environment)
+        } catch {
+            throw .usage(error.commandLineMessage)
+        }
         reporter.info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
         return engine.shard
     }

@@ -3,14 +3,21 @@ import ImgCore
 extension ImgError {
     /// The message as the command line words it: a limit names the option that set it (`--max-bytes`,
     /// `--max-redirects`, `--max-frames`, `--max-pixels`, `--max-decode-memory`, `--max-render-time`), a refused
-    /// private address `--deny-private-networks`, an entry not in the cache `--only-from-cache` (the only way to
-    /// get one), a missing column the option that named it; other errors as ImgCore words them.
+    /// private address `--deny-private-networks`, redirects over the time allowed `--timeout`, an entry not in the
+    /// cache `--only-from-cache` (the only way to get one), a missing column the option that named it, a setting's
+    /// problem its option (`SettingProblem`), an untrusted format `--allow-untrusted-formats`; other errors as
+    /// ImgCore words them.
     var commandLineMessage: String {
         switch self {
         case .network(let text, cause: .privateAddress): return "\(text) (--deny-private-networks)"
         case .network(let text, cause: .noHeaderWithinLimit): return "\(text) (--max-bytes)"
+        case .network(_, cause: .redirectsTimedOut): return "timed out: the redirects took longer than --timeout"
         case .notCached(let text): return "\(text) (--only-from-cache)"
         case .missingColumn(let missing): return missing.message(roleWords: Self.option(naming: missing.role))
+        case .setting(let problem): return problem.commandLineMessage
+        case .untrustedFormat(let loader, let contentType):
+            return Self.untrustedFormatMessage(loader: loader, contentType: contentType,
+                                               advice: "; use --allow-untrusted-formats")
         default: break
         }
         guard case .overLimit(let limit, let contentType) = self else { return message }

@@ -39,6 +39,8 @@ struct FetchSettings {
             throw .usage("-O takes a directory, not a URL ('\(URLCredentials.maskingPassword(in: directory))'): "
                          + "give the URLs as inputs and -O DIR for where to write them")
         }
+        // An empty -O (a script's unset variable) is refused, not taken as the working directory.
+        if outputDirectory == "" { throw .setting(.outputDirectoryUnnamed) }
         outputDirectory = outputDirectory.map(PathSpelling.normalised)
         encoding = try Self.encoding(from: arguments, outputFile: outputFile)
         template.encoding = encoding
@@ -69,7 +71,7 @@ struct FetchSettings {
         template.decoding.failOn = cacheSettings.failOn
         template.query = cacheSettings.query
         // Inputs that would share a key are worth a line even with -q: their outputs would silently be one image.
-        configuration.queryCollisions = { console.error($0) }
+        configuration.queryCollisions = { console.error($0.commandLineMessage) }
         configuration.sizeLimit = cacheSettings.sizeLimit
 
         quiet = arguments[Options.quiet]

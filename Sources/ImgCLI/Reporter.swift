@@ -112,6 +112,7 @@ struct Reporter: Sendable {
             info("  chosen: \(response.image.format?.rawValue ?? "?") q=\(chosen.quality), Butteraugli distance \(chosen.distance)")
         }
         for note in response.notes { info("  note: \(note)") }
+        for ignored in response.ignoredSettings { info("  note: \(ignored.commandLineMessage)") }
         info("  libvips: \(VipsRuntime.wasStarted ? "started (vector path \(VipsRuntime.vectorPath.rawValue))" : "not started"), libcurl: \(HTTPLoader.wasLoaded ? "loaded" : "not loaded")")
     }
 

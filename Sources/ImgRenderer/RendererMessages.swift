@@ -223,6 +223,7 @@ extension ImgError {
         self = switch failure.kind {
         case "usage": .usage(failure.message)
         case "image": .image(failure.message)
+        case "untrusted-format": .untrustedFormat(loader: failure.message)
         case "io": .io(failure.message)
         case "limit": (try? JSONDecoder().decode(LimitFailure.self, from: Data(failure.message.utf8)))
             .map { .overLimit($0.limit, contentType: $0.contentType) } ?? .internalFailure(failure.message)
@@ -230,8 +231,10 @@ extension ImgError {
         }
     }
 
-    /// A failure as the renderer sends it: its kind and message; a limit (kind `limit`) with its cause as JSON.
+    /// A failure as the renderer sends it: its kind and message; a limit (kind `limit`) with its cause as JSON, an
+    /// untrusted format (kind `untrusted-format`) with its loader's name.
     var rendererFailure: (kind: String, message: String) {
+        if case .untrustedFormat(let loader, nil) = self { return ("untrusted-format", loader) }
         if case .overLimit(let limit, let contentType) = self,
            let json = try? JSONEncoder().encode(LimitFailure(limit: limit, contentType: contentType)) {
             return ("limit", String(decoding: json, as: UTF8.self))

@@ -8,36 +8,47 @@ import Testing
 struct BatchShardAutoTests {
     @Test func slurmArraysNeedNotStartAtZero() throws {
         for id in 5...8 {
-            let engine = try ShardEngine(parsing: "auto", environment: ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "5",
+            let engine = try ShardEngine(count: nil, environment: ["SLURM_ARRAY_TASK_ID": "\(id)", "SLURM_ARRAY_TASK_MIN": "5",
                                                                         "SLURM_ARRAY_TASK_MAX": "8", "SLURM_ARRAY_TASK_COUNT": "4"])
             #expect(engine.shard == Shard(index: UInt64(id - 5), count: 4))
             #expect(engine.decidedBy.contains("SLURM_ARRAY_TASK_ID=\(id)"))
         }
-        let stepped = try ShardEngine(parsing: "auto", environment: ["SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "0",
+        let stepped = try ShardEngine(count: nil, environment: ["SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "0",
                                                                      "SLURM_ARRAY_TASK_STEP": "4", "SLURM_ARRAY_TASK_COUNT": "4"])
         #expect(stepped.shard == Shard(index: 3, count: 4))
         // Slurm decides even with a count given, which must then agree.
-        #expect(try ShardEngine(parsing: "auto/4", environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"]).shard
+        #expect(try ShardEngine(count: 4, environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"]).shard
                 == Shard(index: 1, count: 4))
-        for environment in [["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
-                            ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
-                            ["SLURM_ARRAY_TASK_ID": "1"], ["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"]] {
-            #expect(throws: ImgError.self) { try ShardEngine(parsing: "auto", environment: environment) }
+        let refusals: [([String: String], ShardEngine.Failure)] = [
+            (["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
+             .slurmNotAnIndex(decidedBy: "SLURM_ARRAY_TASK_ID=9 - SLURM_ARRAY_TASK_MIN=5 of SLURM_ARRAY_TASK_COUNT=4", count: 4)),
+            (["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
+             .slurmNotAnIndex(decidedBy: "SLURM_ARRAY_TASK_ID=3 - SLURM_ARRAY_TASK_MIN=5 of SLURM_ARRAY_TASK_COUNT=4", count: 4)),
+            (["SLURM_ARRAY_TASK_ID": "1"], .slurmCountMissing),
+            (["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"], .notANumber(variable: "SLURM_ARRAY_TASK_ID", value: "x")),
+        ]
+        for (environment, failure) in refusals {
+            #expect(throws: failure) { try ShardEngine(count: nil, environment: environment) }
         }
-        #expect(throws: ImgError.self) {
-            try ShardEngine(parsing: "auto/3", environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"])
+        #expect(throws: ShardEngine.Failure.slurmCountDiffers(expected: 3, count: 4)) {
+            try ShardEngine(count: 3, environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"])
         }
     }
 
     @Test func otherEnginesNeedTheCount() throws {
-        #expect(try ShardEngine(parsing: "auto/8", environment: ["JOB_COMPLETION_INDEX": "7"]).shard == Shard(index: 7, count: 8))
-        #expect(try ShardEngine(parsing: "auto/8", environment: ["AWS_BATCH_JOB_ARRAY_INDEX": "0"]).shard == Shard(index: 0, count: 8))
-        #expect(try ShardEngine(parsing: "auto/4", environment: ["PARALLEL_SEQ": "4"]).shard == Shard(index: 3, count: 4))
-        #expect(try ShardEngine(parsing: "auto/4", environment: ["PARALLEL_SEQ": "1"]).decidedBy == "PARALLEL_SEQ=1 (1-based)")
-        for (text, environment) in [("auto", ["JOB_COMPLETION_INDEX": "1"]), ("auto/8", ["JOB_COMPLETION_INDEX": "8"]),
-                                    ("auto/4", ["PARALLEL_SEQ": "0"]), ("auto/4", ["PARALLEL_SEQ": "5"]),
-                                    ("auto/4", [:]), ("auto", [:]), ("auto/0", ["PARALLEL_SEQ": "1"]), ("auto/x", [:])] {
-            #expect(throws: ImgError.self, "\(text) \(environment)") { try ShardEngine(parsing: text, environment: environment) }
+        #expect(try ShardEngine(count: 8, environment: ["JOB_COMPLETION_INDEX": "7"]).shard == Shard(index: 7, count: 8))
+        #expect(try ShardEngine(count: 8, environment: ["AWS_BATCH_JOB_ARRAY_INDEX": "0"]).shard == Shard(index: 0, count: 8))
+        #expect(try ShardEngine(count: 4, environment: ["PARALLEL_SEQ": "4"]).shard == Shard(index: 3, count: 4))
+        #expect(try ShardEngine(count: 4, environment: ["PARALLEL_SEQ": "1"]).decidedBy == "PARALLEL_SEQ=1 (1-based)")
+        let refusals: [(UInt64?, [String: String], ShardEngine.Failure)] = [
+            (nil, ["JOB_COMPLETION_INDEX": "1"], .noCount(variable: "JOB_COMPLETION_INDEX")),
+            (8, ["JOB_COMPLETION_INDEX": "8"], .outOfRange(variable: "JOB_COMPLETION_INDEX", value: "8", first: 0, count: 8)),
+            (4, ["PARALLEL_SEQ": "0"], .outOfRange(variable: "PARALLEL_SEQ", value: "0", first: 1, count: 4)),
+            (4, ["PARALLEL_SEQ": "5"], .outOfRange(variable: "PARALLEL_SEQ", value: "5", first: 1, count: 4)),
+            (4, [:], .noIndex(count: 4)), (nil, [:], .noIndex(count: nil)),
+        ]
+        for (count, environment, failure) in refusals {
+            #expect(throws: failure, "\(environment)") { try ShardEngine(count: count, environment: environment) }
         }
     }
 

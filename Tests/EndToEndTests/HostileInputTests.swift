@@ -99,7 +99,8 @@ struct HostileInputTests: EndToEndSuite {
     }
 
     @Test func untrustedLoadersOnlyForLocalInputOrWhenAllowed() throws {
-        expectCleanFailure(try fetch(server.url("/img/logo.svg")), status: 5, mentioning: "untrusted")
+        expectCleanFailure(try fetch(server.url("/img/logo.svg")), status: 5,
+                           mentioning: "(an untrusted format); use --allow-untrusted-formats")
         #expect(try fetch(Paths.images + "/logo.svg", ["--format", "png", "-o", work.file("logo.png")]).status == 0)
         #expect(try fetch(server.url("/img/logo.svg"), ["--allow-untrusted-formats", "-o", work.file("logo2.png")]).status == 0)
     }

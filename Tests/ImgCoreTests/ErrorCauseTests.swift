@@ -75,5 +75,8 @@ struct ErrorCauseTests {
     @Test func aLimitCrossesTheRendererIntact() {
         let error = ImgError.overLimit(.pixels(width: 10, height: 20, frames: 3, pixels: 600, limit: 100), contentType: "a/b")
         #expect(ImgError(rendererFailure: error.rendererFailure) == error)
+        // An untrusted format too, so that the command line can name the option that allows it.
+        let untrusted = ImgError.untrustedFormat(loader: "svgload")
+        #expect(ImgError(rendererFailure: untrusted.rendererFailure) == untrusted)
     }
 }

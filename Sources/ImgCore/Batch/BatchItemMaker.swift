@@ -56,17 +56,16 @@ struct BatchItemMaker {
         if line.extra { throw .usage("expected 'URL [NAME]', found more columns") }  // named by its line
         let source = try parsed.get()
         if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
-        if options.denyLocal, !source.isRemote { throw .usage("refusing local input (--deny-local)") }
+        if options.denyLocal, !source.isRemote { throw .setting(.localInputDenied) }
         // A bad second column fails the line (its name is claimed from the URL meanwhile).
         if let column = line.second { _ = try NameTemplate.stem(fromColumn: column) }
         if let column = line.second, let format = NameTemplate.format(ofColumn: column),
            let asked = requests.template.encoding.format, asked != format {
-            throw .usage("the name '\(column)' says \(format.rawValue) but --format says \(asked.rawValue)")
+            throw .setting(.nameFormatDiffers(name: column, named: format, asked: asked))
         }
         if let column = line.second, let format = NameTemplate.format(ofColumn: column),
            requests.template.encoding.candidateFormats != nil {
-            throw .usage("the name '\(column)' says \(format.rawValue) but --format auto chooses the format: "
-                         + "give the name without an extension")
+            throw .setting(.nameFormatWhileChosen(name: column, named: format))
         }
         return source
     }

@@ -46,7 +46,7 @@ enum HeaderReader {
         if isRemote, !allowUntrusted, !ImageDecoder.trustedLoaders.contains(loader) {
             // Only the whole file decides: a looser loader (ImageMagick's) may take a prefix the right one refuses.
             if !isWhole { return more(sniffed) }
-            throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
+            throw .untrustedFormat(loader: loader)
         }
         if !isWhole, loader == "gif" { return .needsWholeFile }
         let multiFrame = ImageDecoder.multiFrameLoaders.contains(loader)

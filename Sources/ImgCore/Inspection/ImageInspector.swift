@@ -66,7 +66,7 @@ public struct ImageInspector: Sendable {
                 var info = try describe(body, isRemote: true).info
                 info.cacheState = "expired"
                 info.fill(from: metadata, bytesRead: 0, requests: 0)
-                return (info, ["read from the cache (expired, --only-from-cache): no request"])
+                return (info, ["read from the cache (expired; only the cache may be read): no request"])
             case .expired(let metadata, let body):
                 (state, expired) = ("expired", (metadata, body))
             case .missing:

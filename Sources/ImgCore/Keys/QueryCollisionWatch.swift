@@ -1,8 +1,8 @@
 import Foundation
 
 /// Notices, within one command, two inputs whose URLs differ only in the part of the query their original key
-/// drops: they get one cache key, so one image. Warns once per key, naming both URLs (without credentials) and
-/// `--keep-query`. Watches only keys that drop the whole query (`QueryInKey.none`) and no `--cache-key`: under
+/// drops: they get one cache key, so one image. Warns once per key, naming both URLs (without credentials)
+/// (`QueryCollision`). Watches only keys that drop the whole query (`QueryInKey.none`) and no `--cache-key`: under
 /// `--keep-query` the user chose what the key keeps. The first `capacity` keys of a command are watched (a list of
 /// millions of lines must not keep every URL in memory).
 ///
@@ -38,9 +38,9 @@ public final class QueryCollisionWatch: Sendable {
     /// How many keys the table holds without growing: 0 before the first key, at least `capacity` after it.
     public var tableCapacity: Int { state.withLock { $0.parameters.capacity } }
 
-    /// Records the input of `request` under `key`; returns the warning when an input seen before has the same key and
-    /// another query (parameters compared in key order, so a mere reordering of names is the same query).
-    public func note(_ request: ImageRequest, key: String) -> String? {
+    /// Records the input of `request` under `key`; returns the collision when an input seen before has the same key
+    /// and another query (parameters compared in key order, so a mere reordering of names is the same query).
+    public func note(_ request: ImageRequest, key: String) -> QueryCollision? {
         guard request.cacheKey == nil, request.query == .none, case .remote(let url) = request.source else { return nil }
         // No `?`, no query: the URL is not parsed again for it.
         let query = url.absoluteString.utf8.contains(UInt8(ascii: "?"))
@@ -62,9 +62,7 @@ public final class QueryCollisionWatch: Sendable {
         }
         guard let earlierQuery else { return nil }
         let later = URLCredentials.removingUserInfo(from: url)
-        return "warning: \(Self.url(later, withQuery: earlierQuery)) and \(later) differ only in their query, "
-            + "which the cache key drops: they will get one image; give --keep-query (or --keep-query=NAME,NAME) "
-            + "if the query chooses the image"
+        return .sameKey(earlier: Self.url(later, withQuery: earlierQuery), later: later)
     }
 
     /// `url` (without user info and fragment) with its query replaced by `query` (none for nil).

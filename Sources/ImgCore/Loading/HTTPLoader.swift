@@ -99,7 +99,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
-                return .failure(TransferFailure(error: .network("timed out: the redirects took longer than --timeout", cause: .timedOut), retryable: true))
+                let error = ImgError.network("timed out: the redirects took longer than the time allowed",
+                                             cause: .redirectsTimedOut)
+                return .failure(TransferFailure(error: error, retryable: true))
             }
             let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)

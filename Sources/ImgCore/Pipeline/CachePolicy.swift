@@ -67,7 +67,7 @@ public struct PipelineConfiguration: Sendable {
     public var rendering: any ImageRendering = InProcessRendering()
     /// Hears the warning when two inputs of this pipeline differ only in the query their key drops
     /// (`QueryCollisionWatch`), once per key, as soon as the second one's key is computed; nil (the default): no watch.
-    public var queryCollisions: (@Sendable (String) -> Void)?
+    public var queryCollisions: (@Sendable (QueryCollision) -> Void)?
     /// What loads originals from URLs; nil (the default) for `HTTPDataLoader` (libcurl) with `network` and
     /// `connectionsPerHost`, spooling large bodies into the entry store's `spoolDirectory`.
     public var dataLoader: (any DataLoading)?

@@ -77,6 +77,8 @@ public struct ImageResponse: Sendable {
     public var variantKey: String?
     /// Things `-v` prints: e.g. that animation was dropped.
     public var notes: [String] = []
+    /// The encoder settings given that the format has no use for, which `-v` notes too.
+    public var ignoredSettings: [IgnoredSetting] = []
     /// Non-fatal problems, printed even without `-v`: e.g. that the cache could not be written.
     public var warnings: [String] = []
     /// The URL recorded by the cache entry that served it, when its query differs from the request's (the key

@@ -79,6 +79,7 @@ final class OriginalFetcher: Sendable {
         switch error {
         case .image(let message) where !message.hasPrefix("not an image ("): return .image("\(message) (Content-Type \(type))")
         case .overLimit(let limit, nil) where !limit.isTransferLimit: return .overLimit(limit, contentType: type)
+        case .untrustedFormat(let loader, nil): return .untrustedFormat(loader: loader, contentType: type)
         default: return error
         }
     }

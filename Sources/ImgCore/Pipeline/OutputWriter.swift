@@ -75,12 +75,12 @@ public enum OutputWriter {
     }
 
     static func target(of path: String) throws(ImgError) -> Target {
-        guard !path.isEmpty else { throw .usage("-o needs a file name") }
+        guard !path.isEmpty else { throw .setting(.outputFileUnnamed) }
         if let descriptor = descriptor(namedBy: path) { return .descriptor(descriptor) }
         var status = stat()
         if stat(path, &status) == 0 {
             let type = status.st_mode & S_IFMT
-            if type == S_IFDIR { throw .usage("-o \(path) is a directory; use -O DIR to write into it") }
+            if type == S_IFDIR { throw .setting(.outputFileIsDirectory(path: path)) }
             if type == S_IFSOCK { throw .io("cannot write \(path): a socket can't be opened by name") }
             if type != S_IFREG { return .stream(isFIFO: type == S_IFIFO) }
             guard let resolved = realpath(path, nil) else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -90,7 +90,7 @@ public enum OutputWriter {
             return .file(path: real, existing: status)
         }
         guard errno == ENOENT else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
-        if path.hasSuffix("/") { throw .usage("-o \(path) names a directory; use -O DIR to write into it") }
+        if path.hasSuffix("/") { throw .setting(.outputFileNamesDirectory(path: path)) }
         var link = stat()
         if lstat(path, &link) == 0 { throw .io("cannot write \(path): a symbolic link to nothing") }
         let (directory, _) = split(path)
@@ -139,7 +139,7 @@ public enum OutputWriter {
     /// the folders it made are removed; the folder opened knows them (`OutputFolder.removeIfUnused`).
     @discardableResult
     public static func prepareDirectory(_ path: String) throws(ImgError) -> OutputFolder {
-        guard !path.isEmpty else { throw .usage("-O needs a directory name") }
+        guard !path.isEmpty else { throw .setting(.outputDirectoryUnnamed) }
         var next = path.hasPrefix("/") ? "" : "."
         var made: [String] = []
         for component in path.split(separator: "/") {

@@ -22,7 +22,7 @@ extension ImagePipeline {
     /// Whatever served it, `-v` notes the encoder settings given that its format has no use for.
     func image(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
         var response = try imageResolvingEncoding(for: request, originalKey: originalKey)
-        response.notes += request.encoding.unusedSettingNotes(for: response.image.format)
+        response.ignoredSettings = request.encoding.ignoredSettings(for: response.image.format)
         return response
     }
 
@@ -62,9 +62,7 @@ extension ImagePipeline {
         response.recordedURL = recordedURL
         response.notes.append("served from the cache entry of \(recordedURL), whose query differs (the cache key drops it)")
         guard recordedQueryWarnings.firstTime(originalKey), let listener = configuration.queryCollisions else { return }
-        listener("warning: \(requested) is served from the cache entry of \(recordedURL): their query differs, which the "
-                 + "cache key drops, so it may be another image; give --keep-query (or --keep-query=NAME,NAME) if the "
-                 + "query chooses the image")
+        listener(.servedFromEntry(requested: requested, recorded: recordedURL))
     }
 
     private static func query(of url: String) -> String? {

@@ -74,18 +74,18 @@ public struct OutputEncoding: Sendable, Hashable {
         return name + (parts.isEmpty ? "" : "(\(parts.joined(separator: ",")))") + decoding.identifierSuffix
     }
 
-    /// The settings given that `format` has no use for, as `-v` notes them (on a cache hit too):
-    /// `png has no quality setting: --quality ignored`, `jpeg has no lossless mode: --lossless ignored`.
-    public func unusedSettingNotes(for format: ImageFormat?) -> [String] {
+    /// The settings given that `format` has no use for, which `-v` notes (on a cache hit too): a quality in PNG,
+    /// lossless in JPEG; none for the source's format (nil).
+    public func ignoredSettings(for format: ImageFormat?) -> [IgnoredSetting] {
         guard let format else { return [] }
         let hasLossless = format == .webp || format == .jxl
-        var notes: [String] = []
+        var ignored: [IgnoredSetting] = []
         if quality != nil || targetDistance != nil, OutputEncoding.defaultQuality(of: format) == nil {
-            notes.append("\(format.rawValue) has no quality setting: --quality\(quality == nil ? " auto" : "") ignored")
+            ignored.append(IgnoredSetting(.quality(auto: quality == nil), format: format))
         } else if quality != nil, lossless, hasLossless {
-            notes.append("lossless \(format.rawValue) has no quality setting: --quality ignored")
+            ignored.append(IgnoredSetting(.qualityWhenLossless, format: format))
         }
-        if lossless, !hasLossless { notes.append("\(format.rawValue) has no lossless mode: --lossless ignored") }
-        return notes
+        if lossless, !hasLossless { ignored.append(IgnoredSetting(.lossless, format: format)) }
+        return ignored
     }
 }

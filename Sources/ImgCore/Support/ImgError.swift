@@ -32,14 +32,20 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     case siteRefusal(SiteRefusal)
     /// A column the list's layout names is missing from a row or a whole list (exit 2, like `.usage`).
     case missingColumn(MissingColumn)
+    /// What the caller set rules the request out (exit 2, like `.usage`): the CLI front names the option.
+    case setting(SettingProblem)
+    /// A format only local files may use (SVG, PDF, ImageMagick's: `ImageDecoder.trustedLoaders` has the others)
+    /// came from the network, read by libvips' `loader` (exit 5, like `.image`). `contentType` is what the server
+    /// called it when that was not an image type; nil (the default) otherwise.
+    case untrustedFormat(loader: String, contentType: String? = nil)
 
     /// The process exit code documented in the man page for this class of failure.
     public var exitCode: Int32 {
         switch self {
-        case .usage, .missingColumn: 2
+        case .usage, .missingColumn, .setting: 2
         case .network: 3
         case .http: 4
-        case .image: 5
+        case .image, .untrustedFormat: 5
         case .notCached: 6
         case .io, .cacheUnavailable, .unsafeCacheDirectory: 7
         case .damaged: 8
@@ -52,10 +58,10 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The class of failure as one word, as printed in `--json` output.
     public var kind: String {
         switch self {
-        case .usage, .missingColumn: "usage"
+        case .usage, .missingColumn, .setting: "usage"
         case .network: "network"
         case .http: "http"
-        case .image: "image"
+        case .image, .untrustedFormat: "image"
         case .notCached: "not-cached"
         case .io, .cacheUnavailable, .unsafeCacheDirectory: "io"
         case .damaged: "damaged"
@@ -83,10 +89,21 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
             refusal.reason
         case .missingColumn(let missing):
             missing.message()
+        case .setting(let problem):
+            problem.message
+        case .untrustedFormat(let loader, let contentType):
+            Self.untrustedFormatMessage(loader: loader, contentType: contentType)
         }
     }
 
     public var description: String { message }
+
+    /// `refusing svgload from the network (an untrusted format)`, then `advice` (`; use …`), then
+    /// ` (Content-Type TYPE)` when the server's type is known.
+    public static func untrustedFormatMessage(loader: String, contentType: String?, advice: String = "") -> String {
+        let type = contentType.map { " (Content-Type \($0))" } ?? ""
+        return "refusing \(loader) from the network (an untrusted format)\(advice)\(type)"
+    }
 
     /// Whether trying again later may succeed, decided from the structured cause, never the message: an HTTP 408,
     /// 429 or 5xx, and network failures whose `NetworkCause.isTransient` (resolve, connect, timeout, a transfer cut

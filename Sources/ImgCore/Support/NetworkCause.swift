@@ -3,6 +3,8 @@
 public enum NetworkCause: Sendable, Equatable {
     /// The transfer (or its redirects) took longer than `--timeout` / `--connect-timeout`.
     case timedOut
+    /// The redirects of one attempt, together, took longer than `--timeout`.
+    case redirectsTimedOut
     /// No connection could be made (refused, unreachable).
     case connectionFailed
     /// The reply stopped early: nothing came back, sending or receiving failed, or the body was cut short.
@@ -32,7 +34,8 @@ public enum NetworkCause: Sendable, Equatable {
     public var isTransient: Bool {
         switch self {
         case .privateAddress, .redirectScheme, .tls, .noHeaderWithinLimit: false
-        case .timedOut, .connectionFailed, .cutShort, .malformedReply, .changedWhileRead, .hostGivenUp, .interrupted, .curl: true
+        case .timedOut, .redirectsTimedOut, .connectionFailed, .cutShort, .malformedReply, .changedWhileRead,
+             .hostGivenUp, .interrupted, .curl: true
         }
     }
 }

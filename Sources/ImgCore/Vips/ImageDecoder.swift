@@ -79,7 +79,7 @@ enum ImageDecoder {
         }
         let loader = loaderName(found)
         if isRemote, !options.allowUntrustedFormats, !trustedLoaders.contains(loader) {
-            throw .image("refusing \(loader) from the network (an untrusted format); use --allow-untrusted-formats")
+            throw .untrustedFormat(loader: loader)
         }
         let format = sniffed
         var damage: DataDamage?

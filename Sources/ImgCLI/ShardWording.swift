@@ -1,0 +1,43 @@
+import ImgCore
+
+extension ShardEngine.Failure {
+    /// The usage error (exit 2) as the command line words it, naming `--shard auto` or `--shard auto/N`.
+    var commandLineMessage: String {
+        let looked = Self.lookedFor
+        let lookedFor = "\(looked.slurm); with --shard auto/N also \(looked.withCount.joined(separator: ", "))"
+        return switch self {
+        case .noCount(let variable):
+            "--shard auto: \(variable) is set but gives no count; use --shard auto/N with N the number of tasks"
+        case .noIndex(let count):
+            "--shard auto\(count.map { "/\($0)" } ?? ""): no job array index in the environment (looked for \(lookedFor))"
+        case .outOfRange(let variable, let value, let first, let count):
+            "--shard auto/\(count): \(variable)=\(value) is out of range (\(Self.range(first: first, count: count)))"
+        case .slurmCountMissing:
+            "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not"
+        case .slurmNotAnIndex(let decidedBy, let count):
+            "--shard auto: \(decidedBy) is not an index from 0 to \(max(1, count) - 1) "
+                + "(an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"
+        case .slurmCountDiffers(let expected, let count):
+            "--shard auto/\(expected): the Slurm array has SLURM_ARRAY_TASK_COUNT=\(count) tasks"
+        case .notANumber(let variable, let value):
+            "--shard auto: \(variable)='\(value)' is not a whole number"
+        }
+    }
+
+    /// `--shard`'s value when it asks for the job array engine's shard: `auto` (nil: the engine gives the count) or
+    /// `auto/N` (N ≥ 1); not an `auto` value at all: `.notAuto`.
+    enum AutoValue: Equatable {
+        case notAuto
+        case auto(count: UInt64?)
+    }
+
+    /// Reads `text` as `auto` or `auto/N`; a bad count is the problem `Options.shard` words.
+    static func autoValue(_ text: String) throws(ImgError) -> AutoValue {
+        if text == "auto" { return .auto(count: nil) }
+        guard text.hasPrefix("auto/") else { return .notAuto }
+        guard let count = UInt64(text.dropFirst("auto/".count)), count >= 1 else {
+            throw .usage("expected auto, auto/N with N >= 1, or K/N")
+        }
+        return .auto(count: count)
+    }
+}
