@@ -61,10 +61,11 @@ TSAN_FILTER ?= Concurrency
 
 # Debian packages needed to build, test and demo (libxxhash-dev gives cache entries
 # their XXH3-128 integrity digests, ~30x faster than glib's SHA-256; libarchive-dev writes WebDataset tar shards;
-# libsnappy-dev and libzstd-dev decompress the pages of Parquet lists, zlib1g-dev the gzip ones).
+# libsnappy-dev, libzstd-dev, liblz4-dev and libbrotli-dev decompress the pages of Parquet lists, zlib1g-dev the
+# gzip ones).
 # python3-venv: the tests' venv of reference decoders (pyref below; Debian's python3 has no ensurepip without it).
 # dpkg-dev (dpkg-shlibdeps), lintian and binutils (strip): `make deb`.
-DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev libjxl-dev libarchive-dev libsnappy-dev libzstd-dev zlib1g-dev pkg-config python3 python3-venv openssl groff-base \
+DEB_PACKAGES := libvips-dev libcurl4-openssl-dev libxxhash-dev libjxl-dev libarchive-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev zlib1g-dev pkg-config python3 python3-venv openssl groff-base \
   dpkg-dev lintian binutils
 # Only for `make test`: the Slurm job array test starts a one-node cluster (scripts/slurm-cluster.sh); the man
 # page's GNU parallel recipe is run as written; zsh and fish check that the completion scripts for them parse.

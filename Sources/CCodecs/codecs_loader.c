@@ -1,5 +1,5 @@
-/* Opens snappy and zstd at run time and decompresses Parquet pages through them and zlib, and compresses with
- * snappy (see imgf_codecs.h). */
+/* Opens snappy, zstd, LZ4 and Brotli at run time and decompresses Parquet pages through them and zlib, and
+ * compresses with snappy (see imgf_codecs.h). */
 #include "imgf_codecs.h"
 
 #include <dlfcn.h>
@@ -12,11 +12,14 @@
 #define IMGF_CODEC_FIELD(name) __typeof__(name) *name;
 static struct { IMGF_SNAPPY_SYMBOLS(IMGF_CODEC_FIELD) } snappy;
 static struct { IMGF_ZSTD_SYMBOLS(IMGF_CODEC_FIELD) } zstd;
+static struct { IMGF_LZ4_SYMBOLS(IMGF_CODEC_FIELD) } lz4;
+static struct { IMGF_BROTLI_SYMBOLS(IMGF_CODEC_FIELD) } brotli;
 #undef IMGF_CODEC_FIELD
 
 static char error[256];
-static int snappy_loaded, zstd_loaded;
+static int snappy_loaded, zstd_loaded, lz4_loaded, brotli_loaded;
 static pthread_once_t snappy_once = PTHREAD_ONCE_INIT, zstd_once = PTHREAD_ONCE_INIT;
+static pthread_once_t lz4_once = PTHREAD_ONCE_INIT, brotli_once = PTHREAD_ONCE_INIT;
 
 #define IMGF_CODEC_RESOLVE(table, library, soname, name) \
     table.name = (__typeof__(name) *)dlsym(library, #name); \
@@ -38,6 +41,24 @@ static void load_zstd(void) {
     IMGF_ZSTD_SYMBOLS(IMGF_ZSTD_RESOLVE)
 #undef IMGF_ZSTD_RESOLVE
     zstd_loaded = 1;
+}
+
+static void load_lz4(void) {
+    void *library = dlopen("liblz4.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!library) { snprintf(error, sizeof error, "cannot open liblz4: %s", dlerror()); return; }
+#define IMGF_LZ4_RESOLVE(name) IMGF_CODEC_RESOLVE(lz4, library, "liblz4", name)
+    IMGF_LZ4_SYMBOLS(IMGF_LZ4_RESOLVE)
+#undef IMGF_LZ4_RESOLVE
+    lz4_loaded = 1;
+}
+
+static void load_brotli(void) {
+    void *library = dlopen("libbrotlidec.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!library) { snprintf(error, sizeof error, "cannot open libbrotlidec: %s", dlerror()); return; }
+#define IMGF_BROTLI_RESOLVE(name) IMGF_CODEC_RESOLVE(brotli, library, "libbrotlidec", name)
+    IMGF_BROTLI_SYMBOLS(IMGF_BROTLI_RESOLVE)
+#undef IMGF_BROTLI_RESOLVE
+    brotli_loaded = 1;
 }
 
 imgf_codec_status imgf_snappy_decompress(const void *in, size_t count, void *out, size_t capacity) {
@@ -67,6 +88,51 @@ imgf_codec_status imgf_zstd_decompress(const void *in, size_t count, void *out, 
     size_t length = zstd.ZSTD_decompress(out, capacity, in, count);
     if (zstd.ZSTD_isError(length) || length != capacity) return IMGF_CODEC_CORRUPT;
     return IMGF_CODEC_OK;
+}
+
+/* One LZ4 block of `count` bytes into exactly `capacity` bytes (both within an int, as LZ4's API takes them). */
+static int lz4_block(const char *in, size_t count, char *out, size_t capacity) {
+    if (count > INT32_MAX || capacity > INT32_MAX) return 0;
+    return lz4.LZ4_decompress_safe(in, out, (int)count, (int)capacity) == (int)capacity;
+}
+
+imgf_codec_status imgf_lz4_raw_decompress(const void *in, size_t count, void *out, size_t capacity) {
+    pthread_once(&lz4_once, load_lz4);
+    if (!lz4_loaded) return IMGF_CODEC_UNAVAILABLE;
+    return lz4_block(in, count, out, capacity) ? IMGF_CODEC_OK : IMGF_CODEC_CORRUPT;
+}
+
+static uint32_t big_endian_32(const unsigned char *bytes) {
+    return (uint32_t)bytes[0] << 24 | (uint32_t)bytes[1] << 16 | (uint32_t)bytes[2] << 8 | bytes[3];
+}
+
+/* Hadoop's framing: blocks, each after its decompressed and compressed sizes, filling `capacity` exactly. */
+static int lz4_hadoop_frames(const unsigned char *in, size_t count, char *out, size_t capacity) {
+    size_t read = 0, written = 0;
+    while (count - read >= 8) {
+        size_t expanded = big_endian_32(in + read), stored = big_endian_32(in + read + 4);
+        read += 8;
+        if (stored > count - read || expanded > capacity - written) return 0;
+        if (!lz4_block((const char *)in + read, stored, out + written, expanded)) return 0;
+        read += stored;
+        written += expanded;
+    }
+    return read == count && written == capacity;
+}
+
+imgf_codec_status imgf_lz4_hadoop_decompress(const void *in, size_t count, void *out, size_t capacity) {
+    pthread_once(&lz4_once, load_lz4);
+    if (!lz4_loaded) return IMGF_CODEC_UNAVAILABLE;
+    if (lz4_hadoop_frames(in, count, out, capacity)) return IMGF_CODEC_OK;
+    return lz4_block(in, count, out, capacity) ? IMGF_CODEC_OK : IMGF_CODEC_CORRUPT;
+}
+
+imgf_codec_status imgf_brotli_decompress(const void *in, size_t count, void *out, size_t capacity) {
+    pthread_once(&brotli_once, load_brotli);
+    if (!brotli_loaded) return IMGF_CODEC_UNAVAILABLE;
+    size_t length = capacity;
+    if (brotli.BrotliDecoderDecompress(count, in, &length, out) != BROTLI_DECODER_RESULT_SUCCESS) return IMGF_CODEC_CORRUPT;
+    return length == capacity ? IMGF_CODEC_OK : IMGF_CODEC_CORRUPT;
 }
 
 imgf_codec_status imgf_gzip_decompress(const void *in, size_t count, void *out, size_t capacity) {

@@ -28,7 +28,7 @@ printf 'imgfetch (%s) unstable; urgency=medium\n\n  * Release %s: see /usr/share
   "$version" "$version" "$maintainer" "$when" | gzip -9n >"$doc/changelog.gz"
 chmod 0644 "$doc/changelog.gz"
 
-# libvips, libcurl, libjxl, libarchive, libsnappy and libzstd are opened with dlopen (Sources/CVips/loader.c,
+# libvips, libcurl, libjxl, libarchive, libsnappy, libzstd, liblz4 and libbrotlidec are opened with dlopen (Sources/CVips/loader.c,
 # Sources/CCurl/curl_loader.c, Sources/CJxl/jxl_loader.c, Sources/CArchive/archive_loader.c,
 # Sources/CCodecs/codecs_loader.c), so the binary's
 # NEEDED entries don't name them. A probe linked against those sonames that takes the address of every function the
@@ -45,12 +45,14 @@ cat >"$probe.c" <<'PROBE'
 void *const imgf_probe[] = { IMGF_VIPS_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_CURL_SYMBOLS(IMGF_PROBE_ADDRESS)
                              IMGF_JXL_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_ARCHIVE_SYMBOLS(IMGF_PROBE_ADDRESS)
                              IMGF_SNAPPY_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_ZSTD_SYMBOLS(IMGF_PROBE_ADDRESS)
+                             IMGF_LZ4_SYMBOLS(IMGF_PROBE_ADDRESS) IMGF_BROTLI_SYMBOLS(IMGF_PROBE_ADDRESS)
                              (void *)&vips_version_string, (void *)&curl_version_info };
 int main(void) { return imgf_probe[0] == 0; }
 PROBE
 # shellcheck disable=SC2046
 cc -DCURL_DISABLE_TYPECHECK -o "$probe" "$probe.c" -ISources/CVips/include -ISources/CCurl/include -ISources/CJxl/include -ISources/CArchive/include -ISources/CCodecs/include $(pkg-config --cflags vips libcurl) \
-  -Wl,--no-as-needed -l:libvips.so.42 -l:libcurl.so.4 -l:libjxl.so.0.7 -l:libarchive.so.13 -l:libsnappy.so.1 -l:libzstd.so.1 $(pkg-config --libs glib-2.0 gobject-2.0)
+  -Wl,--no-as-needed -l:libvips.so.42 -l:libcurl.so.4 -l:libjxl.so.0.7 -l:libarchive.so.13 -l:libsnappy.so.1 -l:libzstd.so.1 \
+  -l:liblz4.so.1 -l:libbrotlidec.so.1 $(pkg-config --libs glib-2.0 gobject-2.0)
 sed -n '/^Source:/,/^$/p' scripts/deb/control.in >"$work/debian/control"
 printf '\nPackage: imgfetch\nArchitecture: any\nDescription: x\n' >>"$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O -eimgfetch/usr/bin/imgfetch -edlopen-probe | sed -n 's/^shlibs:Depends=//p')

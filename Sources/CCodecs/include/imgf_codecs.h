@@ -1,11 +1,14 @@
 /* The codecs of Parquet pages: the decompressors of a list read with --input-format parquet, snappy (Debian's
- * libsnappy-dev, snappy-c.h) and zstd (libzstd-dev, zstd.h), opened with dlopen on the first page that needs one, so
- * a run that reads no compressed Parquet list never loads them, and gzip through zlib, which the binary links
- * already; snappy's compressor for the tables written beside WebDataset tars (--parquet). The headers are included
- * for their types only: a direct call to snappy or zstd would not link. */
+ * libsnappy-dev, snappy-c.h), zstd (libzstd-dev, zstd.h), LZ4 (liblz4-dev, lz4.h) and Brotli (libbrotli-dev,
+ * brotli/decode.h), opened with dlopen on the first page that needs one, so a run that reads no compressed Parquet
+ * list never loads them, and gzip through zlib, which the binary links already; snappy's compressor for the tables
+ * written beside WebDataset tars (--parquet). The headers are included for their types only: a direct call to
+ * snappy, zstd, LZ4 or Brotli would not link. */
 #ifndef IMGFETCH_CODECS_H
 #define IMGFETCH_CODECS_H
 
+#include <brotli/decode.h>
+#include <lz4.h>
 #include <snappy-c.h>
 #include <stddef.h>
 #include <zstd.h>
@@ -20,6 +23,12 @@
     X(ZSTD_decompress) \
     X(ZSTD_isError) \
     X(ZSTD_getErrorName)
+
+#define IMGF_LZ4_SYMBOLS(X) \
+    X(LZ4_decompress_safe)
+
+#define IMGF_BROTLI_SYMBOLS(X) \
+    X(BrotliDecoderDecompress)
 
 /* What a decompression ended with. */
 typedef enum {
@@ -43,10 +52,22 @@ size_t imgf_snappy_bound(size_t count);
 /* Decompresses one or more zstd frames into exactly `capacity` bytes at `out`. */
 imgf_codec_status imgf_zstd_decompress(const void *in, size_t count, void *out, size_t capacity);
 
+/* Decompresses an LZ4 block (Parquet's LZ4_RAW) into exactly `capacity` bytes at `out`. */
+imgf_codec_status imgf_lz4_raw_decompress(const void *in, size_t count, void *out, size_t capacity);
+
+/* Decompresses Parquet's older LZ4 codec into exactly `capacity` bytes: Hadoop's framing (each block after its
+ * decompressed and compressed sizes, 4 bytes big-endian each), or, as Arrow reads it, one bare LZ4 block when the
+ * bytes are not so framed. */
+imgf_codec_status imgf_lz4_hadoop_decompress(const void *in, size_t count, void *out, size_t capacity);
+
+/* Decompresses a Brotli stream into exactly `capacity` bytes at `out`. */
+imgf_codec_status imgf_brotli_decompress(const void *in, size_t count, void *out, size_t capacity);
+
 /* Decompresses gzip members (RFC 1952; zlib and raw deflate are also accepted) into exactly `capacity` bytes. */
 imgf_codec_status imgf_gzip_decompress(const void *in, size_t count, void *out, size_t capacity);
 
-/* Why the last library that could not be opened could not be (snappy's or zstd's); empty when both opened. */
+/* Why the last library that could not be opened could not be (snappy's, zstd's, LZ4's or Brotli's); empty when
+ * every one opened. */
 const char *imgf_codec_load_error(void);
 
 #endif

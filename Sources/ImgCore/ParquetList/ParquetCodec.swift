@@ -2,16 +2,21 @@ import CCodecs
 import Foundation
 
 /// The compression of a Parquet column's pages (`CompressionCodec` in parquet.thrift) among those imgfetch reads:
-/// none, snappy and zstd (their libraries opened on first use), gzip (zlib); snappy is also what it writes.
+/// none, snappy, zstd, Brotli, LZ4 (Hadoop's framing, or a bare block as older writers made it) and LZ4_RAW (their
+/// libraries opened on first use), gzip (zlib): all but LZO, which no current writer makes. Snappy is also what it
+/// writes.
 enum ParquetCodec: Int64 {
     case uncompressed = 0
     case snappy = 1
     case gzip = 2
+    case brotli = 4
+    case lz4 = 5
     case zstd = 6
+    case lz4Raw = 7
 
     /// The names of the codecs imgfetch does not read, for a refusal naming one.
     static func name(of code: Int64) -> String {
-        [3: "LZO", 4: "BROTLI", 5: "LZ4", 7: "LZ4_RAW"][code] ?? "codec \(code)"
+        code == 3 ? "LZO" : "codec \(code)"
     }
 
     /// `bytes[range]` decompressed into exactly `size` bytes.
@@ -27,14 +32,30 @@ enum ParquetCodec: Int64 {
                 switch self {
                 case .snappy: return imgf_snappy_decompress(from, range.count, out.baseAddress, size)
                 case .zstd: return imgf_zstd_decompress(from, range.count, out.baseAddress, size)
-                default: return imgf_gzip_decompress(from, range.count, out.baseAddress, size)
+                case .brotli: return imgf_brotli_decompress(from, range.count, out.baseAddress, size)
+                case .lz4: return imgf_lz4_hadoop_decompress(from, range.count, out.baseAddress, size)
+                case .lz4Raw: return imgf_lz4_raw_decompress(from, range.count, out.baseAddress, size)
+                case .gzip, .uncompressed: return imgf_gzip_decompress(from, range.count, out.baseAddress, size)
                 }
             }
         }
         switch status {
         case IMGF_CODEC_OK: return output
         case IMGF_CODEC_UNAVAILABLE: throw ParquetFormatError(String(cString: imgf_codec_load_error()))
-        default: throw ParquetFormatError("a \(self) page that does not decompress to its \(size) bytes")
+        default: throw ParquetFormatError("a \(name) page that does not decompress to its \(size) bytes")
+        }
+    }
+
+    /// The codec's name as parquet.thrift spells it.
+    var name: String {
+        switch self {
+        case .uncompressed: "UNCOMPRESSED"
+        case .snappy: "SNAPPY"
+        case .gzip: "GZIP"
+        case .brotli: "BROTLI"
+        case .lz4: "LZ4"
+        case .zstd: "ZSTD"
+        case .lz4Raw: "LZ4_RAW"
         }
     }
 

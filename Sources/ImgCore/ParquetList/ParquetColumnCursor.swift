@@ -125,7 +125,8 @@ final class ParquetColumnCursor {
             throw ParquetFormatError("a malformed dictionary page")
         }
         let bytes = try codec.decompress(body, body.indices, size: size)
-        var values = try ParquetValueDecoder(type: type, unsigned: column.unsigned, encoding: 0, bytes, bytes.indices, dictionary: nil)
+        var values = try ParquetValueDecoder(type: type, unsigned: column.unsigned, encoding: 0, bytes, bytes.indices,
+                                             limit: Int(count), dictionary: nil)
         return try values.next(Int(count))
     }
 
@@ -152,7 +153,7 @@ final class ParquetColumnCursor {
             start = 4 + length
         }
         let values = try ParquetValueDecoder(type: type, unsigned: column.unsigned, encoding: page.integer(2) ?? 0, bytes,
-                                             start..<bytes.count, dictionary: dictionary)
+                                             start..<bytes.count, limit: count, dictionary: dictionary)
         return Page(levels: levels, values: values, rowsLeft: count)
     }
 
@@ -170,15 +171,16 @@ final class ParquetColumnCursor {
         let valuesCodec = page.bool(7) == false ? ParquetCodec.uncompressed : codec
         let bytes = try valuesCodec.decompress(body, levelBytes..<body.count, size: size - levelBytes)
         let values = try ParquetValueDecoder(type: type, unsigned: column.unsigned, encoding: page.integer(4) ?? 0, bytes,
-                                             bytes.indices, dictionary: dictionary)
+                                             bytes.indices, limit: count, dictionary: dictionary)
         return Page(levels: levels, values: values, rowsLeft: count)
     }
 }
 
-/// The names of Parquet's encodings (`Encoding` in parquet.thrift) that imgfetch does not read.
+/// The names of Parquet's encodings (`Encoding` in parquet.thrift), and those imgfetch reads.
 enum ParquetEncoding {
-    /// Encodings of values this reader does not decode: the delta encodings and BYTE_STREAM_SPLIT.
-    static let unread: Set<Int64> = [5, 6, 7, 9]
+    /// The encodings a column chunk may list that this reader decodes: all of parquet.thrift's but GROUP_VAR_INT
+    /// (1, never written). BIT_PACKED (4) is listed for levels only, and refused on a page that uses it.
+    static let read: Set<Int64> = [0, 2, 3, 4, 5, 6, 7, 8, 9]
 
     static func name(of code: Int64) -> String {
         [3: "RLE", 4: "BIT_PACKED", 5: "DELTA_BINARY_PACKED", 6: "DELTA_LENGTH_BYTE_ARRAY", 7: "DELTA_BYTE_ARRAY",

@@ -68,7 +68,7 @@ final class ParquetRows {
                 if ParquetCodec(rawValue: chunk.codec) == nil {
                     throw .usage("column '\(name)' of list \(list) is compressed with \(ParquetCodec.name(of: chunk.codec)), which imgfetch does not read")
                 }
-                if let encoding = chunk.encodings.first(where: ParquetEncoding.unread.contains) {
+                if let encoding = chunk.encodings.first(where: { !ParquetEncoding.read.contains($0) }) {
                     throw .usage("column '\(name)' of list \(list) uses \(ParquetEncoding.name(of: encoding)), which imgfetch does not read")
                 }
             }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Decodes one column's values from a page's bytes, a batch at a time, into the `ColumnValue`s a list row holds:
-/// PLAIN (`Encoding` 0: dictionary pages, and pages without a dictionary), RLE (3) for booleans, and dictionary
-/// indices (2 and 8) into a dictionary already decoded.
+/// PLAIN (`Encoding` 0: dictionary pages, and pages without a dictionary), RLE (3) for booleans, dictionary
+/// indices (2 and 8) into a dictionary already decoded, and the delta and byte-stream-split encodings
+/// (`DeltaSource`).
 struct ParquetValueDecoder {
     /// Where the values are read from.
     private enum Source {
@@ -12,6 +13,8 @@ struct ParquetValueDecoder {
         case indices(RLEHybridDecoder, dictionary: [ColumnValue])
         /// RLE-encoded booleans.
         case booleans(RLEHybridDecoder)
+        /// Values in a delta or byte-stream-split encoding.
+        case delta(DeltaSource)
     }
 
     private let type: ParquetColumn.PhysicalType
@@ -21,9 +24,10 @@ struct ParquetValueDecoder {
     private let end: Int
     private var source: Source
 
-    /// The values of `bytes[range]` in `encoding`; `dictionary` is the column chunk's dictionary, if it has one.
+    /// The values of `bytes[range]` in `encoding`, at most `limit` of them (the page's count); `dictionary` is the
+    /// column chunk's dictionary, if it has one.
     init(type: ParquetColumn.PhysicalType, unsigned: Bool, encoding: Int64, _ bytes: [UInt8], _ range: Range<Int>,
-         dictionary: [ColumnValue]?) throws(ParquetFormatError) {
+         limit: Int, dictionary: [ColumnValue]?) throws(ParquetFormatError) {
         (self.type, self.unsigned, self.bytes, end) = (type, unsigned, bytes, range.upperBound)
         switch encoding {
         case 0:
@@ -36,6 +40,8 @@ struct ParquetValueDecoder {
         case 3 where type == .boolean:
             let length = try Self.lengthPrefix(bytes, at: range.lowerBound, within: range)
             source = .booleans(try RLEHybridDecoder(bytes, range.lowerBound + 4..<range.lowerBound + 4 + length, bitWidth: 1))
+        case 5, 6, 7, 9:
+            source = .delta(try DeltaSource(type: type, encoding: encoding, bytes, range, limit: limit))
         default:
             throw ParquetFormatError("values in \(ParquetEncoding.name(of: encoding)), which imgfetch does not read")
         }
@@ -62,6 +68,10 @@ struct ParquetValueDecoder {
             let values = try decoder.decode(count).map { ColumnValue.bool($0 == 1) }
             source = .booleans(decoder)
             return values
+        case .delta(var delta):
+            let values = try Self.next(count, of: &delta, type: type, bytes: bytes, unsigned: unsigned)
+            source = .delta(delta)
+            return values
         }
     }
 
@@ -82,8 +92,8 @@ struct ParquetValueDecoder {
             let raw = bytes[position..<position + width].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             position += width
             switch type {
-            case .int32: values.append(integer(UInt64(UInt32(truncatingIfNeeded: raw)), bits: 32))
-            case .int64: values.append(integer(raw, bits: 64))
+            case .int32: values.append(Self.integer(UInt64(UInt32(truncatingIfNeeded: raw)), bits: 32, unsigned: unsigned))
+            case .int64: values.append(Self.integer(raw, bits: 64, unsigned: unsigned))
             case .float: values.append(Self.number(Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw)))))
             case .double: values.append(Self.number(Double(bitPattern: raw)))
             default:
@@ -119,7 +129,8 @@ struct ParquetValueDecoder {
     }
 
     /// An integer of `bits` bits as signed or, for an unsigned column, unsigned (`.unsigned` over Int64's range).
-    private func integer(_ raw: UInt64, bits: Int) -> ColumnValue {
+    static func integer(_ raw: UInt64, bits: Int, unsigned: Bool) -> ColumnValue {
+        let raw = bits == 32 ? UInt64(UInt32(truncatingIfNeeded: raw)) : raw
         if unsigned { return raw <= UInt64(Int64.max) ? .integer(Int64(raw)) : .unsigned(raw) }
         return bits == 32 ? .integer(Int64(Int32(truncatingIfNeeded: raw))) : .integer(Int64(bitPattern: raw))
     }

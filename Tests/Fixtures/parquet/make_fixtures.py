@@ -35,8 +35,16 @@ pq.write_table(table, 'zstd.parquet', compression='zstd', **common)
 pq.write_table(table, 'v2-snappy.parquet', compression='snappy', data_page_version='2.0', **common)
 pq.write_table(table, 'plain-zstd.parquet', compression='zstd', use_dictionary=False, **common)
 pq.write_table(table, 'brotli.parquet', compression='brotli', **common)
-pq.write_table(table.select(['url', 'caption']), 'delta.parquet', use_dictionary=False,
-               column_encoding={'url': 'DELTA_BYTE_ARRAY', 'caption': 'PLAIN'})
+# LZ4_RAW, as pyarrow writes 'lz4' too (Hadoop's framed LZ4 is tested on frames made in ParquetCodecTests).
+pq.write_table(table, 'lz4-raw.parquet', compression='lz4_raw', **common)
+# Every flat column in a delta or byte-stream-split encoding, in v1 and v2 pages.
+flat = table.select(['url', 'caption', 'n', 'i32', 'f32', 'f64', 'b', 'u64', 'day'])
+encodings = {'url': 'DELTA_BYTE_ARRAY', 'caption': 'DELTA_LENGTH_BYTE_ARRAY', 'n': 'DELTA_BINARY_PACKED',
+             'i32': 'DELTA_BINARY_PACKED', 'f32': 'BYTE_STREAM_SPLIT', 'f64': 'BYTE_STREAM_SPLIT', 'b': 'RLE',
+             'u64': 'DELTA_BINARY_PACKED', 'day': 'DELTA_BINARY_PACKED'}
+pq.write_table(flat, 'delta.parquet', compression='none', use_dictionary=False, column_encoding=encodings, **common)
+pq.write_table(flat, 'delta-v2.parquet', compression='zstd', use_dictionary=False, column_encoding=encodings,
+               data_page_version='2.0', **common)
 rows = table.select(['url', 'caption', 'n', 'i32', 'f32', 'f64', 'b', 'u64', 'day']).to_pylist()
 for row in rows:
     row['day'] = (row['day'] - datetime.date(1970, 1, 1)).days  # as Parquet stores a date: days since 1970
@@ -50,6 +58,18 @@ long_table = pa.table({
     'n': pa.array([i if i % 2 else None for i in range(rows)], pa.int64()),
 })
 pq.write_table(long_table, 'long-page.parquet', compression='snappy', data_page_size=1 << 20, write_batch_size=rows)
+
+# The same length of page in the delta encodings: many blocks and miniblocks of deltas of every size and sign, strings
+# sharing prefixes of every length (ParquetListReaderTests computes the same values).
+long_delta = pa.table({
+    'url': pa.array([None if i % 5 == 4 else f'http://127.0.0.1:9/d/{i * i % 1000}/{"x" * (i % 13)}.jpg'
+                     for i in range(rows)], pa.string()),
+    'n': pa.array([i * i * 1000003 - (i % 3) * 5 * 10**17 for i in range(rows)], pa.int64()),
+    'caption': pa.array(['c' * (i % 17) + str(i) for i in range(rows)], pa.string()),
+})
+pq.write_table(long_delta, 'long-delta.parquet', compression='none', use_dictionary=False, data_page_size=1 << 20,
+               write_batch_size=rows, column_encoding={'url': 'DELTA_BYTE_ARRAY', 'n': 'DELTA_BINARY_PACKED',
+                                                       'caption': 'DELTA_LENGTH_BYTE_ARRAY'})
 
 # Floating-point values JSON has no number for.
 special = pa.table({
