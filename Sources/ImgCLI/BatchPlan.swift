@@ -85,14 +85,20 @@ struct BatchPlan {
             return inputs
         }
         guard !words.isEmpty else { throw .usage("batch needs a list: imgfetch batch LIST...|- -O DIR") }
-        if words.count > 1 {
-            if words.contains("-") { throw .usage("standard input (-) can only be batch's one list, not one of \(words.count)") }
+        // A folder stands for the lists in it, in name order.
+        let format = try arguments[Options.inputFormat] ?? .auto
+        var lists: [String] = []
+        for word in words {
+            lists += word != "-" && ListFolder.isFolder(word) ? try ListFolder.lists(in: word, format: format) : [word]
+        }
+        if lists.count > 1 {
+            if lists.contains("-") { throw .usage("standard input (-) can only be batch's one list, not one of \(lists.count)") }
             var seen = Set<String>()
-            if let twice = words.first(where: { !seen.insert($0).inserted }) { throw .usage("list '\(twice)' is given twice") }
+            if let twice = lists.first(where: { !seen.insert($0).inserted }) { throw .usage("list '\(twice)' is given twice") }
         }
         if settings.outputFile != nil { throw .usage("batch writes under -O DIR; -o doesn't apply") }
         guard settings.outputDirectory != nil else { throw .usage("batch needs -O DIR") }
-        return words.map { $0 == "-" ? .standardInput : .file($0) }
+        return lists.map { $0 == "-" ? .standardInput : .file($0) }
     }
 
     private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,

@@ -72,6 +72,47 @@ struct BatchSeveralListsTests {
         #expect(String(decoding: caption, as: UTF8.self) == "photo 3", "the second part's first row")
     }
 
+    /// A folder is the lists in it in name order (`parts/` as `parts/*` sorted), without its subfolders, the files
+    /// whose names start with `.` or `_` (Spark's `_SUCCESS`, Hadoop's `.crc` files) and, the format decided by
+    /// extension, files of no list's extension (a README); with `--input-format`, every file; none is refused.
+    @Test func aFolderIsItsListsInNameOrder() throws {
+        let fixture = try BatchFixture(count: 3)
+        let url = { (n: Int) in fixture.server.url("/img/img\(n).jpg") }
+        let parts = fixture.root.file("parts")
+        try FileManager.default.createDirectory(atPath: parts + "/sub", withIntermediateDirectories: true)
+        let second = try fixture.write("url\n\(url(3))\n", to: "parts/part-00001.csv")
+        let first = try fixture.write("url\n\(url(1))\n\(url(2))\n", to: "parts/part-00000.csv")
+        for skipped in ["parts/_SUCCESS", "parts/.part-00000.csv.crc", "parts/sub/part-00002.csv", "parts/README.md"] {
+            _ = try fixture.write("not a list\n", to: skipped)
+        }
+        let result = try run(fixture, [parts], ["--resize", "16x", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try BatchFixture.records(result).filter { $0["summary"] == nil }
+        #expect(records.map { $0["list"] as? String } == [first, first, second])
+        #expect(records.map { $0["line"] as? Int } == [2, 3, 5])
+        let empty = fixture.root.file("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        _ = try fixture.write("", to: "empty/_SUCCESS")
+        // Plain lists as `split` names them, without an extension: read with the format given.
+        let split = fixture.root.file("split")
+        try FileManager.default.createDirectory(atPath: split, withIntermediateDirectories: true)
+        _ = try fixture.write("\(url(1))\n", to: "split/xaa")
+        _ = try fixture.write("\(url(2))\n", to: "split/xab")
+        let lines = try run(fixture, [split], ["--resize", "16x", "--json", "--input-format", "lines"])
+        #expect(try BatchFixture.records(lines).compactMap { $0["list"] as? String } == [split + "/xaa", split + "/xab"])
+        let refusals: [([String], String)] = [
+            ([empty, "--input-format", "csv"], "list folder '\(empty)' holds no list (names starting with '.' or '_' are skipped)"),
+            ([split], "list folder '\(split)' holds no list (no file ending .txt, .csv, .tsv, .jsonl, .ndjson, .parquet; "
+                + "names starting with '.' or '_' are skipped)"),
+            ([parts, first], "list '\(first)' is given twice"),
+        ]
+        for (lists, message) in refusals {
+            let refused = try Imgfetch.run(["batch"] + lists + ["-O", fixture.root.file("other"), "--no-progress"])
+            #expect(refused.status == 2 && refused.stderr.contains(message), "\(lists): \(refused.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.file("other")))
+    }
+
     @Test func whatCannotRunTogetherIsExit2BeforeAnyRequest() throws {
         let fixture = try BatchFixture(count: 1)
         let one = fixture.server.url("/img/img1.jpg")

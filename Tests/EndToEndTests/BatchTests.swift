@@ -220,14 +220,18 @@ struct BatchTests {
         #expect(fixture.outputs() == ["img1.jpg", "img2.jpg"])
     }
 
-    /// A directory is no list: refused up front like a missing file (it used to read as an empty list, exit 0).
+    /// A directory of no lists (here images) is refused up front like a missing file (it used to read as an empty
+    /// list, exit 0): batch's, whose folder stands for the lists in it, and prefetch's --from, which reads one file.
     @Test func aDirectoryAsTheListIsAUsageError() throws {
         let fixture = try BatchFixture(count: 1)
         let directory = fixture.root.path + "/www"
-        for arguments in [["batch", directory, "-O", fixture.output], ["prefetch", "--from", directory]] {
+        let cases = [(["batch", directory, "-O", fixture.output], "list folder '\(directory)' holds no list (no file "
+                      + "ending .txt, .csv, .tsv, .jsonl, .ndjson, .parquet; names starting with '.' or '_' are skipped)"),
+                     (["prefetch", "--from", directory], "cannot read list '\(directory)': it is a directory")]
+        for (arguments, message) in cases {
             let result = try Imgfetch.run(arguments + ["--cache-dir", fixture.cache])
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("cannot read list '\(directory)': it is a directory"), "\(result.stderr)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
         }
         #expect(try fixture.server.stats().total == 0)
         #expect(fixture.outputs().isEmpty)

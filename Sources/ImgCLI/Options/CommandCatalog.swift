@@ -40,8 +40,11 @@ enum CommandCatalog {
     static let batch = """
         batch LIST...|- -O DIR: one URL a line (optional second column: output
         name); blank lines and # comments skipped. Several lists of one format
-        are read as one, their lines numbered on through them. Every fetch option
-        applies to every line (--no-cache keeps only this run's memory cache).
+        are read as one, their lines numbered on through them; a folder is its
+        .txt/.csv/.tsv/.jsonl/.ndjson/.parquet files in name order (with
+        --input-format, all its files; never those starting with . or _).
+        Every fetch option applies to every line (--no-cache keeps only this
+        run's memory cache).
         Names clash in list order: the later ones get -1, -2, ...
         A .csv or .tsv list with a header row, or .jsonl (one object a line), is read
         by its columns (--input-format, --url-column, --keep-columns).

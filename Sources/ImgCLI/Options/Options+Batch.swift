@@ -157,7 +157,7 @@ extension Options {
             .B \-v
             says which variable decided.
             """#)
-    static let from = Option<String>("from", value: "FILE", parser: .text, for: [.prefetch], help: "read URLs from FILE (- for stdin) too",
+    static let from = Option<String>("from", value: "FILE", parser: .path, for: [.prefetch], help: "read URLs from FILE (- for stdin) too",
                          man: #"""
             .RB ( prefetch )
             Read URLs from

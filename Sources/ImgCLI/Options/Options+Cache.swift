@@ -16,7 +16,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let cacheDir = Option<String>("cache-dir", value: "DIR", parser: .text, for: .every, help: "the disk cache directory",
+    static let cacheDir = Option<String>("cache-dir", value: "DIR", parser: .path, for: .every, help: "the disk cache directory",
                          man: #"""
             The disk cache directory.
             Default:

@@ -124,7 +124,7 @@ extension Options {
             counted on the received (decompressed) body as it arrives, with or without
             a Content-Length (exit 3).
             """#)
-    static let cacert = Option<String>("cacert", value: "FILE", parser: .text, for: .requesting, help: "trust the CAs in this PEM bundle",
+    static let cacert = Option<String>("cacert", value: "FILE", parser: .path, for: .requesting, help: "trust the CAs in this PEM bundle",
                          man: #"""
             Trust the certificate authorities in the PEM bundle
             .I FILE

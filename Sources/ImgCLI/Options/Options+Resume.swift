@@ -10,7 +10,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let manifest = Option<String>("manifest", value: "FILE", parser: .text, for: .batchLike, help: "write a JSON line per list line to FILE",
+    static let manifest = Option<String>("manifest", value: "FILE", parser: .path, for: .batchLike, help: "write a JSON line per list line to FILE",
                          man: #"""
             Write one JSON line per list line of this run (of this shard) to
             .IR FILE ,
@@ -177,7 +177,7 @@ extension Options {
             file: then the new records are appended to it, and for each line the last
             record counts.
             """#)
-    static let resume = Option<String>("resume", value: "FILE", parser: .text, for: .batchLike, help: "skip the lines FILE records as ok",
+    static let resume = Option<String>("resume", value: "FILE", parser: .path, for: .batchLike, help: "skip the lines FILE records as ok",
                          man: #"""
             Read the manifest
             .I FILE
@@ -258,7 +258,7 @@ extension Options {
             .I FILE
             itself, which has them already).
             """#)
-    static let retryFailed = Option<String>("retry-failed", value: "FILE", parser: .text, for: .batchLike, help: "run only the lines FILE records as failed",
+    static let retryFailed = Option<String>("retry-failed", value: "FILE", parser: .path, for: .batchLike, help: "run only the lines FILE records as failed",
                          man: #"""
             Run only the lines the manifest
             .I FILE

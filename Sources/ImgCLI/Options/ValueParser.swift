@@ -12,6 +12,15 @@ struct ValueParser<Value: Sendable>: Sendable {
 extension ValueParser where Value == String {
     /// The text as given.
     static var text: Self { Self(parse: { text, _ in text }, format: { $0 }) }
+
+    /// A file or directory's path: any text but the empty one, which names none (a script's unset variable:
+    /// `--cache-dir "$DIR"` must not fall back to the default cache).
+    static var path: Self {
+        Self(parse: { text, shown throws(ImgError) in
+            guard !text.isEmpty else { throw .usage("bad \(shown) '': expected a path (an empty value names none)") }
+            return text
+        }, format: { $0 })
+    }
 }
 
 extension ValueParser where Value == Int {

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import ImgCLI
+
+/// An empty path (a script's unset variable: `--cache-dir "$DIR"`) names no file: it is refused with exit 2 before
+/// anything is read, fetched or written, never taken as the default cache, the working directory or a new manifest.
+@Suite("Empty paths")
+struct EmptyPathTests {
+    @Test func anEmptyPathIsRefusedNamingItsOption() throws {
+        let root = try TemporaryDirectory()
+        let list = root.file("list.txt"), output = root.file("out"), cache = root.file("default-cache")
+        try "http://127.0.0.1:1/a.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        try "kept".write(toFile: cache + "/entry", atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["cache", "clear", "--cache-dir"], "--cache-dir"),
+            (["batch", list, "-O", output, "--cache-dir"], "--cache-dir"),
+            (["batch", list, "-O", output, "--manifest"], "--manifest"),
+            (["batch", list, "-O", output, "--resume"], "--resume"),
+            (["batch", list, "-O", output, "--retry-failed"], "--retry-failed"),
+            (["prefetch", "--from"], "--from"),
+            (["http://127.0.0.1:1/a.jpg", "-o", root.file("a.jpg"), "--cacert"], "--cacert"),
+            (["batch", list, "-O"], "-O"),
+        ]
+        for (arguments, option) in cases {
+            let result = try Imgfetch.runInProcess(arguments + [""], environment: ["IMGFETCH_CACHE_DIR": cache])
+            let message = option == "-O" ? "-O needs a directory name" : "bad \(option) '': expected a path (an empty value names none)"
+            #expect(result.status == 2 && result.stderr == "imgfetch: \(message)\n", "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: root.file("a.jpg")))
+        #expect(FileManager.default.fileExists(atPath: cache + "/entry"), "the default cache is not cleared")
+    }
+}
