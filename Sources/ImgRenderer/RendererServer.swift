@@ -166,11 +166,15 @@ public final class RendererServer: Sendable {
         let stop = RenderStop()
         if socket.peerHasGone { stop.stop() }
         let result = Mutex<(RendererReply, Data)?>(nil)
-        Thread.detachNewThread { [self] in
+        // Joined before this returns, a stopped rendering too (it ends soon, killed): the connection is counted
+        // `active` until its rendering's thread has ended, so the server never exits beside a thread still rendering
+        // or destroying its libvips buffers (`JoinableThread`).
+        guard let worker = JoinableThread(stackSize: 8 << 20, { [self] in
             let outcome = render(input, job: job, stop: stop)
             result.withLock { $0 = outcome }
             wake.signal()
-        }
+        }) else { return .hungUp }
+        defer { worker.join() }
         var watched = stop.isStopped ? -1 : socket.descriptor
         while true {
             let woke = imgf_wait_peer_or_wake(watched, wake.descriptor, Int32(Self.keepAliveInterval * 1000))
@@ -190,7 +194,8 @@ public final class RendererServer: Sendable {
         case rendered(RendererReply, Data)
         /// The client went away, before the rendering started or during it: nothing was (or will be) sent.
         case abandoned
-        /// The rendering could not be watched (no descriptor left): the client is hung up on and renders itself.
+        /// The rendering could not be watched (no descriptor or thread left): the client is hung up on and renders
+        /// itself.
         case hungUp
     }
 

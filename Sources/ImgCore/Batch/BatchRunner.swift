@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -106,17 +105,16 @@ public final class BatchRunner: Sendable {
         let reader = Thread { [self] in readList(inputs) }
         reader.stackSize = 1 << 20
         reader.start()
-        let workers = DispatchGroup()
-        for _ in 0..<max(1, options.jobs) {
-            workers.enter()
-            let thread = Thread { [self] in
-                work()
-                workers.leave()
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
-        workers.wait()
+        // Workers are joined, not waited for through a group they leave at the end of their body: a worker that
+        // downloaded holds OpenSSL's per-thread state, whose destructor runs as the thread ends, and must not run
+        // beside the process's exit handlers (OpenSSL's own cleanup among them) once the summary is printed
+        // (`JoinableThread`). The reader is not joined: after a stop it may still wait for a line of a list that never
+        // ends (standard input).
+        // As many as can be started (the system's limit on threads may allow fewer than asked); none is a crash, as
+        // Foundation's threads were: the list could not be worked through.
+        let workers = (0..<max(1, options.jobs)).compactMap { _ in JoinableThread(stackSize: 8 << 20) { [self] in work() } }
+        guard !workers.isEmpty else { fatalError("cannot start a thread for the batch's workers") }
+        workers.forEach { $0.join() }
         pipeline.settleCache()
         return order.withLock { order in
             if let written = webDataset?.finish() { events(.tarWritten(written)) }

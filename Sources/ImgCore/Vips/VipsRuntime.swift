@@ -110,26 +110,37 @@ public enum VipsRuntime {
     private static let keepsFreedMemory = Locked(false)
 
     /// Starts libvips on another thread, once, so that loading its ~118 libraries overlaps a download and
-    /// cache I/O; the first image call then waits for it.
-    static func startInBackground() { _ = backgroundStart }
-    private static let backgroundStart: Bool = {
-        backgroundFinished.enter()
-        Thread.detachNewThread {
-            _ = started
-            backgroundFinished.leave()
+    /// cache I/O; the first image call then waits for it, and joins the thread.
+    static func startInBackground() {
+        backgroundStart.withLock { state in
+            // No thread to be had: libvips starts on the first image call instead.
+            guard case .none = state, let thread = JoinableThread(stackSize: 8 << 20, { _ = started }) else { return }
+            state = .running(thread)
+            backgroundRunning.store(true, ordering: .releasing)
         }
-        return true
-    }()
-    private static let backgroundFinished = DispatchGroup()
+    }
+    private enum BackgroundStart { case none, running(JoinableThread), joined }
+    private static let backgroundStart = Locked(BackgroundStart.none)
+    /// Whether `backgroundStart` is `.running`: read without its lock on every image call.
+    private static let backgroundRunning = Atomic<Bool>(false)
 
-    /// Waits for a start begun by `startInBackground` to finish; returns at once when none was. Call before the
-    /// process exits: `exit` runs the loaded libraries' exit handlers, which must not race the loading and
-    /// initialising of libvips on another thread (that corrupted the heap of a command that failed early).
-    public static func waitForBackgroundStart() { backgroundFinished.wait() }
+    /// Waits for a start begun by `startInBackground` to finish, its thread ended; returns at once when none was.
+    /// Call before the process exits: `exit` runs the loaded libraries' exit handlers, which must not race the
+    /// loading and initialising of libvips on another thread (that corrupted the heap of a command that failed
+    /// early), nor that thread's end (the destructors of its thread-specific data: `JoinableThread`).
+    public static func waitForBackgroundStart() {
+        backgroundStart.withLock { state in
+            guard case .running(let thread) = state else { return }
+            thread.join()
+            state = .joined
+            backgroundRunning.store(false, ordering: .releasing)
+        }
+    }
 
-    /// Makes sure libvips is running before any image call.
+    /// Makes sure libvips is running before any image call (a start begun in the background: its thread joined).
     public static func start() throws(ImgError) {
         guard started else { throw .internalFailure("libvips failed to start: \(failure.withLock { $0 })") }
+        if backgroundRunning.load(ordering: .acquiring) { waitForBackgroundStart() }
     }
 
     /// The text of libvips' error buffer, cleared afterwards (in one step, under libvips' lock); made one line that
