@@ -21,45 +21,25 @@ static int snappy_loaded, zstd_loaded, lz4_loaded, brotli_loaded;
 static pthread_once_t snappy_once = PTHREAD_ONCE_INIT, zstd_once = PTHREAD_ONCE_INIT;
 static pthread_once_t lz4_once = PTHREAD_ONCE_INIT, brotli_once = PTHREAD_ONCE_INIT;
 
-#define IMGF_CODEC_RESOLVE(table, library, soname, name) \
-    table.name = (__typeof__(name) *)dlsym(library, #name); \
-    if (!table.name) { snprintf(error, sizeof error, "%s lacks %s", soname, #name); return; }
+/* Defines load_CODEC: opens SONAME (NAME in messages), resolves every function SYMBOLS lists into CODEC's table and
+ * sets CODEC_loaded; when the library or a function is missing, `error` says which and CODEC_loaded stays 0. */
+#define IMGF_RESOLVE_INTO_TABLE(function) \
+    table->function = (__typeof__(function) *)dlsym(library, #function); \
+    if (!table->function) { snprintf(error, sizeof error, "%s lacks %s", name, #function); return; }
+#define IMGF_DEFINE_LOADER(codec, soname, shown_name, SYMBOLS) \
+    static void load_##codec(void) { \
+        const char *name = shown_name; \
+        __typeof__(codec) *table = &codec; \
+        void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL); \
+        if (!library) { snprintf(error, sizeof error, "cannot open %s: %s", name, dlerror()); return; } \
+        SYMBOLS(IMGF_RESOLVE_INTO_TABLE) \
+        codec##_loaded = 1; \
+    }
 
-static void load_snappy(void) {
-    void *library = dlopen("libsnappy.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!library) { snprintf(error, sizeof error, "cannot open libsnappy: %s", dlerror()); return; }
-#define IMGF_SNAPPY_RESOLVE(name) IMGF_CODEC_RESOLVE(snappy, library, "libsnappy", name)
-    IMGF_SNAPPY_SYMBOLS(IMGF_SNAPPY_RESOLVE)
-#undef IMGF_SNAPPY_RESOLVE
-    snappy_loaded = 1;
-}
-
-static void load_zstd(void) {
-    void *library = dlopen("libzstd.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!library) { snprintf(error, sizeof error, "cannot open libzstd: %s", dlerror()); return; }
-#define IMGF_ZSTD_RESOLVE(name) IMGF_CODEC_RESOLVE(zstd, library, "libzstd", name)
-    IMGF_ZSTD_SYMBOLS(IMGF_ZSTD_RESOLVE)
-#undef IMGF_ZSTD_RESOLVE
-    zstd_loaded = 1;
-}
-
-static void load_lz4(void) {
-    void *library = dlopen("liblz4.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!library) { snprintf(error, sizeof error, "cannot open liblz4: %s", dlerror()); return; }
-#define IMGF_LZ4_RESOLVE(name) IMGF_CODEC_RESOLVE(lz4, library, "liblz4", name)
-    IMGF_LZ4_SYMBOLS(IMGF_LZ4_RESOLVE)
-#undef IMGF_LZ4_RESOLVE
-    lz4_loaded = 1;
-}
-
-static void load_brotli(void) {
-    void *library = dlopen("libbrotlidec.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!library) { snprintf(error, sizeof error, "cannot open libbrotlidec: %s", dlerror()); return; }
-#define IMGF_BROTLI_RESOLVE(name) IMGF_CODEC_RESOLVE(brotli, library, "libbrotlidec", name)
-    IMGF_BROTLI_SYMBOLS(IMGF_BROTLI_RESOLVE)
-#undef IMGF_BROTLI_RESOLVE
-    brotli_loaded = 1;
-}
+IMGF_DEFINE_LOADER(snappy, "libsnappy.so.1", "libsnappy", IMGF_SNAPPY_SYMBOLS)
+IMGF_DEFINE_LOADER(zstd, "libzstd.so.1", "libzstd", IMGF_ZSTD_SYMBOLS)
+IMGF_DEFINE_LOADER(lz4, "liblz4.so.1", "liblz4", IMGF_LZ4_SYMBOLS)
+IMGF_DEFINE_LOADER(brotli, "libbrotlidec.so.1", "libbrotlidec", IMGF_BROTLI_SYMBOLS)
 
 imgf_codec_status imgf_snappy_decompress(const void *in, size_t count, void *out, size_t capacity) {
     pthread_once(&snappy_once, load_snappy);

@@ -47,7 +47,7 @@ struct BatchPlan {
     private static func shard(_ arguments: ScannedArguments, environment: [String: String],
                               reporter: Reporter) throws(ImgError) -> Shard? {
         guard let text = try arguments[Options.shard] else { return nil }
-        guard case .auto(let count) = try Options.shard.reading(text, with: ShardEngine.Failure.autoValue) else {
+        guard case .auto(let count) = try Options.shard.reading(text, with: ShardAutoValue.parse) else {
             return try Options.shard.reading(text, with: Shard.init(parsing:))
         }
         let engine: ShardEngine
@@ -79,6 +79,8 @@ struct BatchPlan {
             if settings.outputFile != nil || settings.outputDirectory != nil {
                 throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
             }
+            // An empty word is no blank line to skip, as in a list: refused as fetch refuses it.
+            if words.contains("") { throw .usage("empty or malformed input ''") }
             var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
             if let from = try arguments[Options.from] { inputs.append(from == "-" ? .standardInput : .file(from)) }
             guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }

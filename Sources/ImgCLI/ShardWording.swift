@@ -23,18 +23,18 @@ extension ShardEngine.Failure {
             "--shard auto: \(variable)='\(value)' is not a whole number"
         }
     }
+}
 
-    /// `--shard`'s value when it asks for the job array engine's shard: `auto` (nil: the engine gives the count) or
-    /// `auto/N` (N ≥ 1); not an `auto` value at all: `.notAuto`.
-    enum AutoValue: Equatable {
-        case notAuto
-        case auto(count: UInt64?)
-    }
+/// `--shard`'s value when it asks for the job array engine's shard: `auto` (nil: the engine gives the count) or
+/// `auto/N` (N ≥ 1); not an `auto` value at all (`K/N`): `.given`.
+enum ShardAutoValue: Equatable {
+    case given
+    case auto(count: UInt64?)
 
     /// Reads `text` as `auto` or `auto/N`; a bad count is the problem `Options.shard` words.
-    static func autoValue(_ text: String) throws(ImgError) -> AutoValue {
+    static func parse(_ text: String) throws(ImgError) -> ShardAutoValue {
         if text == "auto" { return .auto(count: nil) }
-        guard text.hasPrefix("auto/") else { return .notAuto }
+        guard text.hasPrefix("auto/") else { return .given }
         guard let count = UInt64(text.dropFirst("auto/".count)), count >= 1 else {
             throw .usage("expected auto, auto/N with N >= 1, or K/N")
         }

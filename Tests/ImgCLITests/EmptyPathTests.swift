@@ -3,8 +3,9 @@ import Testing
 @testable import ImgCLI
 
 /// An empty path (a script's unset variable: `--cache-dir "$DIR"`) names no file: it is refused with exit 2 before
-/// anything is read, fetched or written, never taken as the default cache, the working directory or a new manifest.
-@Suite("Empty paths")
+/// anything is read, fetched or written, never taken as the default cache, the working directory or a new manifest;
+/// an empty input is no URL, for every command that takes inputs.
+@Suite("Empty paths and inputs")
 struct EmptyPathTests {
     @Test func anEmptyPathIsRefusedNamingItsOption() throws {
         let root = try TemporaryDirectory()
@@ -29,5 +30,12 @@ struct EmptyPathTests {
         }
         #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: root.file("a.jpg")))
         #expect(FileManager.default.fileExists(atPath: cache + "/entry"), "the default cache is not cleared")
+    }
+
+    @Test func anEmptyInputIsRefusedByEveryCommand() throws {
+        for arguments in [[""], ["info", ""], ["prefetch", "http://127.0.0.1:1/a.jpg", ""], ["cache", "remove", ""]] {
+            let result = try Imgfetch.runInProcess(arguments + ["--cache-dir", try TemporaryDirectory().path])
+            #expect(result.status == 2 && result.stderr == "imgfetch: empty or malformed input ''\n", "\(arguments): \(result.stderr)")
+        }
     }
 }

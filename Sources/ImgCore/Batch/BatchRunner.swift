@@ -108,10 +108,9 @@ public final class BatchRunner: Sendable {
         // Workers are joined, not waited for through a group they leave at the end of their body: a worker that
         // downloaded holds OpenSSL's per-thread state, whose destructor runs as the thread ends, and must not run
         // beside the process's exit handlers (OpenSSL's own cleanup among them) once the summary is printed
-        // (`JoinableThread`). The reader is not joined: after a stop it may still wait for a line of a list that never
-        // ends (standard input).
-        // As many as can be started (the system's limit on threads may allow fewer than asked); none is a crash, as
-        // Foundation's threads were: the list could not be worked through.
+        // (`JoinableThread`). As many start as the system's limit on threads allows (none is a crash: the list could
+        // not be worked through). The reader is not joined: after a stop it may still wait for a line of a list that
+        // never ends (standard input).
         let workers = (0..<max(1, options.jobs)).compactMap { _ in JoinableThread(stackSize: 8 << 20) { [self] in work() } }
         guard !workers.isEmpty else { fatalError("cannot start a thread for the batch's workers") }
         workers.forEach { $0.join() }
