@@ -35,7 +35,8 @@ struct BatchPlan {
             if let layout = options.webDataset, let folder = options.outputFolder {
                 try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
             }
-            records = try BatchRecords.open(arguments, shard: options.shard, verbose: settings.verbose, console: console)
+            records = try BatchRecords.open(arguments, lists: ListLayout.files(of: inputs), shard: options.shard,
+                                            verbose: settings.verbose, console: console)
         } catch {
             options.outputFolder?.removeIfUnused()
             throw error

@@ -9,8 +9,9 @@ struct BatchRecords: Sendable {
     /// Whether `writer` appends to the manifest `previous` was read from (found once, when it is opened).
     var appendsToPrevious = false
 
-    /// Reads the earlier manifest and opens the new one; call once everything else has been checked.
-    static func open(_ arguments: ScannedArguments, shard: Shard?, verbose: Bool,
+    /// Reads the earlier manifest and opens the new one; call once everything else has been checked. A manifest that
+    /// is one of `lists` (the files read) is refused: opening it would empty the list before a line is read.
+    static func open(_ arguments: ScannedArguments, lists: [String], shard: Shard?, verbose: Bool,
                      console: Console) throws(ImgError) -> BatchRecords {
         var records = BatchRecords()
         let resume = try arguments[Options.resume], retry = try arguments[Options.retryFailed]
@@ -35,6 +36,9 @@ struct BatchRecords: Sendable {
         }
         if let template = try arguments[Options.manifest] {
             let path = ManifestWriter.expand(template, shard: shard)
+            if let list = lists.first(where: { ManifestWriter.sameFile($0, path) }) {
+                throw .usage("--manifest '\(path)' is the list '\(list)': writing it would destroy the list")
+            }
             records.appendsToPrevious = records.previous.map { ManifestWriter.sameFile($0.path, path) } ?? false
             records.writer = try ManifestWriter(path: path, appending: records.appendsToPrevious)
             if records.appendsToPrevious { reporter.info("--manifest \(path): appending to the manifest resumed from") }

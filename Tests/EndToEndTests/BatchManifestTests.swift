@@ -11,6 +11,23 @@ struct BatchManifestTests {
         return (info.st_ino, info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec)
     }
 
+    /// A manifest that is the list itself (by any spelling of its path) is refused before anything is read, fetched
+    /// or written: opening it would empty the list (it did: the list became the manifest's summary line).
+    @Test func aManifestThatIsTheListIsRefused() throws {
+        let fixture = try BatchFixture(count: 1)
+        let list = try fixture.list([fixture.server.url("/img/img1.jpg")])
+        let before = try String(contentsOfFile: list, encoding: .utf8)
+        let spelled = fixture.root.path + "/./" + (list as NSString).lastPathComponent
+        for arguments in [["batch", list, "-O", fixture.output, "--manifest", spelled], ["prefetch", "--from", list, "--manifest", list]] {
+            let result = try Imgfetch.run(arguments + ["--cache-dir", fixture.cache])
+            #expect(result.status == 2 && result.stderr.contains("is the list '\(list)': writing it would destroy the list"),
+                    "\(arguments): \(result.stderr)")
+        }
+        #expect(try String(contentsOfFile: list, encoding: .utf8) == before)
+        #expect(try fixture.server.requests("/img/img1.jpg") == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.output))
+    }
+
     @Test func aManifestRecordsEveryLineAndEndsWithASummary() throws {
         let fixture = try BatchFixture(count: 3)
         let credentials = Data("alice:secret".utf8).base64EncodedString()

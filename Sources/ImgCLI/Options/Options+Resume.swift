@@ -26,7 +26,10 @@ extension Options {
             before the first line runs, so a symbolic link planted there is replaced, never written through;
             a manifest appended to (the one given to
             .BR \-\-resume )
-            must be a regular file, not a link (exit 7).
+            must be a regular file, not a link (exit 7);
+            a
+            .I FILE
+            that is one of the lists read is a usage error, as it would replace the list.
             .B {shard}
             in
             .I FILE

@@ -113,7 +113,7 @@ public struct ListLayout: Sendable {
     }
 
     /// The paths of the files among `inputs`, in order.
-    static func files(of inputs: [BatchInput]) -> [String] {
+    public static func files(of inputs: [BatchInput]) -> [String] {
         inputs.compactMap { if case .file(let path) = $0 { path } else { nil } }
     }
 
