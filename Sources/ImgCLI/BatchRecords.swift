@@ -16,6 +16,11 @@ struct BatchRecords: Sendable {
         var records = BatchRecords()
         let resume = try arguments[Options.resume], retry = try arguments[Options.retryFailed]
         if resume != nil, retry != nil { throw .usage("--resume and --retry-failed contradict each other: give one") }
+        // `-` is no standard stream here (records on standard output are --json's): refused, not a file named `-`.
+        for (option, value) in [("--manifest", try arguments[Options.manifest]), ("--resume", resume), ("--retry-failed", retry)]
+        where value == "-" {
+            throw .usage("\(option) - names a file, not standard output (records on stdout: --json); for a file named '-', give ./-")
+        }
         let reporter = Reporter(console: console, verbose: verbose)
         if let template = resume ?? retry {
             let path = ManifestWriter.expand(template, shard: shard)

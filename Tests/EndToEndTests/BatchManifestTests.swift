@@ -28,6 +28,20 @@ struct BatchManifestTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.output))
     }
 
+    /// `-` is no standard stream for a manifest (it made a file named `-` in the working directory): refused.
+    @Test func aDashManifestIsRefused() throws {
+        let fixture = try BatchFixture(count: 1)
+        let list = try fixture.list([fixture.server.url("/img/img1.jpg")])
+        for option in ["--manifest", "--resume", "--retry-failed"] {
+            let result = try Imgfetch.run(["batch", list, "-O", fixture.output, option, "-", "--cache-dir", fixture.cache])
+            #expect(result.status == 2 && result.stderr.contains("\(option) - names a file, not standard output (records on "
+                                                                  + "stdout: --json); for a file named '-', give ./-"),
+                    "\(option): \(result.stderr)")
+        }
+        #expect(try fixture.server.requests("/img/img1.jpg") == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.output))
+    }
+
     @Test func aManifestRecordsEveryLineAndEndsWithASummary() throws {
         let fixture = try BatchFixture(count: 3)
         let credentials = Data("alice:secret".utf8).base64EncodedString()

@@ -29,7 +29,12 @@ extension Options {
             must be a regular file, not a link (exit 7);
             a
             .I FILE
-            that is one of the lists read is a usage error, as it would replace the list.
+            that is one of the lists read is a usage error, as it would replace the list, and so is
+            .B \-
+            (for
+            .BR \-\-resume " and " \-\-retry\-failed
+            too): records on standard output are
+            .BR \-\-json 's.
             .B {shard}
             in
             .I FILE
