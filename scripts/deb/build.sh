@@ -64,7 +64,10 @@ sed -e "s/@VERSION@/$version/" -e "s|@MAINTAINER@|$maintainer|" -e "s/@ARCH@/$ar
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
 echo "deb: built $deb (Depends: $depends)"
 
-if ! lintian --fail-on error "$deb"; then
+# lintian's own temporaries (mldbm-elf-*, which it leaves behind) go to the work folder, not the system's /tmp.
+mkdir -p "$work/tmp"
+lintian_tmp=$(cd "$work/tmp" && pwd)
+if ! TMPDIR="$lintian_tmp" lintian --fail-on error "$deb"; then
   echo "deb: lintian reports errors in $deb" >&2; exit 1
 fi
 echo "deb: lintian reports no errors"
