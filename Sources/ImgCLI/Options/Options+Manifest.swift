@@ -1,0 +1,180 @@
+import ImgCore
+
+/// `--manifest FILE`: the record of every list line a batch writes, and the fields of its records.
+extension Options {
+    static let manifest = Option<String>("manifest", value: "FILE", parser: .path, for: .batchLike, help: "write a JSON line per list line to FILE",
+                         man: #"""
+            Write one JSON line per list line of this run (of this shard) to
+            .IR FILE ,
+            in list order, each with one
+            .BR write (2)
+            as soon as the line is done, so that a run killed with
+            .B kill \-9
+            leaves every record before the kill whole (and at most a torn last line).
+            A new manifest is made as a temporary in
+            .IR FILE 's
+            folder and renamed over
+            .I FILE
+            before the first line runs, so a symbolic link planted there is replaced, never written through;
+            a manifest appended to (the one given to
+            .BR \-\-resume )
+            must be a regular file, not a link (exit 7);
+            a
+            .I FILE
+            that is one of the lists read is a usage error, as it would replace the list, and so is
+            .B \-
+            (for
+            .BR \-\-resume " and " \-\-retry\-failed
+            too): records on standard output are
+            .BR \-\-json 's.
+            .B {shard}
+            in
+            .I FILE
+            becomes
+            .IB K \-of\- N
+            with
+            .B \-\-shard
+            .RB ( 0\-of\-1
+            without), so that the tasks of an array write one manifest each.
+            A record has
+            .B line
+            (its number in the list, counting blank and comment lines),
+            .B url
+            (as given, a password shown as
+            .BR *** ;
+            for a line with more columns than
+            .I URL
+            .RI [ NAME ]
+            .B raw
+            instead, the whole line so masked: it fails as
+            .RI "line " N ": expected 'URL [NAME]', found more columns" ),
+            .B status
+            .RB ( ok ", " failed ", " skipped ,
+            .B filtered
+            (see
+            .BR \-\-min\-size )
+            or
+            .B opted_out
+            (see
+            .BR \-\-disallow\-robots\-tags ,
+            with the
+            .BR directive )
+            or
+            .B robots_disallowed
+            (see
+            .BR \-\-robots\-txt ,
+            with the
+            .BR rule )),
+            for a failure
+            .B error
+            .RB ( class ,
+            .B status
+            for HTTP,
+            .B message
+            (the failure as stderr words it, a limit naming the option that set it),
+            .BR exit )
+            and
+            .B exit_class
+            .RB ( transient " or " permanent ;
+            see
+            .BR "EXIT STATUS" ),
+            .B outputs
+            (one per variant:
+            .BR variant ,
+            .B path
+            (with
+            .BR "\-\-output\-format webdataset" :
+            .B tar
+            (the tar the sample went into),
+            .B tar_id
+            (the id in its stats) and
+            .B member
+            (the image's name in it) instead),
+            .BR format ,
+            .BR width ,
+            .BR height ,
+            .BR bytes ,
+            .B sha256
+            of the output,
+            .B key
+            (the variant key it was asked under, as
+            .B \-v
+            shows it; for
+            .B prefetch
+            the original key) and
+            .BR source :
+            .BR network ,
+            .BR memory ,
+            .BR disk ,
+            .BR disk\-original ,
+            .BR revalidated " or " local ;
+            with
+            .BR \-\-facts ,
+            .BR phash ;
+            with
+            .B \-\-quality auto
+            or
+            .BR "\-\-format auto" ,
+            .B quality
+            and
+            .B distance
+            (the quality chosen and the Butteraugli distance measured at it);
+            for a near-duplicate,
+            .B duplicate_of
+            (the earlier line's URL) and, with
+            .BR \-\-skip\-duplicates ,
+            no
+            .BR path ),
+            .B original
+            .RB ( width ,
+            .BR height ,
+            when known: not for a variant read from the disk cache),
+            .B columns
+            (the row's columns named by
+            .BR \-\-keep\-columns ),
+            .BR ms ,
+            and
+            .B reason
+            for a line skipped, filtered, opted out, disallowed by robots.txt, done earlier, or done again by
+            .B \-\-resume
+            .RB ( "done again: output size differs" ).
+            The last line is a summary:
+            .BR summary ,
+            .B status
+            .RB ( ok ", " error " or " interrupted ),
+            .BR ok ,
+            .BR failed ,
+            .BR failed_transient ,
+            .BR skipped ,
+            .BR done_earlier ,
+            .BR filtered ", " opted_out " and " robots_disallowed
+            (when some line was),
+            .B redone
+            (with
+            .BR \-\-resume :
+            lines recorded
+            .B ok
+            that were done again, counted in
+            .B ok
+            or
+            .B failed
+            too),
+            .BR written ,
+            .B exit
+            (the run's exit status),
+            .BR signal ,
+            .BR shard ,
+            .BR ms .
+            A run stopped by SIGINT or SIGTERM still records the lines it finished (those
+            it had started and not finished as
+            .BR skipped )
+            and ends with the summary; lines it never reached have no record.
+            .I FILE
+            is replaced, unless it is also the
+            .B \-\-resume
+            or
+            .B \-\-retry\-failed
+            file: then the new records are appended to it, and for each line the last
+            record counts.
+            """#)
+}
