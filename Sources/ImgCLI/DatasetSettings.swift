@@ -29,6 +29,10 @@ enum DatasetSettings {
         }
         var layout = WebDatasetLayout(samplesPerShard: samples ?? Options.samplesPerShard.defaultValue!, shard: shard)
         layout.writesParquet = Options.parquet.isSet(in: arguments)
+        if layout.writesParquet, let clash = keptColumns.first(where: SampleTableShape.ownFields.contains) {
+            throw .usage("--keep-columns \(clash): a --parquet table has a column of that name")
+        }
+        layout.failureWording = { $0.commandLineMessage }
         return layout
     }
 

@@ -32,7 +32,8 @@ struct WebDatasetParquetTests {
     }
 
     /// Each tar's table has one row a sample, in the tar's order, and each row is the sample's JSON: the key, URL,
-    /// caption and kept columns as text, sizes and bytes as 64-bit integers, the SHA-256 and format, with the facts.
+    /// caption and kept columns as text, sizes and bytes as 64-bit integers, the SHA-256 and format, with the facts;
+    /// the line that failed while a tar was written has its row there too, with its error and no image.
     @Test(.enabled(if: pyarrowPython != nil, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test` (venv .build/pyref)"))
     func eachTarsTableHoldsItsSamplesJSON() throws {
         let fixture = try BatchFixture(count: 6)
@@ -54,12 +55,21 @@ struct WebDatasetParquetTests {
         #expect(codecs.contains("SNAPPY") && Set(codecs).isSubset(of: ["SNAPPY", "UNCOMPRESSED"]), "\(codecs)")
         for (tar, table) in zip(tars, tables) {
             let columns = try #require(table["columns"] as? [[String]])
-            #expect(columns.map(\.[0]) == ["key", "url", "caption", "n", "tags", "z", "width", "height", "original_width",
-                                           "original_height", "bytes", "sha256", "format", "blurhash", "thumbhash",
-                                           "dominant_color", "phash"])
+            #expect(columns.map(\.[0]) == ["key", "url", "caption", "n", "tags", "z", "status", "reason", "error_message",
+                                           "width", "height", "original_width", "original_height", "bytes", "sha256",
+                                           "format", "blurhash", "thumbhash", "dominant_color", "phash"])
             #expect(columns.filter { $0[1] == "int64" }.map(\.[0]) == ["width", "height", "original_width", "original_height", "bytes"])
             #expect(columns.allSatisfy { $0[1] == "int64" || $0[1] == "string" }, "\(columns)")
-            let rows = try #require(table["rows"] as? [[String: Any]])
+            let all = try #require(table["rows"] as? [[String: Any]])
+            let rows = all.filter { $0["status"] as? String == "ok" }
+            #expect(rows.allSatisfy { $0["error_message"] is NSNull && $0["reason"] is NSNull })
+            for failed in all where failed["status"] as? String != "ok" {
+                #expect(failed["status"] as? String == "failed" && failed["key"] as? String == "000000003"
+                        && failed["caption"] as? String == "gone" && failed["n"] as? String == "0", "\(failed)")
+                #expect((failed["error_message"] as? String)?.contains("404") == true, "\(failed)")
+                #expect(["width", "bytes", "sha256", "format", "phash"].allSatisfy { failed[$0] is NSNull }, "\(failed)")
+            }
+            #expect(all.count == rows.count + (tar == tars[1] ? 1 : 0), "the failed line is in the second tar's table")
             let members = try WebDatasetTests.members(fixture.output + "/" + tar).filter { $0.hasSuffix(".json") }
             #expect(rows.map { $0["key"] as? String ?? "" } == members.map { String($0.dropLast(5)) })
             for (row, member) in zip(rows, members) {
@@ -77,6 +87,38 @@ struct WebDatasetParquetTests {
         }
     }
 
+    /// Every line done has a row in the table of the tar it is counted in, a sample or not, as its manifest record
+    /// says it: a run whose lines all give no sample still completes a tar (of no sample) whose stats and table count
+    /// them. A kept column named as one of the table's own is refused.
+    @Test(.enabled(if: pyarrowPython != nil, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test` (venv .build/pyref)"))
+    func linesThatGiveNoSampleHaveRowsToo() throws {
+        let fixture = try BatchFixture(count: 1)
+        let noai = "/robots-tag/" + "noai".addingPercentEncoding(withAllowedCharacters: .alphanumerics)! + "/img1.jpg"
+        let urls = [fixture.server.url("/status/404"), fixture.server.url("/img/img1.jpg"), fixture.server.url(noai)]
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try fixture.batch(urls, ["--output-format", "webdataset", "--parquet", "--min-size", "300x100",
+                                              "--manifest", manifest, "--retry", "0"])
+        #expect(result.status == 1 && result.stderr.contains("0 samples written into 1 tar"), "\(result.stderr)")
+        #expect(fixture.outputs() == ["00000.parquet", "00000.tar", "00000_stats.json"], "\(fixture.outputs())")
+        let stats = try JSONDecoder().decode(TarStats.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.output + "/00000_stats.json")))
+        #expect(stats.samples == 0 && stats.statuses == ["failed": 1, "filtered": 1, "opted_out": 1], "\(stats)")
+        let rows = try #require(try Self.read([fixture.output + "/00000.parquet"]).first?["rows"] as? [[String: Any]])
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
+        #expect(rows.count == 3 && records.count == 3)
+        for (row, record) in zip(rows, records) {
+            #expect(row["status"] as? String == record["status"] as? String && row["url"] as? String == record["url"] as? String)
+            #expect("\(row["reason"] ?? "")" == "\(record["reason"] ?? NSNull())", "\(row)")
+            #expect("\(row["error_message"] ?? "")" == "\((record["error"] as? [String: Any])?["message"] ?? NSNull())", "\(row)")
+        }
+        #expect(rows[1]["original_width"] as? Int == 290 && rows[1]["original_height"] as? Int == 442 && rows[1]["width"] is NSNull)
+        let list = try fixture.write("url,status\n\(urls[1]),x\n", to: "l.csv")
+        let clash = try Imgfetch.run(["batch", list, "-O", fixture.root.file("other"), "--cache-dir", fixture.cache,
+                                      "--output-format", "webdataset", "--parquet", "--keep-columns", "status"])
+        #expect(clash.status == 2 && clash.stderr.contains("--keep-columns status: a --parquet table has a column of that name"),
+                "\(clash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.file("other")), "refused before anything is written")
+    }
+
     /// `--parquet` goes with WebDataset output only, in `batch` only; without it no table is written.
     @Test func parquetNeedsWebDatasetOutput() throws {
         let fixture = try BatchFixture(count: 1)
@@ -91,8 +133,9 @@ struct WebDatasetParquetTests {
     }
 
     /// A run killed after writing a tar's table and stats but before the tar took its name leaves them beside
-    /// nothing; the next run into the folder removes them (here its line fails, so no tar takes that name again),
-    /// so the tables in the folder count exactly the samples the tars hold. Another shard's names are left alone.
+    /// nothing; the next run into the folder removes them (here its line fails: the tar that takes that name holds
+    /// no sample, and its table only that line's row), so the tables in the folder count exactly the lines the tars
+    /// count. Another shard's names are left alone.
     @Test func companionsOfATarNotInTheFolderAreRemoved() throws {
         let fixture = try BatchFixture(count: 3)
         let urls = (1...3).map { fixture.server.url("/img/img\($0).jpg") }
@@ -106,7 +149,15 @@ struct WebDatasetParquetTests {
         let again = try fixture.batch(Array(urls.prefix(2)) + [fixture.server.url("/status/404")],
                                       ["--output-format", "webdataset", "--parquet", "--resume", manifest, "--retry", "0"])
         #expect(again.status == 1 && again.stderr.contains("0 ok, 1 failed, 2 done earlier"), "\(again.stderr)")
-        #expect(fixture.outputs() == ["00000.parquet", "00000.tar", "00000_stats.json", "s0001-00000.parquet"])
+        #expect(fixture.outputs() == ["00000.parquet", "00000.tar", "00000_stats.json", "00001.parquet", "00001.tar",
+                                      "00001_stats.json", "s0001-00000.parquet"])
+        let stats = try JSONDecoder().decode(TarStats.self, from: Data(contentsOf: URL(fileURLWithPath: fixture.output + "/00001_stats.json")))
+        #expect(stats.samples == 0 && stats.statuses == ["failed": 1], "\(stats)")
+        #expect(try WebDatasetTests.members(fixture.output + "/00001.tar").isEmpty)
+        if pyarrowPython != nil {
+            let rows = try #require(try Self.read([fixture.output + "/00001.parquet"]).first?["rows"] as? [[String: Any]])
+            #expect(rows.map { $0["status"] as? String } == ["failed"] && rows.first?["key"] as? String == "000000003")
+        }
     }
 
     /// A tar whose stats can't be written (a folder stands at their name) does not take its name, and its table,

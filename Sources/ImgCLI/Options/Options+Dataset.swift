@@ -95,8 +95,10 @@ extension Options {
             and the
             .B seconds
             spent on it (from the batch's start for the first tar, else from the completion of the tar before).
-            The last tar of a run (also one stopped by a signal) is completed with what it has; a tar with no
-            sample is not written. A run killed with
+            A line done that gives no sample (failed, filtered, opted out, disallowed, a skipped duplicate) is
+            counted in the open tar, or opens one; the last tar of a run (also one stopped by a signal) is completed
+            with what it has, even no sample, so that the stats files count every line done.
+            Lines not done (a run stopping) open no tar. A run killed with
             .B "kill \-9"
             leaves only the temporary, which the next run removes. A tar that can't be written whole (a full
             disk: the batch stops with exit 7, as for files) is removed, and the samples it had are not kept:
@@ -141,7 +143,7 @@ extension Options {
             .BR "\-\-output\-format webdataset" ,
             the samples a tar holds at most (img2dataset's default).
             """#)
-    static let parquet = Flag("parquet", for: [.batch], help: "write a Parquet table of its samples beside each tar",
+    static let parquet = Flag("parquet", for: [.batch], help: "write a Parquet table of its lines beside each tar",
                          man: #"""
             With
             .BR "\-\-output\-format webdataset" ,
@@ -149,7 +151,8 @@ extension Options {
             .B 00000.parquet
             beside each tar (before the tar takes its name, as
             .B 00000_stats.json
-            is): one row a sample in the tar, in the tar's order, with the columns
+            is): one row a line counted in the tar's stats but for lines not done, in the order they were retired (a
+            sample's row in the tar's order), with the columns
             .BR key ,
             .BR url ,
             .B caption
@@ -158,7 +161,22 @@ extension Options {
             what
             .IB KEY .txt
             holds),
-            the kept columns by name (text: from JSON Lines or Parquet, a value that is no string as JSON writes it), then
+            the kept columns by name (text: from JSON Lines or Parquet, a value that is no string as JSON writes it),
+            .B status
+            (as the stats name it:
+            .BR ok " for a sample, " failed ,
+            .BR filtered ,
+            .BR opted_out ,
+            .BR robots_disallowed ,
+            .BR duplicate ),
+            .B reason
+            and
+            .B error_message
+            (the manifest's
+            .B reason
+            and
+            .BR error.message ),
+            then
             .BR width ,
             .BR height ,
             .BR original_width ,
@@ -172,14 +190,15 @@ extension Options {
             .BR \-\-facts ,
             the facts: the fields of the samples'
             .IB KEY .json
-            as a table, the way img2dataset writes one beside each tar, for pandas, pyarrow or DuckDB to read
-            without opening the tars.
+            as a table (null for a line that gave no sample, but its original's size when it was filtered), the way
+            img2dataset writes one beside each tar, for pandas, pyarrow or DuckDB to read without opening the tars.
+            Every table of a run has the same columns in the same order; a kept column named as one of them is
+            refused (exit 2).
             Its pages are compressed with snappy (as pyarrow writes by default), in row groups of up to 10000
             rows or 32 MiB of values; a missing value is null.
-            Lines that wrote no sample are in the manifest, not in the table.
             A table or stats file beside no tar (a run killed after writing them, before its tar took its name)
             is removed by the next run of the same shard into the folder, so the tables count exactly the
-            samples the tars hold.
+            lines the tars count.
             Default: no table.
             """#)
     static let captionColumn = Option<String>("caption-column", value: "NAME", parser: .text, for: [.batch],

@@ -59,7 +59,11 @@ public final class BatchRunner: Sendable {
         }
         self.outputFolder = outputFolder
         webDataset = options.webDataset.flatMap { layout in
-            (try? outputFolder?.get()).map { WebDatasetShards(layout: layout, folder: $0, shard: options.shard) }
+            (try? outputFolder?.get()).map {
+                let table = SampleTableShape(keptColumns: options.listLayout.keptColumns,
+                                             captionColumn: options.listLayout.captionColumn, facts: template.facts != nil)
+                return WebDatasetShards(layout: layout, table: table, folder: $0, shard: options.shard)
+            }
         }
         maker = BatchOutputMaker(pipeline: pipeline, requests: requests, options: options,
                                  outputFolder: webDataset == nil ? outputFolder : nil)

@@ -20,7 +20,7 @@ final class TarShard {
     private(set) var imageBytes = 0
     /// Lines retired while this tar was being written, by status (`ok`, `failed`, ...).
     var statuses: [String: Int] = [:]
-    /// Its samples' metadata as a Parquet table (`NAME.parquet`), written beside it under a temporary as it fills;
+    /// Its lines as a Parquet table (`SampleTableShape`) (`NAME.parquet`), written beside it under a temporary as it fills;
     /// nil when none is written.
     private var table: (writer: ParquetWriter, descriptor: Int32, staged: StagedOutput)?
     private let folder: OutputFolder
@@ -104,6 +104,11 @@ final class TarShard {
         try table?.writer.append(row())
         samples += 1
         imageBytes += image.count
+    }
+
+    /// Appends the row of a line that gave no sample to the table, if any.
+    func addRow(_ row: [(name: String, value: ParquetRowGroup.Value)]) throws(ImgError) {
+        try table?.writer.append(row)
     }
 
     /// Ends the tar, writes its table (if any) as `NAME.parquet` and `stats(tarBytes)` as `NAME_stats.json`, and gives

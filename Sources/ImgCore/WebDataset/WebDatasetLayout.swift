@@ -15,9 +15,12 @@ public struct WebDatasetLayout: Sendable {
                                                    "phash"]
     /// Samples a tar holds at most; default `defaultSamplesPerShard`.
     public var samplesPerShard: Int
-    /// Whether each tar gets `NAME.parquet` beside it, a table of its samples' metadata (`ParquetWriter`); default
-    /// false.
+    /// Whether each tar gets `NAME.parquet` beside it, a table of its lines: its samples' metadata and the lines
+    /// that gave none (`SampleTableShape`); default false.
     public var writesParquet = false
+    /// How a failed line's error reads in its table's `error_message`: the caller's one line for it, as its manifest
+    /// record says it; default the error's own `message`.
+    public var failureWording: @Sendable (ImgError) -> String = { $0.message }
     /// What every tar's name starts with: `sK-` (K of four digits or more) for a shard, empty without one.
     public let prefix: String
 

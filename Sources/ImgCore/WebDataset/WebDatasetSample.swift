@@ -42,8 +42,7 @@ struct WebDatasetSample: Encodable {
         }
     }
 
-    /// The sample's own fields, in order, each a string or an integer (nil: the JSON leaves it out, the table has
-    /// null): the key, the URL, the image's size and its original's, bytes, SHA-256, format and, with facts, the facts.
+    /// The sample's own fields, in order, each a string or an integer (nil: the JSON leaves it out): the key, the URL, the image's size and its original's, bytes, SHA-256, format and, with facts, the facts.
     private var ownFields: [(name: String, value: ParquetRowGroup.Value)] {
         let integers: [(String, Int?)] = [("width", image.width), ("height", image.height),
                                           ("original_width", image.sourceSize?.width),
@@ -56,19 +55,6 @@ struct WebDatasetSample: Encodable {
                        ("dominant_color", .string(facts.dominantColor)), ("phash", .string(facts.phash))]
         }
         return fields
-    }
-
-    /// The sample as a row of its tar's Parquet table: the key, URL and caption (as `caption`, unless a kept column
-    /// has that name), the kept columns by name (as text: a JSON value that is no string as JSON writes it), then
-    /// the rest of its own fields.
-    func tableRow(caption: String?) -> [(name: String, value: ParquetRowGroup.Value)] {
-        let own = ownFields
-        var row = Array(own.prefix(2))  // the key and the URL lead
-        if let caption, columns["caption"] == nil { row.append(("caption", .string(caption))) }
-        for (name, value) in columns.sorted(by: { $0.key < $1.key }) where !Self.fields.contains(name) {
-            row.append((name, .string(value == .null ? nil : value.captionText)))
-        }
-        return row + own.dropFirst(2)
     }
 
     /// The JSON, keys sorted, slashes unescaped.

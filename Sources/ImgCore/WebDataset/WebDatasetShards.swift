@@ -7,26 +7,29 @@ public struct WrittenTar: Sendable {
     public var stats: TarStats
 }
 
-/// The tars of one batch's WebDataset output, filled in the order lines are retired: a sample goes into the open
-/// tar (a new one is opened for the first sample after the last was completed), which is completed once it holds
-/// `WebDatasetLayout.samplesPerShard` samples, and at the end of the run. New tars are numbered after the complete
+/// The tars of one batch's WebDataset output, filled in the order lines are retired: a line done goes into the open
+/// tar (a new one is opened for the first line done after the last was completed): its sample, or with a table only
+/// its row (`SampleTableShape`). A tar is completed once it holds `WebDatasetLayout.samplesPerShard` samples, and at
+/// the end of the run, even with no sample: its stats and table then say what became of the lines it counts. New tars are numbered after the complete
 /// ones already in the folder (what a resumed run keeps), so a run never replaces a complete tar; the tables and
 /// stats of tars not in the folder are removed first (`WebDatasetLayout.removeOrphanedCompanions`).
 final class WebDatasetShards: @unchecked Sendable { // touched only under BatchRunner's order lock: retiring is serial
     let layout: WebDatasetLayout
+    /// The columns of the tables, with `layout.writesParquet`.
+    private let table: SampleTableShape
     private let folder: OutputFolder
     private let shard: Shard?
     private var next: Int
     private var current: TarShard?
-    /// Lines retired while no tar was open, by status: they count in the next tar's stats.
+    /// Lines not done (`skipped`) retired while no tar was open: they count in the next tar's stats.
     private var waiting: [String: Int] = [:]
     /// When the open tar's time began: the batch's start for the first tar, the last tar's completion for the next.
     private var since = Date()
     /// The first failure to write a tar: the batch stops on it (every later sample would likely fail alike).
     private(set) var failure: ImgError?
 
-    init(layout: WebDatasetLayout, folder: OutputFolder, shard: Shard?) {
-        (self.layout, self.folder, self.shard) = (layout, folder, shard)
+    init(layout: WebDatasetLayout, table: SampleTableShape, folder: OutputFolder, shard: Shard?) {
+        (self.layout, self.table, self.folder, self.shard) = (layout, table, folder, shard)
         let tars = layout.existingTars(in: folder)
         layout.removeOrphanedCompanions(in: folder, besides: tars)
         next = (tars.keys.max() ?? -1) + 1
@@ -43,7 +46,7 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         let sample = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256)
         do throws(ImgError) {
             try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: sample.encoded(),
-                        row: sample.tableRow(caption: caption))
+                        row: table.row(of: sample, caption: caption))
         } catch {
             throw giveUp(tar, error)
         }
@@ -51,10 +54,12 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
     }
 
     /// Puts the retired line's successful outputs into the open tar (an output marked a skipped duplicate is not
-    /// written) and counts the line; returns how many samples were written. An output that can't be written fails.
+    /// written), or, for a line done that gave none, its row into the open tar's table, and counts the line; returns
+    /// how many samples were written. An output that can't be written fails.
     func retire(_ report: inout BatchItemReport) -> Int {
+        guard report.carried == nil else { return 0 }
         var written = 0
-        if report.carried == nil, !report.skipped {
+        if !report.skipped {
             for index in report.outputs.indices {
                 guard case .success(let response) = report.outputs[index].result, !report.outputs[index].skippedAsDuplicate
                 else { continue }
@@ -69,9 +74,26 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
                     report.outputs[index].result = .failure(error)
                 }
             }
+            if written == 0, failure == nil { addRow(of: report) }
         }
-        if report.carried == nil { count(status: Self.status(of: report)) }
+        count(status: Self.status(of: report))
         return written
+    }
+
+    /// Opens a tar, if none is, for a line done that gave no sample, and appends its row to the tar's table.
+    private func addRow(of report: BatchItemReport) {
+        do throws(ImgError) {
+            let tar = try openTar()
+            guard layout.writesParquet else { return }
+            let record = ManifestRecord(report: report, wording: layout.failureWording)
+            let duplicateOf = report.outputs.lazy.compactMap(\.duplicateOf).first
+            let row = table.row(of: record, key: WebDatasetLayout.key(line: report.item.line), status: Self.status(of: report),
+                                caption: report.item.caption,
+                                reason: duplicateOf.map { "a near-duplicate of \(URLCredentials.maskingPassword(in: $0))" })
+            do throws(ImgError) { try tar.addRow(row) } catch { throw giveUp(tar, error) }
+        } catch {
+            failure = failure ?? error
+        }
     }
 
     /// What a retired line is, as its manifest record says (`duplicate`: ok, not written as a near-duplicate).
@@ -94,7 +116,7 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         return complete(current)
     }
 
-    /// Completes the open tar, if any, at the end of the run (a tar with no sample is not written).
+    /// Completes the open tar, if any, at the end of the run (one of lines that gave no sample too).
     func finish() -> WrittenTar? {
         guard let current else { return nil }
         return complete(current)
