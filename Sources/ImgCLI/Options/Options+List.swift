@@ -33,9 +33,10 @@ extension Options {
             are numbered from 1 and a row's number is its line; flat columns of strings, integers,
             floating-point numbers (NaN and the infinities as the strings NaN, Infinity and \-Infinity,
             which JSON has no number for) and booleans, dates and timestamps as their integer counts, nulls
-            as JSON nulls; pages uncompressed or in snappy, gzip, zstd, Brotli, LZ4 or LZ4_RAW (all but LZO),
-            in any encoding (PLAIN, dictionary, the delta encodings, BYTE_STREAM_SPLIT), v1 or v2;
-            a named column that is nested, repeated, DECIMAL, INT96 or FIXED_LEN_BYTE_ARRAY, or in LZO,
+            as JSON nulls; lists of such values, nested to any depth (a list of strings, DataComp's lists of
+            face boxes), as JSON arrays; pages uncompressed or in snappy, gzip, zstd, Brotli, LZ4 or LZ4_RAW (all
+            but LZO), in any encoding (PLAIN, dictionary, the delta encodings, BYTE_STREAM_SPLIT), v1 or v2;
+            a named column that is a struct or a map, DECIMAL, INT96 or FIXED_LEN_BYTE_ARRAY, or in LZO,
             is a usage error before anything is fetched).
             .B auto
             decides from the extension:

@@ -15,13 +15,13 @@ final class ParquetFile {
         let start: Int64
         /// The chunk's pages' size in the file.
         let length: Int64
-        /// The values (nulls included) the chunk holds: the row group's rows for a flat column.
+        /// The values (nulls and empty lists included) the chunk holds: the row group's rows for a flat column.
         let values: Int64
         /// The encodings its pages use (`Encoding` in parquet.thrift).
         let encodings: [Int64]
     }
 
-    /// One row group: its row count and its flat columns' chunks by name.
+    /// One row group: its row count and its columns' chunks by name (a nested column's by its name).
     struct RowGroup {
         let rows: Int64
         let chunks: [String: ColumnChunk]
@@ -101,15 +101,17 @@ final class ParquetFile {
         for chunk in group.list(1) {
             guard let meta = chunk.structure(3) else { throw ParquetFormatError("a column chunk without its metadata") }
             let path = meta.list(3).compactMap { value -> String? in if case .binary(let b) = value { String(decoding: b, as: UTF8.self) } else { nil } }
-            // A nested column's leaves have longer paths: only flat columns are read.
-            guard path.count == 1, let type = meta.integer(1).flatMap(ParquetColumn.PhysicalType.init) else { continue }
-            if chunk.string(1) != nil { throw ParquetFormatError("column '\(path[0])' is in another file") }
+            // A nested column's value has a longer path, under its column's name; a struct's or a map's several
+            // values (a column not read) give it several: the first is kept.
+            guard let name = path.first, chunks[name] == nil,
+                  let type = meta.integer(1).flatMap(ParquetColumn.PhysicalType.init) else { continue }
+            if chunk.string(1) != nil { throw ParquetFormatError("column '\(name)' is in another file") }
             guard let dataStart = meta.integer(9), let length = meta.integer(7), let values = meta.integer(5) else {
-                throw ParquetFormatError("column '\(path[0])' lacks its pages' position")
+                throw ParquetFormatError("column '\(name)' lacks its pages' position")
             }
             let dictionaryStart = meta.integer(11).flatMap { $0 > 0 && $0 < dataStart ? $0 : nil }
             let encodings = meta.list(2).compactMap { value -> Int64? in if case .integer(let e) = value { e } else { nil } }
-            chunks[path[0]] = ColumnChunk(type: type, codec: meta.integer(4) ?? 0, start: dictionaryStart ?? dataStart,
+            chunks[name] = ColumnChunk(type: type, codec: meta.integer(4) ?? 0, start: dictionaryStart ?? dataStart,
                                           length: length, values: values, encodings: encodings)
         }
         return RowGroup(rows: group.integer(3) ?? 0, chunks: chunks)

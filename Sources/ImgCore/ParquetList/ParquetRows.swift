@@ -51,7 +51,7 @@ final class ParquetRows {
     }
 
     /// Refuses, before anything is fetched, a Parquet list that lacks one of `columns` or holds one this reader
-    /// can't read: nested or repeated, of a type or logical type it does not read, or in a codec or encoding it
+    /// can't read: a struct or a map, of a type or logical type it does not read, or in a codec or encoding it
     /// does not read in some row group.
     static func check(_ file: ParquetFile, columns: [(name: String, role: ListColumnRole)], list: String) throws(ImgError) {
         for (name, role) in columns {

@@ -45,7 +45,7 @@ encodings = {'url': 'DELTA_BYTE_ARRAY', 'caption': 'DELTA_LENGTH_BYTE_ARRAY', 'n
 pq.write_table(flat, 'delta.parquet', compression='none', use_dictionary=False, column_encoding=encodings, **common)
 pq.write_table(flat, 'delta-v2.parquet', compression='zstd', use_dictionary=False, column_encoding=encodings,
                data_page_version='2.0', **common)
-rows = table.select(['url', 'caption', 'n', 'i32', 'f32', 'f64', 'b', 'u64', 'day']).to_pylist()
+rows = table.select(['url', 'caption', 'n', 'i32', 'f32', 'f64', 'b', 'u64', 'day', 'tags']).to_pylist()
 for row in rows:
     row['day'] = (row['day'] - datetime.date(1970, 1, 1)).days  # as Parquet stores a date: days since 1970
 json.dump(rows, open('expected.json', 'w'), ensure_ascii=False, indent=0)
@@ -78,3 +78,33 @@ special = pa.table({
     'y': pa.array([float('nan'), float('inf'), float('-inf'), 1.5], pa.float32()),
 })
 pq.write_table(special, 'nonfinite.parquet', compression='snappy')
+
+# Nested columns, lists of one kind of value in the spec's three-level form: nulls and empty lists at every depth,
+# null entries, DataComp's face boxes (a list of lists of doubles), three levels deep; a struct and a map, which
+# are refused. In v1 and v2 pages, row groups of 7 rows and small pages; `nested-expected.json` holds the lists.
+count = 40
+nested = pa.table({
+    'url': pa.array([f'http://127.0.0.1:9/n/{i}.jpg' for i in range(count)], pa.string()),
+    'tags': pa.array([None if i % 6 == 5 else [] if i % 6 == 4 else [f't{i}', None, f'u{i}'][: 1 + i % 3]
+                      for i in range(count)], pa.list_(pa.string())),
+    'face_bboxes': pa.array([None if i % 9 == 8 else [[j + 0.25, j + 0.5, i + 0.75, 1.125] for j in range(i % 4)]
+                             + ([None] if i % 7 == 6 else []) + ([[]] if i % 5 == 3 else [])
+                             for i in range(count)], pa.list_(pa.list_(pa.float64()))),
+    'ids': pa.array([list(range(i, i + i % 5)) for i in range(count)], pa.list_(pa.field('id', pa.int64(), nullable=False))),
+    'deep': pa.array([[[[i, i + 1], []], [[None]]] if i % 2 else [[[]]] for i in range(count)],
+                     pa.list_(pa.list_(pa.list_(pa.int32())))),
+    'flags': pa.array([[i % 2 == 0, None, True][: i % 4] for i in range(count)], pa.list_(pa.bool_())),
+    'meta': pa.array([{'k': i} for i in range(count)], pa.struct([('k', pa.int64())])),
+    'attrs': pa.array([[('a', str(i))] for i in range(count)], pa.map_(pa.string(), pa.string())),
+})
+lists = ['tags', 'face_bboxes', 'ids', 'deep', 'flags']
+pq.write_table(nested, 'nested.parquet', compression='snappy', **common)
+pq.write_table(nested, 'nested-v2.parquet', compression='zstd', data_page_version='2.0', **common)
+json.dump(nested.select(lists).to_pylist(), open('nested-expected.json', 'w'), indent=0)
+
+# One page of 3,000 rows of lists (about 6,000 levels): rows that a batch of the reader's 1,024 levels cuts.
+long_nested = pa.table({
+    'url': pa.array([f'http://127.0.0.1:9/ln/{i}.jpg' for i in range(rows)], pa.string()),
+    'tags': pa.array([[f't{i}-{j}' for j in range(i % 5)] for i in range(rows)], pa.list_(pa.string())),
+})
+pq.write_table(long_nested, 'long-nested.parquet', compression='snappy', data_page_size=1 << 20, write_batch_size=rows)
