@@ -32,11 +32,11 @@ struct BatchPlan {
             try OutputWriter.prepareDirectory(directory)
         }
         do throws(ImgError) {
-            if let layout = options.webDataset, let folder = options.outputFolder {
-                try DatasetSettings.checkFolder(folder, layout: layout, arguments: arguments)
-            }
+            let (layout, folder) = (options.webDataset, options.outputFolder)
             records = try BatchRecords.open(arguments, lists: ListLayout.files(of: inputs), shard: options.shard,
-                                            verbose: settings.verbose, console: console)
+                                            verbose: settings.verbose, console: console) { previous throws(ImgError) in
+                if let layout, let folder { try DatasetSettings.checkFolder(folder, layout: layout, previous: previous) }
+            }
         } catch {
             options.outputFolder?.removeIfUnused()
             throw error

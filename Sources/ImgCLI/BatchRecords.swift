@@ -9,10 +9,11 @@ struct BatchRecords: Sendable {
     /// Whether `writer` appends to the manifest `previous` was read from (found once, when it is opened).
     var appendsToPrevious = false
 
-    /// Reads the earlier manifest and opens the new one; call once everything else has been checked. A manifest that
-    /// is one of `lists` (the files read) is refused: opening it would empty the list before a line is read.
-    static func open(_ arguments: ScannedArguments, lists: [String], shard: Shard?, verbose: Bool,
-                     console: Console) throws(ImgError) -> BatchRecords {
+    /// Reads the earlier manifest, gives it to `check` (which may refuse the run), and opens the new one; call once
+    /// everything else has been checked. A manifest that is one of `lists` (the files read) is refused: opening it
+    /// would empty the list before a line is read.
+    static func open(_ arguments: ScannedArguments, lists: [String], shard: Shard?, verbose: Bool, console: Console,
+                     checkingPrevious check: (PreviousManifest?) throws(ImgError) -> Void = { _ in }) throws(ImgError) -> BatchRecords {
         var records = BatchRecords()
         let resume = try arguments[Options.resume], retry = try arguments[Options.retryFailed]
         if resume != nil, retry != nil { throw .usage("--resume and --retry-failed contradict each other: give one") }
@@ -39,6 +40,7 @@ struct BatchRecords: Sendable {
                           + (exists ? "" : " (no such file yet: every line runs)"))
             records.previous = previous
         }
+        try check(records.previous)
         if let template = try arguments[Options.manifest] {
             let path = ManifestWriter.expand(template, shard: shard)
             if let list = lists.first(where: { ManifestWriter.sameFile($0, path) }) {

@@ -32,6 +32,15 @@ extension IgnoredSetting {
         case .lossless: "\(format.rawValue) has no lossless mode: --lossless ignored"
         }
     }
+
+    /// The refusal when the format is named: `--lossless doesn't apply to jpeg: it has no lossless mode ...`.
+    var refusalMessage: String {
+        switch setting {
+        case .quality(let auto): "--quality\(auto ? " auto" : "") doesn't apply to \(format.rawValue): it has no quality setting"
+        case .qualityWhenLossless: "--quality and --lossless contradict each other: lossless \(format.rawValue) has no quality setting"
+        case .lossless: "--lossless doesn't apply to \(format.rawValue): it has no lossless mode (webp and jxl have one; png and tiff are lossless)"
+        }
+    }
 }
 
 extension QueryCollision {

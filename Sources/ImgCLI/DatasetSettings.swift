@@ -36,13 +36,21 @@ enum DatasetSettings {
         return layout
     }
 
-    /// Refuses an output folder that already holds this layout's tars, unless the run resumes or retries into it:
-    /// a fresh run's samples would be mixed with an earlier run's.
-    static func checkFolder(_ folder: OutputFolder, layout: WebDatasetLayout, arguments: ScannedArguments) throws(ImgError) {
-        guard !arguments.has(Options.resume), !arguments.has(Options.retryFailed) else { return }
-        let existing = layout.existingTars(in: folder)
-        guard let first = existing.keys.min().flatMap({ existing[$0] }) else { return }
-        throw .usage("\(folder.path) already holds WebDataset tars (\(first)\(existing.count > 1 ? ", ..." : "")): "
-                     + "give --resume MANIFEST to add to them, or another folder")
+    /// Refuses an output folder that already holds this layout's tars unless the run resumes or retries from a
+    /// manifest (`previous`) that records every one holding samples: a fresh run's samples would be mixed with an
+    /// earlier run's, and a run resumed from a manifest that does not record a tar's samples would write them again.
+    static func checkFolder(_ folder: OutputFolder, layout: WebDatasetLayout, previous: PreviousManifest?) throws(ImgError) {
+        guard let previous else {
+            let existing = layout.existingTars(in: folder)
+            guard let first = existing.keys.min().flatMap({ existing[$0] }) else { return }
+            throw .usage("\(folder.path) already holds WebDataset tars (\(first)\(existing.count > 1 ? ", ..." : "")): "
+                         + "give --resume MANIFEST to add to them, or another folder")
+        }
+        let unrecorded = layout.tarsWithSamplesNotRecorded(in: folder, by: previous)
+        guard let first = unrecorded.first else { return }
+        let option = previous.mode == .resume ? "--resume" : "--retry-failed"
+        throw .usage("\(folder.path)/\(first)\(unrecorded.count > 1 ? " (and \(unrecorded.count - 1) more)" : "") holds "
+                     + "samples that \(option) '\(previous.path)' does not record, which this run would write again: give "
+                     + "the manifest of the run that wrote them, or another folder")
     }
 }

@@ -42,6 +42,7 @@ extension FetchSettings {
         }
         encoding.lossless = arguments[Options.lossless]
         try checkSearch(encoding)
+        try checkNamedFormat(encoding)
         if encoding.candidateFormats != nil, encoding.targetDistance == nil { encoding.targetDistance = EncodingChoice.defaultDistance }
         if let value = try arguments[Options.background] {
             guard let color = Color(parsing: value) else { throw .usage("bad --background colour '\(value)'") }
@@ -78,6 +79,14 @@ extension FetchSettings {
                          + "\(EncodingChoice.spelling(range.lowerBound)) to \(EncodingChoice.spelling(range.upperBound)), such as auto:1.8")
         }
         return distance
+    }
+
+    /// Refuses a setting that the format named (`--format`, `-o`'s extension) has no use for: a quality in PNG,
+    /// lossless in JPEG, a quality with lossless WebP. With the source's format, known only once fetched, `-v` notes
+    /// it instead (`IgnoredSetting`).
+    static func checkNamedFormat(_ encoding: OutputEncoding) throws(ImgError) {
+        guard let format = encoding.format, let ignored = encoding.ignoredSettings(for: format).first else { return }
+        throw .usage(ignored.refusalMessage)
     }
 
     /// Refuses what a search can't do: a fixed quality or `--lossless` with `--format auto`, `--lossless` with

@@ -20,6 +20,27 @@ struct CacheBoundTests {
         return total
     }
 
+    /// `fetch` stores no entry larger than the size limit allows (a tenth over it), as a batch does: the image and
+    /// its result are written, the cache is left as it was, and a warning says why (the automatic clean, off here,
+    /// prunes the rest at most once an hour).
+    @Test func fetchStoresNoEntryLargerThanTheLimit() throws {
+        let root = try TemporaryDirectory()
+        let www = root.file("www"), cache = root.file("cache")
+        try FileManager.default.createDirectory(atPath: www, withIntermediateDirectories: true)
+        try StoredPNG.write(width: 260, height: 260, to: "\(www)/big.png")
+        try StoredPNG.write(width: 20, height: 20, to: "\(www)/small.png")
+        let server = try FixtureServer(root: www)
+        let common = ["--cache-dir", cache, "--size-limit", "30K", "--no-auto-clean"]
+        let big = try Imgfetch.run([server.url("/img/big.png"), "-o", root.file("big.webp")] + common)
+        #expect(big.status == 0 && big.stderr.contains("caching failed: an entry of") && big.stderr.contains("is larger than the "
+                                                                                                          + "cache's size limit"), "\(big.stderr)")
+        #expect(FileManager.default.fileExists(atPath: root.file("big.webp")))
+        #expect(Self.bytesOnDisk(cache + "/entries") < 30 << 10, "the original is not stored")
+        let small = try Imgfetch.run([server.url("/img/small.png"), "-o", root.file("small.webp")] + common)
+        #expect(small.status == 0 && small.stderr.isEmpty, "\(small.stderr)")
+        #expect(Self.bytesOnDisk(cache + "/entries") > 0, "a small entry is stored")
+    }
+
     /// The aim of issue 14 scaled down (400 photos of 1.16 MB into 60 MB: at most 80 MB at any moment, at most 60 MB
     /// at the end): 160 images of 30 KB (4.8 MB) into a 1.5 MB limit, the cache sampled while the batch runs.
     @Test func aBatchIntoASmallCacheNeverGoesFarOverItsLimitAndEndsUnderIt() throws {

@@ -53,6 +53,35 @@ struct WebDatasetResumeTests {
         #expect(try WebDatasetTests.keys(fixture.output).count == 12)
     }
 
+    /// A run resumed (or retried) from a manifest that does not record the samples of a tar in the folder would
+    /// write them again: refused (exit 2) before anything is fetched or written, the new manifest included. A tar of
+    /// no sample (every line failed) needs no record: retrying its lines goes on.
+    @Test func aManifestThatDoesNotRecordTheFoldersSamplesIsRefused() throws {
+        let fixture = try BatchFixture(count: 2)
+        let urls = [fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg")]
+        let first = try fixture.batch(urls, ["--output-format", "webdataset"])
+        #expect(first.status == 0 && fixture.outputs() == ["00000.tar", "00000_stats.json"], "\(first.stderr)")
+        let before = try fixture.server.stats()
+        let manifest = fixture.root.file("new.jsonl")
+        for option in ["--resume", "--retry-failed"] {
+            if option == "--retry-failed" { try Data().write(to: URL(fileURLWithPath: manifest)) }
+            let again = try fixture.batch(urls, ["--output-format", "webdataset", option, manifest, "--manifest", manifest])
+            #expect(again.status == 2 && again.stderr.contains("00000.tar holds samples that \(option) '\(manifest)' does not "
+                                                               + "record, which this run would write again"), "\(again.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: manifest)).isEmpty, "the manifest is not opened")
+        let after = try fixture.server.stats()
+        #expect(fixture.outputs() == ["00000.tar", "00000_stats.json"] && after.paths == before.paths)
+
+        let failing = try BatchFixture(count: 1)
+        let missing = [failing.server.url("/status/503")]
+        let recorded = failing.root.file("m.jsonl")
+        let failed = try failing.batch(missing, ["--output-format", "webdataset", "--manifest", recorded, "--retry", "0"])
+        #expect(failed.status == 75 && failing.outputs() == ["00000.tar", "00000_stats.json"], "\(failed.stderr)")
+        let retried = try failing.batch(missing, ["--output-format", "webdataset", "--retry-failed", recorded, "--retry", "0"])
+        #expect(retried.status == 75 && retried.stderr.contains("0 samples written into 1 tar"), "\(retried.stderr)")
+    }
+
     /// A signal stops the run and completes the open tar with the samples it has: each ok line recorded is in it,
     /// and no temporary is left.
     @Test func aSignalCompletesTheOpenTar() throws {
@@ -90,21 +119,22 @@ struct WebDatasetResumeTests {
     }
 
     /// A record names a tar by name and id: a tar of that name written since by another run (the first one
-    /// deleted) holds other samples, so `--resume` from the first manifest does its lines again.
+    /// deleted; that run resumed from the same manifest, which records it) holds other samples, so `--resume` from
+    /// the manifest does the lines recorded in the first one again, and keeps the line the second one holds.
     @Test func aTarWrittenAgainIsNotTakenForTheOneRecorded() throws {
         let fixture = try BatchFixture(count: 3)
         let lines = (1...3).map { fixture.server.url("/img/img\($0).jpg") }
-        let first = fixture.root.file("first.jsonl")
-        let common = ["--output-format", "webdataset", "--no-cache"]
-        #expect(try fixture.batch(lines, common + ["--manifest", first]).status == 0)
+        let manifest = fixture.root.file("m.jsonl")
+        let common = ["--output-format", "webdataset", "--no-cache", "--manifest", manifest, "--resume", manifest]
+        #expect(try fixture.batch(lines, common).status == 0)
         try FileManager.default.removeItem(atPath: fixture.output)
         let other = try fixture.batch(Array(lines.prefix(1)), common + ["--samples-per-shard", "1"])
         #expect(other.status == 0 && WebDatasetTests.tars(fixture.output) == ["00000.tar"], "\(other.stderr)")
-        let resumed = try fixture.batch(lines, common + ["--resume", first, "-v"])
+        let resumed = try fixture.batch(lines, common + ["-v"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stderr.contains("3 done again (3 tar written again since)"), "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("2 done again (2 tar written again since)"), "\(resumed.stderr)")
         #expect(WebDatasetTests.tars(fixture.output) == ["00000.tar", "00001.tar"])
-        #expect(try WebDatasetTests.members(fixture.output + "/00001.tar").count == 6)
+        #expect(try WebDatasetTests.keys(fixture.output).sorted() == ["000000001", "000000002", "000000003"])
     }
 
     /// With `--skip-duplicates`, a near-duplicate is no sample (its stats count it as `duplicate`), and `--resume`

@@ -57,16 +57,34 @@ struct EncodingTests {
         #expect(try metadata(webp, format: .webp) == [])
     }
 
-    /// `--quality` applies to the formats that have one; the others ignore it, and say so with -v (GIF failed with
-    /// "no property named 'Q'" and exit 5).
+    /// `--quality` applies to the formats that have one (GIF failed with "no property named 'Q'" and exit 5): a format
+    /// named that has none is refused before anything is read or written, `--lossless` likewise in a format with no
+    /// lossless mode; PNG and TIFF take `--lossless` as given. With the source's format the setting is ignored, and
+    /// `-v` says so.
     @Test(arguments: [ImageFormat.gif, .png, .tiff])
-    func qualityIsIgnoredWhereTheFormatHasNone(format: ImageFormat) throws {
-        let (data, result) = try render("sample.jpg", ["--quality", "10", "--format", format.rawValue, "-v"])
-        #expect(ImageFormat.sniff(data) == format)
-        #expect(result.stderr.contains("--quality ignored"), "\(result.stderr)")
-        let (plain, _) = try render("sample.jpg", ["--format", format.rawValue])
-        #expect(data == plain)
+    func aQualityIsRefusedForAFormatNamedThatHasNone(format: ImageFormat) throws {
+        let output = work.file(UUID().uuidString)
+        let refused = try Imgfetch.runInProcess([Paths.images + "/sample.jpg", "--no-cache", "-o", output, "--quality", "10",
+                                                 "--format", format.rawValue])
+        #expect(refused.status == 2 && refused.stderr == "imgfetch: --quality doesn't apply to \(format.rawValue): it has no "
+                + "quality setting\n", "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
         #expect(OutputEncoding(format: format, quality: 10).identifier() == OutputEncoding(format: format).identifier())
+        let lossless = try Imgfetch.runInProcess([Paths.images + "/sample.jpg", "--no-cache", "-o", output + ".x",
+                                                  "--lossless", "--format", format.rawValue])
+        #expect(lossless.status == (format == .gif ? 2 : 0), "\(lossless.stderr)")
+    }
+
+    /// `--lossless` in JPEG and AVIF, `--quality` with lossless WebP: refused when the format is named.
+    @Test func losslessIsRefusedForAFormatNamedThatHasNoLosslessMode() throws {
+        for (arguments, message) in [(["-o", work.file("a.jpg"), "--lossless"], "--lossless doesn't apply to jpeg"),
+                                     (["--format", "avif", "-o", work.file("a"), "--lossless"], "--lossless doesn't apply to avif"),
+                                     (["-o", work.file("a.webp"), "--lossless", "--quality", "50"],
+                                      "--quality and --lossless contradict each other: lossless webp has no quality setting")] {
+            let result = try Imgfetch.runInProcess([Paths.images + "/sample.jpg", "--no-cache"] + arguments)
+            #expect(result.status == 2 && result.stderr.hasPrefix("imgfetch: " + message), "\(arguments): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: work.path).isEmpty, "nothing written")
     }
 
     @Test func qualityStillCountsWhereTheFormatHasOne() throws {

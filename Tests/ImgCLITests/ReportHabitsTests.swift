@@ -99,15 +99,17 @@ struct ReportHabitsTests {
         #expect(bash.contains("--shard) COMPREPLY=($(compgen -W \"auto auto/\""))
     }
 
-    @Test func settingsAFormatLacksAreNotedOnACacheHitToo() throws {
+    /// With the source's format (`-O DIR`, no `--format`), a setting it has no use for is ignored and `-v` notes it,
+    /// on a cache hit too (a format named refuses it: EncodingTests).
+    @Test func settingsTheSourcesFormatLacksAreNotedOnACacheHitToo() throws {
         let fixture = try CacheFixture(inProcess: true)
         for round in 0..<2 {
-            let jpeg = try fixture.run(["fetch", fixture.server.url("/img/sample.jpg"), "-o", fixture.home.file("a.jpg"),
-                                        "--lossless", "-v", "--no-auto-clean"])
+            let jpeg = try fixture.run(["fetch", fixture.server.url("/img/sample.jpg"), "-O", fixture.home.file("j\(round)"),
+                                        "--resize", "20x", "--lossless", "-v", "--no-auto-clean"])
             #expect(jpeg.status == 0 && jpeg.stderr.contains("note: jpeg has no lossless mode: --lossless ignored"),
                     "round \(round): \(jpeg.stderr)")
-            let png = try fixture.run(["fetch", fixture.server.url("/img/sample.jpg"), "-o", fixture.home.file("a.png"),
-                                       "--quality", "10", "-v", "--no-auto-clean"])
+            let png = try fixture.run(["fetch", fixture.server.url("/img/sample.png"), "-O", fixture.home.file("p\(round)"),
+                                       "--resize", "20x", "--quality", "10", "-v", "--no-auto-clean"])
             #expect(png.status == 0 && png.stderr.contains("note: png has no quality setting: --quality ignored"),
                     "round \(round): \(png.stderr)")
             if round == 1 { #expect(png.stderr.contains(": disk, png"), "\(png.stderr)") }

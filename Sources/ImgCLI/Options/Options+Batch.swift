@@ -192,12 +192,16 @@ extension Options {
             .BR fetch ,
             .B batch
             and
-            .BR prefetch ,
-            which also keep to it while they run: they prune as they write, and an
+            .BR prefetch
+            (at most once an hour);
+            .B batch
+            and
+            .B prefetch
+            also keep to it while they run: they prune as they write, and an
             entry that would take the total past a tenth over the limit waits for a
             prune that makes room, so their own writes never take the cache further
-            (other processes' writes are seen at the next prune; an entry larger than
-            that is not cached, a warning says so))
+            (other processes' writes are seen at the next prune); no command caches an entry
+            larger than a tenth over the limit, a warning says so)
             The cache's size limit, or
             .B none
             (also 0).

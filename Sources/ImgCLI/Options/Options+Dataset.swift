@@ -123,7 +123,10 @@ extension Options {
             A folder that already holds this shard's tars is refused (exit 2) without
             .B \-\-resume
             or
-            .BR \-\-retry\-failed .
+            .BR \-\-retry\-failed ,
+            and with a manifest that does not record the samples of one of them (by the
+            .B id
+            in its stats: the manifest of another run, or none yet), whose lines the run would write again.
             .BR \-\-variant ,
             .BR \-\-name ,
             .B \-\-name\-column

@@ -97,9 +97,14 @@ extension Options {
                          man: #"""
             Quality from 1 to 100, for formats that have one.
             Defaults: JPEG 85, WebP 80, AVIF and HEIC 50, JPEG XL 75.
-            PNG, GIF and TIFF have none and ignore it
+            PNG, GIF and TIFF have none: a quality is refused (exit 2) when the format is named
+            .RB ( \-\-format ,
+            .BR \-o 's
+            extension), and ignored when it is the source's
             .RB ( \-v
-            says so).
+            says so); likewise a quality with
+            .B \-\-lossless
+            (lossless WebP and JPEG XL take none).
             .IP
             .B auto
             chooses the lowest quality whose result is within Butteraugli
@@ -158,7 +163,11 @@ extension Options {
             """#)
     static let lossless = Flag("lossless", for: .fetchLike, help: "lossless WebP or JPEG XL",
                          man: #"""
-            Lossless WebP or JPEG XL.
+            Lossless WebP or JPEG XL (PNG and TIFF are lossless anyway).
+            Refused (exit 2) for a format named that has no lossless mode (JPEG, AVIF, HEIC, GIF), ignored for
+            such a source's format
+            .RB ( \-v
+            says so).
             Default: off.
             """#)
     static let background = Option<String>("background", value: "COLOR", parser: .text, shownDefault: "white", for: .fetchLike,

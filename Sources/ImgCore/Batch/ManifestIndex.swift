@@ -14,6 +14,8 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
 
     private let descriptor: Int32
     private let offsets: [Int32: UInt64]
+    /// The ids of the WebDataset tars its records name (`ManifestOutput.tarID`), in any record.
+    let tarIDs: Set<String>
 
     var count: Int { offsets.count }
 
@@ -22,15 +24,17 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         let opened = open(path, O_RDONLY | O_CLOEXEC)
         guard opened >= 0 else { throw .io(String(cString: strerror(errno))) }
         var offsets: [Int32: UInt64] = [:]
-        let scanned = Self.scan(opened) { line, offset, length in
-            offsets[line] = UInt64(offset) << 24 | UInt64(length)
+        var tarIDs = Set<String>()
+        let scanned = Self.scan(opened) { record, offset, length in
+            offsets[record.line] = UInt64(offset) << 24 | UInt64(length)
+            for output in record.outputs ?? [] { if let id = output.tarID { tarIDs.insert(id) } }
         }
         guard scanned else {
             let reason = String(cString: strerror(errno))
             close(opened)
             throw .io(reason)
         }
-        (descriptor, self.offsets) = (opened, offsets)
+        (descriptor, self.offsets, self.tarIDs) = (opened, offsets, tarIDs)
     }
 
     deinit { close(descriptor) }
@@ -46,24 +50,28 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         return record
     }
 
-    /// The fields a record's line is indexed by (decoding checks the whole line is JSON).
-    private struct LineNumber: Decodable {
-        var line: Int
+    /// The fields a record's line is indexed by (decoding checks the whole line is JSON), and its tars.
+    private struct IndexedFields: Decodable {
+        struct Output: Decodable {
+            var tarID: String?
+            enum CodingKeys: String, CodingKey { case tarID = "tar_id" }
+        }
+        var line: Int32
         var status: String
+        var outputs: [Output]?
     }
 
-    /// Calls `found(line, offset, length)` for each line of the file that is a record, in file order; false when a
+    /// Calls `found(fields, offset, length)` for each line of the file that is a record, in file order; false when a
     /// read failed (`errno` says why).
-    private static func scan(_ descriptor: Int32, found: (Int32, Int, Int) -> Void) -> Bool {
+    private static func scan(_ descriptor: Int32, found: (IndexedFields, Int, Int) -> Void) -> Bool {
         var window = [UInt8](repeating: 0, count: windowBytes)
         var pending: [UInt8] = []  // the start of a line the previous window ended inside
         var pendingStart = 0, position = 0, tooLong = false
         let decoder = JSONDecoder()
         func consider(_ bytes: ArraySlice<UInt8>, _ start: Int) {
             guard bytes.first == UInt8(ascii: "{"), bytes.count <= maxRecordBytes,
-                  let record = try? decoder.decode(LineNumber.self, from: Data(bytes)),
-                  let line = Int32(exactly: record.line) else { return }
-            found(line, start, bytes.count)
+                  let record = try? decoder.decode(IndexedFields.self, from: Data(bytes)) else { return }
+            found(record, start, bytes.count)
         }
         while true {
             let got = window.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, windowBytes) }

@@ -40,6 +40,11 @@ public struct PreviousManifest: Sendable {
         }
     }
 
+    /// Whether some record names the WebDataset tar of id `id` (`TarStats.id`).
+    public func recordsTar(id: String) -> Bool {
+        index?.tarIDs.contains(id) ?? false
+    }
+
     /// The last record of list line `line`, nil when there is none (or it no longer reads as one).
     func record(line: Int) -> ManifestRecord? {
         index?.record(line: line)

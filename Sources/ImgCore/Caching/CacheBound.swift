@@ -42,6 +42,14 @@ final class CacheBound: Sendable {
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "imgfetch.cache-bound")
 
+    /// The largest entry a cache of size limit `limit` stores: the limit and its `slack`.
+    static func largestEntry(underLimit limit: Int64) -> Int64 { limit + limit / 10 }
+
+    /// Why an entry of `bytes` is not stored: it is larger than `largestEntry`.
+    static func tooLarge(_ bytes: Int64) -> ImgError {
+        .cacheUnavailable("an entry of \(ByteSize.format(bytes)) is larger than the cache's size limit")
+    }
+
     init(root: CacheRoot, limit: Int64, needed: @escaping @Sendable () -> Set<String>) {
         self.root = root
         self.limit = limit
@@ -55,9 +63,7 @@ final class CacheBound: Sendable {
     /// room. Throws `.cacheUnavailable` for an entry larger than the limit plus `slack`. Follow with `landed` or
     /// `withdrawn`.
     func admit(_ bytes: Int64) throws(ImgError) {
-        guard bytes <= limit + slack else {
-            throw .cacheUnavailable("an entry of \(ByteSize.format(bytes)) is larger than the cache's size limit")
-        }
+        guard bytes <= Self.largestEntry(underLimit: limit) else { throw Self.tooLarge(bytes) }
         enum Next { case admitted, startPrune, waitForPrune, makeRoom }
         // Room is made sparing what the run needs first, then sparing nothing; past that (what is left is other
         // processes' or written meanwhile) the entry goes in. Waits are bounded too, against writers that keep

@@ -25,6 +25,8 @@ public final class DiskCache: Sendable {
 
     /// The size limit kept during a long run (`keepWithin`); nil (the default) leaves it to cleans and prunes.
     private let bound = Locked<CacheBound?>(nil)
+    /// The largest entry stored (`refuseEntries`); default no bound.
+    private let largestEntry = Atomic<Int64>(Int64.max)
 
     /// Whether entries of at least `pageReleaseSize` bytes leave the page cache once written (`releasePagesOfLargeEntries`);
     /// false (the default) leaves them to the kernel.
@@ -168,6 +170,7 @@ public final class DiskCache: Sendable {
     private func publish(_ temporary: String, as name: String, size: Int64) throws(ImgError) {
         let bound = self.bound.withLock { $0 }
         do throws(ImgError) {
+            if size > largestEntry.load(ordering: .relaxed) { throw CacheBound.tooLarge(size) }
             try bound?.admit(size)
         } catch {
             root.unlink(temporary)
@@ -204,6 +207,12 @@ public final class DiskCache: Sendable {
                 bound = CacheBound(root: root, limit: limit) { Set(needed().map(Self.entryFolder(originalKey:))) }
             }
         }
+    }
+
+    /// From now on stores no entry larger than `size` (what a size limit allows one entry, `CacheBound.largestEntry`):
+    /// writing one fails with `.cacheUnavailable`, whether or not the run keeps the limit (`keepWithin`).
+    public func refuseEntries(largerThan size: Int64) {
+        largestEntry.store(size, ordering: .relaxed)
     }
 
     /// Waits for a prune under way and prunes once more if the directory is still over its limit (`keepWithin`);

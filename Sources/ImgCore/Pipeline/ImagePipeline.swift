@@ -35,7 +35,11 @@ public final class ImagePipeline: Sendable {
             store = given
         } else if let directory = configuration.cacheDirectory {
             do {
-                if let root = configuration.cacheRoot { store = try DiskCache(root: root) } else { store = try DiskCache(directory: directory) }
+                let disk: DiskCache
+                if let root = configuration.cacheRoot { disk = try DiskCache(root: root) } else { disk = try DiskCache(directory: directory) }
+                // An entry larger than the size limit allows is never stored, by any command.
+                if let limit = configuration.sizeLimit { disk.refuseEntries(largerThan: CacheBound.largestEntry(underLimit: limit)) }
+                store = disk
             } catch {
                 // Refusals (unsafe directory) always fail; an unwritable cache only where it is required.
                 guard case .cacheUnavailable(let message) = error, !configuration.policy.onlyFromCache else { throw error }

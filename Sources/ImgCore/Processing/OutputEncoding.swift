@@ -75,14 +75,14 @@ public struct OutputEncoding: Sendable, Hashable {
     }
 
     /// The settings given that `format` has no use for, which `-v` notes (on a cache hit too): a quality in PNG,
-    /// lossless in JPEG; none for the source's format (nil).
+    /// lossless in JPEG (PNG and TIFF, always lossless, take it as given); none for the source's format (nil).
     public func ignoredSettings(for format: ImageFormat?) -> [IgnoredSetting] {
         guard let format else { return [] }
-        let hasLossless = format == .webp || format == .jxl
+        let hasLossless = format == .webp || format == .jxl || format == .png || format == .tiff
         var ignored: [IgnoredSetting] = []
         if quality != nil || targetDistance != nil, OutputEncoding.defaultQuality(of: format) == nil {
             ignored.append(IgnoredSetting(.quality(auto: quality == nil), format: format))
-        } else if quality != nil, lossless, hasLossless {
+        } else if quality != nil, lossless, format == .webp || format == .jxl {
             ignored.append(IgnoredSetting(.qualityWhenLossless, format: format))
         }
         if lossless, !hasLossless { ignored.append(IgnoredSetting(.lossless, format: format)) }

@@ -66,6 +66,16 @@ public struct WebDatasetLayout: Sendable {
         return found
     }
 
+    /// The complete tars of this layout in `folder` holding samples that `previous` does not record (by the id in
+    /// their stats; a tar whose stats don't read counts as one), by number: a run resumed from it would write
+    /// those samples again. A tar of no sample is never one.
+    public func tarsWithSamplesNotRecorded(in folder: OutputFolder, by previous: PreviousManifest) -> [String] {
+        existingTars(in: folder).sorted { $0.key < $1.key }.map(\.value).filter { name in
+            guard let stats = TarStats.read(ofTar: name, in: folder) else { return true }
+            return stats.samples > 0 && !previous.recordsTar(id: stats.id)
+        }
+    }
+
     /// Removes the `NAME.parquet` and `NAME_stats.json` in `folder` of this layout's tars not among `tars` (the
     /// complete ones, `existingTars`): a run killed after writing them and before its tar took its name leaves them
     /// beside nothing, and a table there would count samples no tar holds (they are done again in another). Only
