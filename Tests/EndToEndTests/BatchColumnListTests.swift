@@ -120,6 +120,26 @@ struct BatchColumnListTests {
         var tabs = DelimitedRecordParser(delimiter: 0x09)
         #expect(tabs.feed("a,b\t\"c\td\"") == .complete(["a,b", "c\td"]))
     }
+
+    /// Text after a closing quote names the field it follows, counted from 1 across the record's lines.
+    @Test func textAfterAClosingQuoteNamesItsField() throws {
+        var parser = DelimitedRecordParser(delimiter: 0x2C)
+        #expect(parser.feed("1,2,\"3\"x,http://h/a.jpg") == .malformed("text after the closing quote of field 3"))
+        #expect(parser.feed("1,2,3,\"http://h/a.jpg\"x") == .malformed("text after the closing quote of field 4"))
+        #expect(parser.feed("\"a\"b,c") == .malformed("text after the closing quote of field 1"))
+        #expect(parser.feed("a,\"b") == .incomplete)
+        #expect(parser.feed("c\"d,e") == .malformed("text after the closing quote of field 2"))
+        #expect(parser.feed("a,b") == .complete(["a", "b"]), "a malformed record leaves nothing behind")
+        // As the batch says it, by the row's line.
+        let fixture = try BatchFixture(count: 1)
+        let url = fixture.server.url("/img/img1.jpg")
+        let csv = "a,b,c,link\n1,2,\"3\"x,\(url)\n1,2,3,\"\(url)\"x\n"
+        let result = try run(fixture, try fixture.write(csv, to: "fields.csv"), ["--url-column", "link"])
+        #expect(result.status == 1, "\(result.stderr)")
+        for expected in ["line 2: text after the closing quote of field 3", "line 3: text after the closing quote of field 4"] {
+            #expect(result.stderr.contains(expected), "\(expected): \(result.stderr)")
+        }
+    }
 }
 
 /// `--min-size` and `--max-aspect-ratio`: an original outside them is `filtered`, nothing of it written.

@@ -45,8 +45,10 @@ struct DelimitedRecordParser {
                 } else if byte == delimiter {
                     endField()
                 } else {
+                    // Named before `reset()` forgets the fields before it: the field's place from 1.
+                    let field = fields.count + 1
                     reset()
-                    return .malformed("text after the closing quote of field \(fields.count + 1)")
+                    return .malformed("text after the closing quote of field \(field)")
                 }
             } else if byte == delimiter {
                 endField()
