@@ -114,15 +114,21 @@ extension Options {
             which leave no cache to read, it is a usage error (exit 2) before anything
             is fetched.
             """#)
-    static let memoryOnly = Flag("memory-only", for: .fetchLike, help: "no disk cache reads or writes",
+    static let memoryOnly = Flag("memory-only", for: [.fetch, .batch], help: "no disk cache reads or writes",
                          man: #"""
             Use the memory cache only: no disk cache reads or writes.
+            Not for
+            .BR prefetch ,
+            whose only work is to fill the disk cache: there it is a usage error (exit 2) before anything is fetched.
             """#)
-    static let noCache = Flag("no-cache", for: Set.fetchLike.union([.info]), help: "use no cache at all",
+    static let noCache = Flag("no-cache", for: [.fetch, .batch, .info], help: "use no cache at all",
                          man: #"""
             Use no cache at all
             .RB ( info :
             no cached original read, none kept).
+            Not for
+            .BR prefetch ,
+            whose only work is to fill the disk cache: there it is a usage error (exit 2) before anything is fetched.
             """#)
     static let noAutoClean = Flag("no-auto-clean", for: .fetchLike, help: "do not clean the cache automatically",
                          man: #"""

@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// `prefetch`: what it takes of batch's options (it fills the disk cache and writes no file), refused before any
+/// request when it can't do its work.
+@Suite("Prefetch: options and records")
+struct PrefetchTests {
+    /// prefetch's only work is to fill the disk cache: `--no-cache` and `--memory-only` would download everything
+    /// and keep nothing, so each is one usage error naming it, before any request or any cache directory.
+    @Test func optionsThatKeepTheDiskCacheOutAreRefused() throws {
+        let fixture = try BatchFixture(count: 2)
+        let list = try fixture.list([fixture.server.url("/img/img2.jpg")])
+        for (option, users) in [("--no-cache", "fetch, batch and info"), ("--memory-only", "fetch and batch")] {
+            let result = try Imgfetch.run(["prefetch", fixture.server.url("/img/img1.jpg"), "--from", list, option,
+                                           "--cache-dir", fixture.cache, "--no-progress"])
+            #expect(result.status == 2, "\(option): \(result.stderr)")
+            #expect(result.stderr == "imgfetch: option \(option) does not apply to 'prefetch'; it is for \(users)\n")
+            #expect(result.stdout.isEmpty)
+        }
+        #expect(try fixture.server.stats().total == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.cache))
+    }
+}
