@@ -21,4 +21,28 @@ struct PrefetchTests {
         #expect(try fixture.server.stats().total == 0)
         #expect(!FileManager.default.fileExists(atPath: fixture.cache))
     }
+
+    /// prefetch names no output: `--name-column` is refused as `--name` is, and so are `--caption-column` and
+    /// `--sha256-column` (batch's alone); `--url-column` and `--keep-columns` are taken, the kept columns in its records.
+    @Test func columnOptionsForOutputsAreRefusedAndTheOthersTaken() throws {
+        let fixture = try BatchFixture(count: 2)
+        let (one, two) = (fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg"))
+        let csv = try fixture.write("link,key,caption\n\(one),first,a\n\(two),second,b\n", to: "list.csv")
+        for option in ["--name-column", "--caption-column", "--sha256-column"] {
+            let result = try Imgfetch.run(["prefetch", "--from", csv, "--url-column", "link", option, "key",
+                                           "--cache-dir", fixture.cache, "--no-progress"])
+            #expect(result.status == 2, "\(option): \(result.stderr)")
+            #expect(result.stderr == "imgfetch: option \(option) does not apply to 'prefetch'; it is for batch\n")
+        }
+        #expect(try fixture.server.stats().total == 0)
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try Imgfetch.run(["prefetch", "--from", csv, "--url-column", "link", "--keep-columns", "caption",
+                                       "--manifest", manifest, "--json", "--cache-dir", fixture.cache, "--no-progress"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
+        #expect(records.map { $0["columns"] as? [String: String] } == [["caption": "a"], ["caption": "b"]])
+        let json = try BatchFixture.records(result).filter { $0["summary"] == nil }
+        #expect(json.map { $0["columns"] as? [String: String] } == [["caption": "a"], ["caption": "b"]])
+        #expect(try fixture.server.stats().total == 2)
+    }
 }

@@ -76,13 +76,30 @@ extension Options {
             Default:
             .BR url .
             """#)
-    static let nameColumn = Option<String>("name-column", value: "NAME", parser: .text, for: .batchLike,
+    static let nameColumn = Option<String>("name-column", value: "NAME", parser: .text, for: [.batch],
                          help: "the column naming each row's outputs",
                          man: #"""
             The column of a list with columns that names each row's outputs, as a plain list's second
             column does (see
             .BR "OUTPUT NAMES" );
             an empty value names the output from its URL.
+            Not for
+            .BR prefetch ,
+            which names no output (nor takes
+            .BR \-\-name ):
+            there it is a usage error (exit 2).
+            Of the column options,
+            .B prefetch
+            takes
+            .BR \-\-input\-format ,
+            .B \-\-url\-column
+            and
+            .B \-\-keep\-columns
+            (its records carry the kept columns);
+            .BR \-\-caption\-column " and " \-\-sha256\-column
+            are
+            .BR batch 's
+            alone.
             Default: none (names from the URLs).
             """#)
     static let keepColumns = Option<String>("keep-columns", value: "A,B,...", parser: .text, for: .batchLike,
