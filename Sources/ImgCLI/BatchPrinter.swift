@@ -83,11 +83,11 @@ final class BatchPrinter: Sendable {
                 return
             }
             if let refusal = report.refusal {
-                printRefusal(refusal, of: report.item)
+                printRefusal(refusal, of: report)
                 return
             }
             if let filtered = report.filtered {
-                printFiltered(filtered, of: report.item)
+                printFiltered(filtered, of: report)
                 return
             }
             for output in report.outputs { print(output, of: report.item) }
@@ -102,28 +102,29 @@ final class BatchPrinter: Sendable {
         }
     }
 
-    /// A line filtered by its original's size: `-v` says why, `--json` has status `filtered` and the reason.
-    private func printFiltered(_ filtered: FilteredOriginal, of item: BatchItem) {
-        let input = URLCredentials.maskingPassword(in: item.input)
+    /// A line filtered by its original's size: `-v` says why, `--json` has status `filtered`, the reason and the
+    /// time the line took.
+    private func printFiltered(_ filtered: FilteredOriginal, of report: BatchItemReport) {
+        let input = URLCredentials.maskingPassword(in: report.item.input)
         reporter.info("\(input): filtered, not written: \(filtered.reason)")
         guard reporter.json else { return }
         var record = Reporter.Record(input: input, status: "filtered", width: filtered.width, height: filtered.height,
-                                     ms: 0, url: input)
+                                     ms: report.milliseconds, url: input)
         record.reason = filtered.reason
-        emit(record, of: item)
+        emit(record, of: report.item)
     }
 
-    /// A line its site refused: `-v` says why, `--json` has its status (`opted_out`, `robots_disallowed`), the reason
-    /// and the directive or rule.
-    private func printRefusal(_ refusal: SiteRefusal, of item: BatchItem) {
-        let input = URLCredentials.maskingPassword(in: item.input)
+    /// A line its site refused: `-v` says why, `--json` has its status (`opted_out`, `robots_disallowed`), the reason,
+    /// the directive or rule and the time the line took.
+    private func printRefusal(_ refusal: SiteRefusal, of report: BatchItemReport) {
+        let input = URLCredentials.maskingPassword(in: report.item.input)
         reporter.info("\(input): \(refusal.status.replacingOccurrences(of: "_", with: " ")), not written: \(refusal.reason)")
         guard reporter.json else { return }
-        var record = Reporter.Record(input: input, status: refusal.status, ms: 0, url: input)
+        var record = Reporter.Record(input: input, status: refusal.status, ms: report.milliseconds, url: input)
         record.reason = refusal.reason
         record.directive = refusal.directive
         record.rule = refusal.rule
-        emit(record, of: item)
+        emit(record, of: report.item)
     }
 
     private func print(_ output: BatchOutput, of item: BatchItem) {

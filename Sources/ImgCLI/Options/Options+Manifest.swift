@@ -132,7 +132,9 @@ extension Options {
             .B columns
             (the row's columns named by
             .BR \-\-keep\-columns ),
-            .BR ms ,
+            .B ms
+            (the milliseconds the line took in this run: a filtered, opted-out or disallowed line's too, its download
+            or its robots.txt),
             and
             .B reason
             for a line skipped, filtered, opted out, disallowed by robots.txt, done earlier, or done again by

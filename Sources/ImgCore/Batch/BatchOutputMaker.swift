@@ -44,17 +44,19 @@ struct BatchOutputMaker: Sendable {
         } catch {
             failure = error
         }
-        return failure.map { ($0, Int(Date().timeIntervalSince(start) * 1000)) }
+        return failure.map { ($0, Self.milliseconds(since: start)) }
     }
 
     /// With `BatchOptions.robotsTxt`, the report of a remote line its host's robots.txt disallows (nothing
     /// requested), or of the failure to learn what it says; nil for a line it allows.
     func robotsReport(_ item: BatchItem, source: ImageSource) -> BatchItemReport? {
         guard options.robotsTxt, case .remote(let url) = source else { return nil }
+        let start = Date()
         do throws(ImgError) {
             guard let verdict = try pipeline.robots.verdict(for: url) else { return nil }
             var report = BatchItemReport(item: item, outputs: [])
             report.refusal = .robotsTxt(verdict)
+            report.milliseconds = Self.milliseconds(since: start)
             return report
         } catch {
             return BatchItemReport(item: item, outputs: requests.positions.map {
@@ -63,24 +65,31 @@ struct BatchOutputMaker: Sendable {
         }
     }
 
-    /// The report of a line its site refused or its size filtered, its staged outputs discarded; nil for another.
+    /// The report of a line its site refused or its size filtered, its staged outputs discarded, with the time its
+    /// outputs and the filtering took; nil for another.
     func declined(_ item: BatchItem, outputs: [BatchOutput], source: ImageSource) -> BatchItemReport? {
+        let start = Date()
         for case .failure(.siteRefusal(let refusal)) in outputs.map(\.result) {
-            return report(item, discarding: outputs) { $0.refusal = refusal }
+            return report(item, discarding: outputs, since: start) { $0.refusal = refusal }
         }
         if options.sizeFilter.isActive, let filtered = filter(outputs, source: source, originalKey: item.originalKey) {
-            return report(item, discarding: outputs) { $0.filtered = filtered }
+            return report(item, discarding: outputs, since: start) { $0.filtered = filtered }
         }
         return nil
     }
 
-    private func report(_ item: BatchItem, discarding outputs: [BatchOutput],
+    /// `start`: when the deciding began; the line's time is its outputs' and the time since then.
+    private func report(_ item: BatchItem, discarding outputs: [BatchOutput], since start: Date,
                         _ mark: (inout BatchItemReport) -> Void) -> BatchItemReport {
         for case let staged? in outputs.map(\.staged) { staged.discard() }
         var report = BatchItemReport(item: item, outputs: [])
         mark(&report)
+        report.milliseconds = outputs.reduce(0) { $0 + $1.milliseconds } + Self.milliseconds(since: start)
         return report
     }
+
+    /// Whole milliseconds from `start` to now.
+    static func milliseconds(since start: Date) -> Int { Int(Date().timeIntervalSince(start) * 1000) }
 
     /// One output of one item, whose original key is `originalKey` and output key `outputKey` (worked out when its
     /// line was read; nil: the pipeline makes them). A failure of the original (network, HTTP status, not cached, refused by its site) is
@@ -114,7 +123,7 @@ struct BatchOutputMaker: Sendable {
             default: break
             }
         }
-        output.milliseconds = Int(Date().timeIntervalSince(start) * 1000)
+        output.milliseconds = Self.milliseconds(since: start)
         return output
     }
 

@@ -35,6 +35,9 @@ public struct BatchItemReport: Sendable {
     public var filtered: FilteredOriginal?
     /// Its site asked for it not to be used (`X-Robots-Tag`, robots.txt): nothing written, neither ok nor failed.
     public var refusal: SiteRefusal?
+    /// Milliseconds spent on a line filtered or refused by its site (its download, its robots.txt, the check), which
+    /// has no outputs to carry their own; 0 for every other line.
+    public var milliseconds = 0
 
     /// True when some output failed (and the item wasn't skipped).
     public var failed: Bool {

@@ -34,7 +34,8 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var error: ManifestError?
     /// `transient` (trying later may succeed: exit 75) or `permanent` (exit 1), for a failed line.
     public var exitClass: String?
-    /// Milliseconds spent on the line in this run.
+    /// Milliseconds spent on the line in this run (filtered and opted-out lines too: their download); absent for a
+    /// line skipped or done earlier.
     public var ms: Int?
     /// The row's columns that `--keep-columns` names (strings for CSV and TSV, JSON values for JSON Lines); absent
     /// when none are kept.
@@ -180,12 +181,14 @@ extension ManifestRecord {
         }
         if let refusal = report.refusal {
             (status, reason, directive, rule) = (refusal.status, refusal.reason, refusal.directive, refusal.rule)
+            ms = report.milliseconds
             return
         }
         if let filtered = report.filtered {
             status = "filtered"
             reason = filtered.reason
             original = ManifestSize(width: filtered.width, height: filtered.height)
+            ms = report.milliseconds
             return
         }
         if let mismatch = report.item.redone { reason = "done again: \(mismatch.rawValue)" }
