@@ -45,4 +45,31 @@ struct PrefetchTests {
         #expect(json.map { $0["columns"] as? [String: String] } == [["caption": "a"], ["caption": "b"]])
         #expect(try fixture.server.stats().total == 2)
     }
+
+    /// The URLs given on the command line and the `--from` list are numbered on through them, as batch numbers several
+    /// lists: each record's line is its own, a list's lines also name their list and line there, and `--resume`
+    /// settles each line by its own record (none is taken for another URL on its line).
+    @Test func urlsAndTheFromListAreNumberedOnThroughThem() throws {
+        let fixture = try BatchFixture(count: 2)
+        let list = try fixture.list([fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg")])
+        let (manifest, again) = (fixture.root.file("m.jsonl"), fixture.root.file("again.jsonl"))
+        let arguments = ["prefetch", fixture.server.url("/img/missing.jpg"), "--from", list, "--cache-dir", fixture.cache,
+                         "--no-progress"]
+        let first = try Imgfetch.run(arguments + ["--manifest", manifest, "--json"])
+        #expect(first.status == 1, "\(first.stderr)")
+        let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
+        #expect(records.map { $0["line"] as? Int } == [1, 2, 3])
+        #expect(records.map { $0["list"] as? String } == [nil, list, list])
+        #expect(records.map { $0["list_line"] as? Int } == [nil, 1, 2])
+        #expect(records.map { $0["status"] as? String } == ["failed", "ok", "ok"])
+        let json = try BatchFixture.records(first).filter { $0["summary"] == nil }
+        #expect(json.map { $0["line"] as? Int } == [1, 2, 3] && json.map { $0["listLine"] as? Int } == [nil, 1, 2])
+        let resumed = try Imgfetch.run(arguments + ["--resume", manifest, "--manifest", again])
+        #expect(resumed.status == 1, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("0 ok, 1 failed, 2 done earlier, no file written"), "\(resumed.stderr)")
+        let summary = try #require(try JSONLines.objects(inFile: again).last)
+        #expect(summary["done_earlier"] as? Int == 2 && summary["redone"] as? Int == 0, "\(summary)")
+        // The failed line alone was asked again.
+        #expect(try fixture.server.stats().total == 4)
+    }
 }

@@ -30,11 +30,11 @@ struct BatchPartsTests {
     }
 
     @Test func namesAreClaimedBeforeTheFormatIsKnown() throws {
-        var namer = BatchOutputNamer(template: .plain, lists: 1)
+        var namer = BatchOutputNamer(template: .plain)
         let first = namer.claim(stem: "pic", shortenable: true, variants: ["original"], index: 1) { _ in "" }
         let second = namer.claim(stem: "pic", shortenable: true, variants: ["original"], index: 2) { _ in "" }
         #expect(try first[0].name(ext: "jpg") == "pic.jpg" && second[0].name(ext: "png") == "pic-1.png")
-        var variants = BatchOutputNamer(template: .withVariants, lists: 1)
+        var variants = BatchOutputNamer(template: .withVariants)
         let pair = variants.claim(stem: "a", shortenable: true, variants: ["s", "l"], index: 1) { _ in "" }
         #expect(try pair.map { try $0.name(ext: "webp") } == ["a-s.webp", "a-l.webp"])
         #expect(BatchOutputNamer.stem(input: "htp://x/a%20b.jpg?q=1#f", column: nil, source: nil) == ("a_b", false))
@@ -43,33 +43,32 @@ struct BatchPartsTests {
     }
 
     /// A template that begins with `{index}` (then its end, `{ext}` or text that starts with no digit) gives
-    /// different lines of one list different names, so the batch remembers none of them; a line's own outputs still
-    /// get `-1`, … as before. Other templates, or several lists (their line numbers start again), remember them all.
+    /// different lines different names (their numbers differ, through several inputs too), so the batch remembers
+    /// none of them; a line's own outputs still get `-1`, … as before. Other templates remember them all.
     @Test func namesLedByTheLineNumberAreNotRemembered() throws {
         let delimited = ["{index}", "{index}.{ext}", "{index}-{name}.{ext}", "{index}{ext}", "{index}_{variant}.{ext}"]
         let open = ["{name}.{ext}", "{index}{name}.{ext}", "{index}1.{ext}", "{index}{hash}.{ext}", "a{index}.{ext}"]
         #expect(try delimited.allSatisfy { try NameTemplate($0).beginsWithDelimitedIndex })
         #expect(try !open.contains { try NameTemplate($0).beginsWithDelimitedIndex })
-        func claimAll(_ template: String, lists: Int) throws -> (names: [String], remembered: Int) {
-            var namer = BatchOutputNamer(template: try NameTemplate(template), lists: lists)
+        func claimAll(_ template: String) throws -> (names: [String], remembered: Int) {
+            var namer = BatchOutputNamer(template: try NameTemplate(template))
             let names = try (1...300).flatMap { line in
                 try namer.claim(stem: "pic", shortenable: true, variants: ["s", "s"], index: line) { _ in "" }
                     .map { try $0.name(ext: "jpg") }
             }
             return (names, namer.rememberedNames)
         }
-        let lineLed = try claimAll("{index}.{ext}", lists: 1)
+        let lineLed = try claimAll("{index}.{ext}")
         #expect(lineLed.remembered == 0 && Set(lineLed.names).count == 600)
         #expect(lineLed.names.prefix(4) == ["1.jpg", "1-1.jpg", "2.jpg", "2-1.jpg"])
-        #expect(try claimAll("{index}.{ext}", lists: 2) == (lineLed.names, 600), "the same names, remembered")
-        #expect(try claimAll("{name}.{ext}", lists: 1).remembered == 600)
+        #expect(try claimAll("{name}.{ext}").remembered == 600)
     }
 
     @Test func stemsAreShortenedBetweenCharacters() {
         #expect(BatchOutputNamer.shortened("abcdef", by: 2) == "abcd")
         #expect(BatchOutputNamer.shortened("aé€x", by: 2) == "aé")
         #expect(BatchOutputNamer.shortened("€€", by: 5) == "€")
-        var namer = BatchOutputNamer(template: try! NameTemplate("{name}_{name}.{ext}"), lists: 1)
+        var namer = BatchOutputNamer(template: try! NameTemplate("{name}_{name}.{ext}"))
         let stem = String(repeating: "s", count: 200)
         let names = (0..<2).map { _ in namer.claim(stem: stem, shortenable: true, variants: ["original"], index: 1) { _ in "" }[0] }
         #expect(names.allSatisfy { $0.pattern.utf8.count - 1 + BatchOutputNamer.longestExtensionBytes <= 255 })
@@ -132,7 +131,7 @@ struct BatchPartsTests {
         let doubled = try DoubledPipeline()
         let requests = BatchRequests(template: try DoubledPipeline.request(), variants: [], originalsOnly: false)
         func claimedNames(_ options: BatchOptions) throws -> Int {
-            var maker = BatchItemMaker(options: options, requests: requests, pipeline: doubled.pipeline, judge: nil, lists: 1)
+            var maker = BatchItemMaker(options: options, requests: requests, pipeline: doubled.pipeline, judge: nil)
             let line = try #require(ListRowReader([.words([DoubledPipeline.url])], layout: options.listLayout).nextRow())
             let item = maker.item(for: line, sequence: 0)
             return try #require(item).outputNames.count

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import ImgCore
 
-/// Several lists read as one (`ListSequenceReader`): lines numbered on through the lists, each row keeping its own
-/// list and line; a list that can't be read ends the rows there; lists must be of one format.
+/// Several inputs read as one (`ListSequenceReader`): lines numbered on through the lists (and words given on the
+/// command line), each row of a list keeping its own list and line; a list that can't be read ends the rows there;
+/// lists must be of one format.
 @Suite("Several lists")
 struct ListSequenceReaderTests {
     static func rows(_ reader: any ListRowSource) -> [ListRow] {
@@ -56,14 +57,32 @@ struct ListSequenceReaderTests {
         #expect(reader.failure?.message.contains("gone.txt") == true, "\(String(describing: reader.failure))")
     }
 
-    @Test func listsOfDifferentFormatsAreRefusedAndFilesAreNumberedOnce() throws {
+    @Test func listsOfDifferentFormatsAreRefused() throws {
         var layout = ListLayout()
         #expect(throws: ImgError.usage("lists of different formats: 'a.csv' is csv, 'b.jsonl' is jsonl")) {
             try layout.prepare([.file("a.csv"), .file("b.jsonl")])
         }
         layout.format = .lines
         #expect(throws: Never.self) { try layout.checkOneFormat([.file("a.csv"), .file("b.jsonl")]) }
-        #expect(ListLayout.numberings(of: [.file("a"), .file("b")]) == 1)
-        #expect(ListLayout.numberings(of: [.words(["u"]), .file("b")]) == 2)
+    }
+
+    /// prefetch's URLs given on the command line, then its `--from` list: one word a line, the list's lines numbered
+    /// after them (its header and blank lines counted), each of its rows keeping its own line; a word has no list.
+    @Test func wordsAndAListAreNumberedOnThroughThem() throws {
+        let folder = try TemporaryDirectory()
+        let list = folder.file("l.csv")
+        try "url\nhttp://h/3.jpg\n\nhttp://h/4.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let reader = ListLayout().rowSource(for: [.words(["http://h/1.jpg", "http://h/2.jpg"]), .file(list)])
+        let rows = Self.rows(reader)
+        #expect(rows.map(\.first) == ["http://h/1.jpg", "http://h/2.jpg", "http://h/3.jpg", "http://h/4.jpg"])
+        #expect(rows.map(\.line) == [1, 2, 4, 6])
+        #expect(rows.map(\.position) == [nil, nil, ListPosition(list: list, line: 2), ListPosition(list: list, line: 4)])
+        #expect(reader.failure == nil && reader.linesRead == 6)
+        // A Parquet list's rows are numbered after the words too.
+        let parquet = ParquetListReaderTests.folder + "/snappy.parquet"
+        let count = ParquetListReaderTests.rows(parquet).rows.count
+        let mixed = Self.rows(ParquetListReaderTests.layout().rowSource(for: [.words(["http://h/1.jpg"]), .file(parquet)]))
+        #expect(mixed.map(\.line) == Array(1...(count + 1)))
+        #expect(mixed[1].position == ListPosition(list: parquet, line: 1) && mixed[0].position == nil)
     }
 }

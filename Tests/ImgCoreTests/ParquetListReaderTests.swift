@@ -20,7 +20,7 @@ struct ParquetListReaderTests {
     }
 
     static func rows(_ path: String, layout: ListLayout = layout()) -> (rows: [ListRow], failure: ImgError?) {
-        let reader = ParquetListReader([.file(path)], layout: layout)
+        let reader = ParquetListReader(path: path, layout: layout)
         var rows: [ListRow] = []
         while let row = reader.nextRow() { rows.append(row) }
         return (rows, reader.failure)

@@ -164,6 +164,34 @@ extension Options {
             .I FILE
             .RB ( \-
             for standard input) as well as from the command line.
+            Lines are numbered on through both, as
+            .B batch
+            numbers several lists: each URL given on the command line is a line, in the order given, and
+            .IR FILE 's
+            lines come after them (its header and blank lines counted), so that with two URLs given,
+            .IR FILE 's
+            line 1 is line 3.
+            With URLs given, the records of
+            .IR FILE 's
+            lines
+            .RB ( \-\-json ,
+            .BR \-\-manifest )
+            also name its
+            .B list
+            .RI ( FILE
+            as given) and its line there
+            .RB ( list_line
+            in the manifest,
+            .B listLine
+            in
+            .BR \-\-json ;
+            a malformed line's message on stderr names both); a URL given on the command line has no
+            .BR list .
+            To
+            .B \-\-resume
+            such a run, give the same URLs and
+            .IR FILE ,
+            in the same order.
             """#)
     static let limit = Option<Int>("limit", value: "N", parser: .integer(0...Int.max), default: CacheInspector.defaultLimit, for: [.cacheInspect], help: "entries listed",
                          man: #"""

@@ -38,7 +38,18 @@ extension Options {
             without), so that the tasks of an array write one manifest each.
             A record has
             .B line
-            (its number in the list, counting blank and comment lines),
+            (its number in the list, counting blank and comment lines; numbered on through several lists, and for
+            .B prefetch
+            through the URLs given on the command line and then the
+            .B \-\-from
+            list: then it is unique in the run, and the record of a list's line also has its
+            .B list
+            and its
+            .B list_line
+            there, see
+            .B batch
+            and
+            .BR \-\-from ),
             .B url
             (as given, a password shown as
             .BR *** ;

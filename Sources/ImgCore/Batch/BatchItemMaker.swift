@@ -13,13 +13,12 @@ struct BatchItemMaker {
     private let judge: ResumeJudge?
     private var namer: BatchOutputNamer?
 
-    /// `lists`: how many times the batch's line numbers start from 1 (`ListLayout.numberings(of:)`).
-    init(options: BatchOptions, requests: BatchRequests, pipeline: ImagePipeline, judge: ResumeJudge?, lists: Int) {
+    init(options: BatchOptions, requests: BatchRequests, pipeline: ImagePipeline, judge: ResumeJudge?) {
         (self.options, self.requests, self.pipeline, self.judge) = (options, requests, pipeline, judge)
         // A WebDataset sample is named by its line's key: no file names to claim, nor to remember (a few bytes a
         // line, for every line of the list whichever shard takes it).
         namer = options.outputDirectory == nil || options.webDataset != nil
-            ? nil : BatchOutputNamer(template: options.effectiveTemplate, lists: lists)
+            ? nil : BatchOutputNamer(template: options.effectiveTemplate)
     }
 
     /// The item of `line`, numbered `sequence` among those handed to workers; nil for a line of another shard.

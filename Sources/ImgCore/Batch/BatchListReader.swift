@@ -8,9 +8,10 @@ public struct BatchItem: Sendable {
     /// Position among the items handed to workers, from 0 in input order.
     public var sequence: Int
     /// The line number in its list (1-based, counting blank and comment lines), as `{index}` gives it; with several
-    /// lists, counted on through them (`position` is the line in its own).
+    /// inputs (lists; prefetch's words and `--from` list), counted on through them (`position` is the line in its own).
     public var line: Int
-    /// Its list and its line there, when the batch reads several lists; nil with one.
+    /// Its list and its line there, when the batch reads several inputs; nil with one, and for a word given on the
+    /// command line.
     public var position: ListPosition?
     /// The first column as written.
     public var input: String

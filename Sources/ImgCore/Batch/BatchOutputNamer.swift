@@ -14,16 +14,15 @@ struct BatchOutputNamer {
     private let template: NameTemplate
     /// The names claimed so far; only the current line's when lines never clash.
     private var registry = OutputNameRegistry()
-    /// Whether two lines can never get one name, so that only a line's own names are compared: one numbering (line
-    /// numbers differ; several files are numbered on through them) and a template that begins with its `{index}`
-    /// (`NameTemplate.beginsWithDelimitedIndex`). Then nothing is remembered from line to line, where the batch's
-    /// names would otherwise take 8–16 bytes a line.
+    /// Whether two lines can never get one name, so that only a line's own names are compared: a template that
+    /// begins with its `{index}` (`NameTemplate.beginsWithDelimitedIndex`), as line numbers differ (several inputs
+    /// are numbered on through them, `ListSequenceReader`). Then nothing is remembered from line to line, where the
+    /// batch's names would otherwise take 8–16 bytes a line.
     let linesNeverClash: Bool
 
-    /// `lists`: how many times the batch's line numbers start from 1 (`ListLayout.numberings(of:)`).
-    init(template: NameTemplate, lists: Int) {
+    init(template: NameTemplate) {
         self.template = template
-        linesNeverClash = lists == 1 && template.beginsWithDelimitedIndex
+        linesNeverClash = template.beginsWithDelimitedIndex
     }
 
     /// How many names are remembered for later lines.

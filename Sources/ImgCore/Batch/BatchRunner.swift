@@ -141,8 +141,7 @@ public final class BatchRunner: Sendable {
 
     private func readList(_ inputs: [BatchInput]) {
         let reader = options.listLayout.rowSource(for: inputs)
-        var maker = BatchItemMaker(options: options, requests: requests, pipeline: pipeline, judge: judge,
-                                   lists: ListLayout.numberings(of: inputs))
+        var maker = BatchItemMaker(options: options, requests: requests, pipeline: pipeline, judge: judge)
         var sequence = 0
         while !stopping.load(ordering: .relaxed), let line = reader.nextRow() {
             guard let item = maker.item(for: line, sequence: sequence) else { continue }

@@ -87,18 +87,14 @@ public struct ListLayout: Sendable {
         }
     }
 
-    /// The reader of the rows of `inputs`: several lists read as one (`ListSequenceReader`), Parquet's for a Parquet
-    /// list, else the reader of lines.
+    /// The reader of the rows of `inputs`: several inputs (batch's lists; prefetch's words and `--from` list) read as
+    /// one, numbered on through them (`ListSequenceReader`); Parquet's for a Parquet list; else the reader of lines.
     func rowSource(for inputs: [BatchInput]) -> any ListRowSource {
-        let lists = Self.files(of: inputs)
-        if lists.count > 1, lists.count == inputs.count { return ListSequenceReader(lists: lists, layout: self) }
-        return listFormat(of: inputs) == .parquet ? ParquetListReader(inputs, layout: self) : ListRowReader(inputs, layout: self)
-    }
-
-    /// How many times the rows of `inputs` are numbered from 1: once for files alone (several are read as one,
-    /// `ListSequenceReader`), once an input otherwise (words given on the command line, then a list).
-    static func numberings(of inputs: [BatchInput]) -> Int {
-        files(of: inputs).count == inputs.count ? 1 : inputs.count
+        if inputs.count > 1 { return ListSequenceReader(inputs: inputs, layout: self) }
+        if case .file(let path)? = inputs.first, format.resolved(for: .file(path)) == .parquet {
+            return ParquetListReader(path: path, layout: self)
+        }
+        return ListRowReader(inputs, layout: self)
     }
 
     /// Several lists must be of one format (a usage error naming two that differ).

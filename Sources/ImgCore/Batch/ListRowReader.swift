@@ -34,8 +34,8 @@ public struct ListRow: Sendable {
     public var caption: String?
     /// The SHA-256 column's digest, lower-case (`ListLayout.sha256Column`); nil without one or when the row failed.
     public var sha256: String?
-    /// The list it comes from and its line there, when the batch reads more than one list (then `line` counts on
-    /// through the lists); nil with one list.
+    /// The list it comes from and its line there, when the batch reads more than one input (then `line` counts on
+    /// through them, `ListSequenceReader`); nil with one input, and for a word given on the command line.
     public var position: ListPosition?
 }
 

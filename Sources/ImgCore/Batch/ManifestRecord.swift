@@ -2,10 +2,11 @@ import Foundation
 
 /// One line of a `--manifest` file: what became of one list line. JSON keys are those below, snake_case.
 public struct ManifestRecord: Codable, Sendable, Equatable {
-    /// The line number in the list (1-based, counting blank and comment lines); with several lists, counted on
-    /// through them in the order given.
+    /// The line number in the list (1-based, counting blank and comment lines); with several inputs (batch's lists,
+    /// prefetch's URLs given on the command line and then its `--from` list), counted on through them in order.
     public var line: Int
-    /// With several lists: the list the line is in, as named on the command line, and its line there.
+    /// With several inputs: the list the line is in, as named on the command line (`-`: standard input), and its
+    /// line there; absent for a URL given on the command line.
     public var list: String?
     public var listLine: Int?
     /// The first column as written, its password shown as `***`; absent for a line not of the form `URL [NAME]`,

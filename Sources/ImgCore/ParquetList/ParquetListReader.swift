@@ -1,14 +1,14 @@
 import Foundation
 
 /// Reads a batch's rows when its list is Parquet (`ListFormat.parquet`): the Parquet file's rows, numbered from 1
-/// (a row's number is its `line`), and words given on the command line as plain lines, in the order of the inputs.
+/// (a row's number is its `line`); several inputs are read one after the other by `ListSequenceReader`.
 /// A row that fails (no URL, a null where a string is needed) is recorded by its named columns as compact JSON.
 final class ParquetListReader: ListRowSource {
-    private var inputs: ArraySlice<BatchInput>
+    private let path: String
     private let layout: ListLayout
-    private var words: BatchListReader?
+    /// The file's rows once it is opened; nil before, and once they are read or a failure ended them.
     private var rows: ParquetRows?
-    private var path = ""
+    private var opened = false
     private var rowNumber = 0
     /// Why the list could not be read to its end (it can't be opened, or a page is malformed): the rows before it
     /// were returned, none after it. Nil while all is well.
@@ -16,42 +16,29 @@ final class ParquetListReader: ListRowSource {
 
     var linesRead: Int { rowNumber }
 
-    init(_ inputs: [BatchInput], layout: ListLayout) {
-        (self.inputs, self.layout) = (inputs[...], layout)
+    /// `path`: the Parquet file, opened when its first row is asked for.
+    init(path: String, layout: ListLayout) {
+        (self.path, self.layout) = (path, layout)
     }
 
     func nextRow() -> ListRow? {
-        while true {
-            if let words {
-                if let physical = words.nextPhysicalLine() {
-                    if let row = ListRowReader.plainRow(physical) { return row }
-                    continue
-                }
-                self.words = nil
-            }
-            if let rows {
-                do throws(ParquetFormatError) {
-                    if let values = try rows.next() { return row(values) }
-                    self.rows = nil
-                } catch {
-                    stop(because: .io("cannot read list '\(path)': \(error.reason)"))
-                    return nil
-                }
-                continue
-            }
-            guard let input = inputs.popFirst() else { return nil }
-            guard case .file(let path) = input else {
-                words = BatchListReader([input])
-                continue
-            }
+        if !opened {
+            opened = true
             do throws(ImgError) {
-                (self.path, rowNumber) = (path, 0)
                 rows = ParquetRows(try ParquetFile(path: path), columns: layout.namedColumns.map(\.name))
             } catch {
-                stop(because: error)
+                failure = error
                 return nil
             }
         }
+        guard let rows else { return nil }
+        do throws(ParquetFormatError) {
+            if let values = try rows.next() { return row(values) }
+        } catch {
+            failure = .io("cannot read list '\(path)': \(error.reason)")
+        }
+        self.rows = nil
+        return nil
     }
 
     private func row(_ values: [String: ColumnValue]) -> ListRow {
@@ -59,11 +46,6 @@ final class ParquetListReader: ListRowSource {
         var row = layout.row(from: { values[$0] }, line: rowNumber, raw: "")
         if row.failure != nil { row.raw = Self.compactJSON(values) }
         return row
-    }
-
-    private func stop(because error: ImgError) {
-        failure = error
-        (inputs, rows, words) = ([], nil, nil)
     }
 
     /// `values` as a JSON object, keys sorted, no spaces.
