@@ -132,6 +132,10 @@ struct FetchTests: EndToEndSuite {
         let html = try fetch([server.url("/html"), "-o", work.file("x.jpg")])
         #expect(html.status == 5 && html.stderr.contains("text/html"))
         #expect(try fetch([server.url("/img/cogs.gif"), "--only-from-cache", "-o", work.file("x.jpg")]).status == 6)
+        // Only the cache may answer and there is none: not cached, and no cache directory is made.
+        let none = work.file("no-cache-here")
+        let uncached = try Imgfetch.run([server.url("/img/cogs.gif"), "--only-from-cache", "--cache-dir", none, "-o", work.file("x.jpg")])
+        #expect(uncached.status == 6 && !FileManager.default.fileExists(atPath: none), "\(uncached.stderr)")
         #expect(try fetch([server.url("/img/sample.jpg"), "-o", work.file("no/such/dir/x.jpg")]).status == 7)
         #expect(!FileManager.default.fileExists(atPath: work.file("x.jpg")))
         let several = try fetch([server.url("/img/sample.jpg"), server.url("/img/nope.jpg"), "-O", work.file("many")])

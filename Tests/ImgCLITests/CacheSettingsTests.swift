@@ -20,8 +20,9 @@ struct CacheSettingsTests {
         func expirySpan(_ extra: [String], environment: [String: String] = [:]) throws -> Int64 {
             _ = try fixture.run(["cache", "clear", "-q"])
             let output = fixture.home.file("o.png")
-            let result = try fixture.run(["fetch", fixture.server.url("/img/rgba.png"), "-o", output, "--no-auto-clean"] + extra,
-                                         environment: environment)
+            // The directory's 1K limit would keep the entries out (larger than the limit allows one entry).
+            let result = try fixture.run(["fetch", fixture.server.url("/img/rgba.png"), "-o", output, "--no-auto-clean",
+                                          "--size-limit", "1M"] + extra, environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             let state = try #require(fixture.entries().first { $0.key.hasSuffix("/original") }?.value)
             return Int64(state.span.rounded())

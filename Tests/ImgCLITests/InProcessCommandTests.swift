@@ -9,6 +9,12 @@ struct InProcessCommandTests {
     @Test func aCommandWritesToItsConsoleOnly() throws {
         let help = try Imgfetch.runInProcess(["help", "batch"])
         #expect(help.status == 0 && help.stdoutText.contains("--manifest") && help.stderr.isEmpty)
+        let words = help.stdoutText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("(default {name}.{ext}, {name}-{variant}.{ext} with variants)"), "\(help.stdoutText)")
+        // The general help names every other command's help, info's too.
+        let general = try Imgfetch.runInProcess(["help"])
+        #expect(general.stdoutText.contains("Other commands: imgfetch help batch|prefetch|info|cache|renderer|completions"),
+                "\(general.stdoutText)")
         let refused = try Imgfetch.runInProcess(["batch", "--no-such-option"])
         #expect(refused.status == 2 && refused.stdout.isEmpty)
         #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.hasPrefix("imgfetch: "), "\(refused.stderr)")

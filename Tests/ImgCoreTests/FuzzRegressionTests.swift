@@ -74,7 +74,8 @@ struct FuzzRegressionTests {
     /// values past its end was read beyond its bytes (a trap); now the list ends with a failure naming the page.
     @Test func stringsPastTheirPageEndTheListWithAFailure() throws {
         let file = try ParquetFile(path: Paths.packageRoot + "/Fuzz/regressions/parquet/string-lengths-past-the-page")
-        let rows = ParquetRows(file, columns: file.columns.filter { $0.unreadableReason == nil }.map(\.name))
+        // Its flat columns: the damage reaches a nested one's pages too, in an earlier row group.
+        let rows = ParquetRows(file, columns: file.columns.filter { $0.unreadableReason == nil && $0.maxRepetition == 0 }.map(\.name))
         var reason = ""
         do {
             while try rows.next() != nil {}

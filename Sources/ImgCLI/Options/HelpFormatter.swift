@@ -26,7 +26,10 @@ enum HelpFormatter {
         let global = OptionCatalog.all.filter { $0.isGlobal && !$0.isHidden }
         text += "\n\nEvery command:"
         for option in global { text += "\n" + line(option, for: commands) }
-        if word == "fetch" { text += "\n\nOther commands: imgfetch help batch|prefetch|cache|renderer|completions" }
+        if word == "fetch" {
+            let others = CommandName.words.filter { $0 != "fetch" && $0 != "help" }
+            text += "\n\nOther commands: imgfetch help " + others.joined(separator: "|")
+        }
         return text
     }
 

@@ -92,7 +92,7 @@ extension Options {
             from it, if it takes at most 32 MiB; the others, and the frames of animations,
             are decoded for each variant.
             """#)
-    static let name = Option<String>("name", value: "TEMPLATE", parser: .text, shownDefault: "{name}.{ext}", for: [.batch],
+    static let name = Option<String>("name", value: "TEMPLATE", parser: .text, shownDefault: "{name}.{ext}, {name}-{variant}.{ext} with variants", for: [.batch],
                          help: "output names: {name} {variant} {index} {hash} {ext}",
                          man: #"""
             Output names; see

@@ -201,8 +201,9 @@ extension Options {
                          man: #"""
             Take only the first frame of an animated image.
             By default animated GIF and WebP stay animated (frame delays and loop count
-            kept) when the output is GIF or WebP; other output formats get the first
-            frame.
+            kept; libvips writes a GIF frame delay of 0 into WebP as 100 ms, as browsers
+            play such a GIF frame) when the output is GIF or WebP; other output formats get
+            the first frame.
             A multi-page file whose pages differ in size (TIFF, HEIF) is read as its
             first page, and
             .B \-v

@@ -31,7 +31,7 @@ extension Options {
             The original is fetched (and cached) to learn its size; an original whose size is not known passes.
             Default: none.
             """#)
-    static let maxAspectRatio = Option<String>("max-aspect-ratio", value: "R", parser: .text, for: [.batch], help: "write no original longer than R times its width",
+    static let maxAspectRatio = Option<String>("max-aspect-ratio", value: "R", parser: .text, for: [.batch], help: "write no original whose longer side is over R times its shorter",
                          man: #"""
             Write nothing for a line whose original's longer side is over
             .I R

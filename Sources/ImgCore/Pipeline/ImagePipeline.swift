@@ -33,6 +33,10 @@ public final class ImagePipeline: Sendable {
             store = nil
         } else if let given = configuration.entryStore {
             store = given
+        } else if let directory = configuration.cacheDirectory, configuration.policy.onlyFromCache,
+                  configuration.cacheRoot == nil, !FileManager.default.fileExists(atPath: directory) {
+            // Only the cache may answer, and there is none: nothing to read, and none is made.
+            store = nil
         } else if let directory = configuration.cacheDirectory {
             do {
                 let disk: DiskCache
