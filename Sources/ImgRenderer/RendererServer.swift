@@ -42,6 +42,12 @@ public final class RendererServer: Sendable {
     /// When it started or last finished a rendering, in `DispatchTime` nanoseconds.
     private let lastActivity = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     private let slots: DispatchSemaphore
+    /// The threads of the connections being served, by number, each joined once it has ended (`joinEndedConnections`),
+    /// the last ones before `serve` returns: none is left running beside the process's exit.
+    private let connectionThreads = Mutex<[Int: JoinableThread]>([:])
+    /// The numbers of the connections whose thread has ended or is ending.
+    private let endedConnections = Mutex<[Int]>([])
+    private let connectionsAccepted = Atomic<Int>(0)
 
     /// `slots` renderings at once; default one more than the active cores, as in a pipeline
     /// (`PipelineConfiguration.defaultRenderingSlots`).
@@ -93,6 +99,7 @@ public final class RendererServer: Sendable {
             } else if ready < 0, errno != EINTR {
                 break
             }
+            joinEndedConnections()
             // (A rendering may end between the two reads: never subtract a later time from an earlier one.)
             let last = lastActivity.load(ordering: .relaxed)
             let idleNanoseconds = DispatchTime.now().uptimeNanoseconds.subtractingReportingOverflow(last)
@@ -103,7 +110,18 @@ public final class RendererServer: Sendable {
         close(listener)
         directory.remove(address.name)
         while active.load(ordering: .relaxed) > 0 { usleep(5_000) }
+        joinEndedConnections()
         return true
+    }
+
+    /// Joins the threads of the connections that have ended.
+    private func joinEndedConnections() {
+        let ended = endedConnections.withLock { numbers in
+            defer { numbers = [] }
+            return numbers
+        }
+        let threads = connectionThreads.withLock { threads in ended.compactMap { threads.removeValue(forKey: $0) } }
+        for thread in threads { thread.join() }
     }
 
     /// Makes `serve` return once the renderings in progress are done (SIGTERM, `renderer stop`).
@@ -116,10 +134,19 @@ public final class RendererServer: Sendable {
             guard let socket = RendererSocket(descriptor: descriptor) else { continue }
             guard socket.peerIsSameUser, active.load(ordering: .relaxed) < Self.maxConnections else { continue }
             active.add(1, ordering: .relaxed)
-            Thread.detachNewThread { [self] in
+            let number = connectionsAccepted.add(1, ordering: .relaxed).newValue
+            // Counted ended before it stops counting as active, so that none is left to join once none is active.
+            let thread = JoinableThread(stackSize: 8 << 20) { [self] in
                 serve(socket)
+                endedConnections.withLock { $0.append(number) }
                 active.subtract(1, ordering: .relaxed)
             }
+            guard let thread else {
+                // No thread left: the connection is closed, and its client renders itself.
+                active.subtract(1, ordering: .relaxed)
+                continue
+            }
+            connectionThreads.withLock { $0[number] = thread }
         }
     }
 
