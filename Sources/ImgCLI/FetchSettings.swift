@@ -41,6 +41,10 @@ struct FetchSettings {
         }
         // An empty -O (a script's unset variable) is refused, not taken as the working directory.
         if outputDirectory == "" { throw .setting(.outputDirectoryUnnamed) }
+        // `-` is standard output for -o; -O writes files into a folder, so it does not take it for a folder's name.
+        if outputDirectory == "-" {
+            throw .usage("-O - names a folder, not standard output (-o - writes one image there); for a folder named '-', give ./-")
+        }
         outputDirectory = outputDirectory.map(PathSpelling.normalised)
         encoding = try Self.encoding(from: arguments, outputFile: outputFile)
         template.encoding = encoding

@@ -109,7 +109,9 @@ enum InfoCommand {
         lines.append("  ICC profile: \(profile)")
         lines.append("  metadata: EXIF \(info.hasExif ? "yes" : "no"), XMP \(info.hasXmp ? "yes" : "no")")
         lines.append("  file size: \(info.fileSize.map { "\($0) bytes" } ?? "unknown")")
-        if let state = info.cacheState {
+        if info.requests != nil || info.cacheState != nil {
+            // A remote input: what was asked, and what the cache held (not read with --no-cache).
+            let state = info.cacheState ?? "not read (--no-cache)"
             var http = "  http: " + (info.httpStatus.map(String.init) ?? "no request")
             if let type = info.contentType { http += ", \(type)" }
             if let etag = info.etag { http += ", ETag \(etag)" }

@@ -82,6 +82,23 @@ struct WebDatasetResumeTests {
         #expect(retried.status == 75 && retried.stderr.contains("0 samples written into 1 tar"), "\(retried.stderr)")
     }
 
+    /// A sample made from a variant the cache already holds (an earlier run into files made it) says its original's
+    /// size as a fresh one does: the variant's entry records it.
+    @Test func aCachedVariantsSampleKeepsItsOriginalsSize() throws {
+        let fixture = try BatchFixture(count: 1)
+        let url = [fixture.server.url("/img/img1.jpg")]
+        #expect(try fixture.batch(url, ["--resize", "100x"]).status == 0)
+        let output = fixture.root.file("w"), manifest = fixture.root.file("m.jsonl")
+        let result = try Imgfetch.run(["batch", try fixture.list(url), "-O", output, "--cache-dir", fixture.cache, "-v",
+                                       "--output-format", "webdataset", "--resize", "100x", "--manifest", manifest])
+        #expect(result.status == 0 && result.stderr.contains(": disk,"), "served by the cache: \(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: WebDatasetTests.member("000000001.json", of: output + "/00000.tar"))
+                                as? [String: Any])
+        #expect(json["original_width"] as? Int == 290 && json["original_height"] as? Int == 442, "\(json)")
+        let record = try #require(try JSONLines.objects(inFile: manifest).first)
+        #expect(record["original"] as? [String: Int] == ["width": 290, "height": 442], "\(record)")
+    }
+
     /// A signal stops the run and completes the open tar with the samples it has: each ok line recorded is in it,
     /// and no temporary is left.
     @Test func aSignalCompletesTheOpenTar() throws {

@@ -57,11 +57,14 @@ struct CoreCauseWordingTests {
             (["http://127.0.0.1:1/a.jpg", "-o", root.file("none/")], "-o \(root.file("none/")) names a directory; use -O DIR to write into it"),
             (["http://127.0.0.1:1/a.jpg", "-O", ""], "-O needs a directory name"),
             (["batch", list, "-O", ""], "-O needs a directory name"),
+            (["batch", list, "-O", "-"], "-O - names a folder, not standard output"),
+            (["http://127.0.0.1:1/a.jpg", "-O", "-"], "-O - names a folder, not standard output"),
         ]
         for (arguments, message) in cases {
             let result = try Imgfetch.runInProcess(arguments)
             #expect(result.status == 2 && result.stderr.contains("imgfetch: \(message)"), "\(arguments): \(result.stderr)")
         }
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/-"), "no folder named '-'")
     }
 
     /// A batch line refused by `--deny-local` or by a name whose extension `--format` contradicts fails naming the

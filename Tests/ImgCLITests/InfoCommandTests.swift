@@ -86,6 +86,11 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(found["width"] as? Int == 800 && found["height"] as? Int == 531)
         #expect(found["fileSize"] as? Int == (try Self.size("photos/plane.jpg")))
         #expect((found["etag"] as? String)?.isEmpty == false && found["contentType"] as? String == "image/jpeg")
+        // With --no-cache no cache is read: its state is not known, and left out (it said "absent").
+        let uncached = try record([url, "--no-cache"])
+        #expect(uncached["cacheState"] == nil && uncached["requests"] as? Int == 1, "\(uncached)")
+        let text = try info([url, "--no-cache"])
+        #expect(text.status == 0 && text.stdoutText.contains("cache: not read (--no-cache); "), "\(text.stdoutText)")
     }
 
     @Test func anExpiredCachedInputIsRevalidatedWithoutItsBody() throws {
@@ -151,6 +156,10 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(expired["cacheState"] as? String == "expired" && expired["requests"] as? Int == 0)
         #expect(expired["width"] as? Int == 800 && expired["height"] as? Int == 531)
         #expect(try server.stats().total == requests, "--only-from-cache made a request")
+        // fetch serves only a fresh entry without the network, and says why it can't here.
+        let stale = try fetch([url, "--only-from-cache", "-o", work.file("q.jpg")])
+        #expect(stale.status == 6 && stale.stderr.contains("expired in the cache: only a fresh entry is served without the "
+                                                            + "network (--only-from-cache)"), "\(stale.stderr)")
         let contradiction = try info([url, "--only-from-cache", "--no-cache"])
         #expect(contradiction.status == 2 && contradiction.stderr.contains("contradict"), "\(contradiction.stderr)")
     }

@@ -36,6 +36,8 @@ struct MetadataLineTests {
         metadata.format = maybe(randomString(&generator))
         metadata.width = maybe(Int.random(in: Int.min...Int.max, using: &generator))
         metadata.height = maybe(Int.random(in: 0...70_000, using: &generator))
+        metadata.sourceWidth = maybe(Int.random(in: 0...70_000, using: &generator))
+        metadata.sourceHeight = maybe(Int.random(in: Int.min...Int.max, using: &generator))
         metadata.ttl = maybe(Int64.random(in: Int64.min...Int64.max, using: &generator))
         metadata.etag = maybe(randomString(&generator))
         metadata.lastModified = maybe(randomString(&generator))

@@ -45,6 +45,9 @@ struct ParsingTests {
         ("resize(200x", "position 1"), ("round(x)", "round radius"), ("sharpen(2)", "unknown processing step"),
         ("resize(0x0)", "out of range"), ("blur(-1)", "out of range"), ("resize(200x200)|round(2)", "position 16"),
         ("", "empty chain"), ("resize(200x200,fill", "missing ')'"),
+        ("resize(100x100,fill,fit)", "resize modes 'fill' and 'fit' contradict each other"),
+        ("resize(100x100,exact,cover)", "resize modes 'exact' and 'cover' contradict each other"),
+        ("resize(100x100,pad=red,pad=blue)", "resize modes 'pad=red' and 'pad=blue' contradict each other"),
     ])
     func malformedChainsNameTheProblem(chain: String, expected: String) {
         do {

@@ -110,7 +110,7 @@ struct PipelineStageTests {
                           expired: true, etag: nil)
         var onlyFromCache = doubles.pipeline.configuration
         onlyFromCache.policy.onlyFromCache = true
-        #expect(throws: ImgError.notCached("not in the cache")) {
+        #expect(throws: ImgError.notCached("expired in the cache: only a fresh entry is served without the network")) {
             try ImagePipeline(configuration: onlyFromCache).image(for: request)
         }
         let response = try doubles.pipeline.image(for: request)

@@ -102,7 +102,8 @@ extension Options {
             """#)
     static let onlyFromCache = Flag("only-from-cache", for: Set.fetchLike.union([.info]), help: "never use the network",
                          man: #"""
-            Never use the network; an input that is not cached fails with exit 6.
+            Never use the network; an input that is not cached, or whose cached original has expired, fails with
+            exit 6 (its line says which).
             With
             .BR info ,
             a cached original answers, fresh or expired, without any request.

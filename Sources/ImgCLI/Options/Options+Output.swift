@@ -72,6 +72,13 @@ extension Options {
             with names derived from the inputs (see
             .BR "OUTPUT NAMES" ).
             Files left there by an earlier run are overwritten.
+            .B \-O \-
+            is a usage error (exit 2):
+            .B \-
+            means standard output for
+            .BR \-o ;
+            a folder of that name is
+            .BR ./\- .
             .I DIR
             is opened once and every name is resolved in it: an output is made whole
             under a temporary and then renamed to its name, so whatever another user

@@ -16,6 +16,10 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var format: String?
     public var width: Int?
     public var height: Int?
+    /// A variant's original's width and height (what a WebDataset sample's `original_width` says on a cache hit);
+    /// nil (absent) for an original, and in an entry written before they were recorded.
+    public var sourceWidth: Int?
+    public var sourceHeight: Int?
     /// Seconds since 1970.
     public var created: Double
     /// Seconds an access extends the entry by; nil for never.
@@ -100,6 +104,8 @@ public enum CacheEntryFile {
         text.add("lastModified", metadata.lastModified)
         text.add("robotsTags", metadata.robotsTags)
         text.add("size", metadata.size)
+        text.add("sourceHeight", metadata.sourceHeight)
+        text.add("sourceWidth", metadata.sourceWidth)
         text.add("ttl", metadata.ttl)
         text.add("url", metadata.url)
         text.add("variant", metadata.variant)

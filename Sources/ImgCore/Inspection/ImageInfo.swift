@@ -42,7 +42,8 @@ public struct ImageInfo: Sendable, Equatable, Encodable {
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
-    /// A remote input's original in the disk cache before this command: `fresh`, `expired` or `absent`.
+    /// A remote input's original in the disk cache before this command: `fresh`, `expired` or `absent`; nil (left
+    /// out) when no cache was read (`--no-cache`).
     public var cacheState: String?
     /// With `--facts`: the image's facts (the same as `fetch --facts` reports for it unchanged).
     public var facts: ImageFacts?

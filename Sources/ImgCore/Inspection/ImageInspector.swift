@@ -53,7 +53,8 @@ public struct ImageInspector: Sendable {
     private func inspectRemote(_ url: URL, source: ImageSource) throws(ImgError) -> (info: ImageInfo, notes: [String]) {
         var key = cacheKey
         if key == nil { key = try CacheKey.original(for: source, query: query, headers: network.headers) }
-        var state = "absent"
+        // Without a cache (`--no-cache`: no directory given) its state is not known: left out.
+        var state: String? = cacheDirectory == nil ? nil : "absent"
         var expired: (metadata: CacheEntryMetadata, body: EncodedBytes)?
         if let key, let cache = try openCache() {
             switch cache.lookup(at: cache.originalPath(originalKey: key), key: key, inPlace: true) {
@@ -196,8 +197,8 @@ public struct ImageInspector: Sendable {
 }
 
 extension ImageInfo {
-    /// The same with `cacheState` set.
-    func with(_ state: String) -> ImageInfo {
+    /// The same with `cacheState` set (nil: unknown, left out).
+    func with(_ state: String?) -> ImageInfo {
         var info = self
         info.cacheState = state
         return info

@@ -166,6 +166,7 @@ extension ImagePayload {
         recordedURL = entry.url
         robotsTags = entry.robotsTags
         chosen = entry.chosen
+        if let width = entry.sourceWidth, let height = entry.sourceHeight { sourceSize = (width, height) }
     }
 }
 
@@ -180,5 +181,6 @@ extension CacheEntryMetadata {
         facts = body.facts
         robotsTags = body.robotsTags
         chosen = body.chosen
+        (sourceWidth, sourceHeight) = (body.sourceSize?.width, body.sourceSize?.height)
     }
 }

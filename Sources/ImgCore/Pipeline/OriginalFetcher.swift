@@ -91,7 +91,12 @@ final class OriginalFetcher: Sendable {
             return Fetched(image: hit, source: .memory, recordedURL: hit.recordedURL)
         }
         if !policy.forceRefresh, let fresh = freshFromStore(key, for: request) { return fresh }
-        if policy.onlyFromCache { throw .notCached("not in the cache") }
+        if policy.onlyFromCache {
+            if let store, case .expired = store.lookup(.original(key: key), inPlace: true) {
+                throw .notCached("expired in the cache: only a fresh entry is served without the network")
+            }
+            throw .notCached("not in the cache")
+        }
 
         return try downloads.run(key: key) { () throws(ImgError) -> Fetched in
             let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds)

@@ -72,17 +72,25 @@ extension ImageProcessors {
         /// Parses a resize size with its ImageMagick suffix and the modes after it (`fit`, `fill`, `exact`, `cover`,
         /// `pad` or `pad=COLOR`, `upscale`): `200x200>`, `1000x1000<`, `100x100!`, `100x100^`, `50%`, `50%x25%`,
         /// `300x`.
-        /// A suffix and a mode that says otherwise contradict each other (`200x200!` with `fill`).
+        /// A suffix and a mode that says otherwise contradict each other (`200x200!` with `fill`), as do two modes
+        /// (`fill,fit`; `pad=red,pad=blue`).
         public static func parse(_ size: String, options: [String]) throws(ImgError) -> Resize {
             var mode: Mode?, upscale = false, padColor = Color.white
+            var given: String?
             for option in options.map({ $0.lowercased() }) {
-                if option == "upscale" { upscale = true } else if let parsed = Mode(rawValue: option) {
-                    mode = parsed
+                if option == "upscale" {
+                    upscale = true
+                    continue
+                }
+                let isMode = Mode(rawValue: option) != nil || option.hasPrefix("pad=")
+                if isMode, let given, given != option { throw .usage("resize modes '\(given)' and '\(option)' contradict each other: give one") }
+                if let parsed = Mode(rawValue: option) {
+                    (mode, given) = (parsed, option)
                 } else if option.hasPrefix("pad=") {
                     guard let color = Color(parsing: String(option.dropFirst(4))) else {
                         throw .usage("bad pad colour '\(option.dropFirst(4))': expected #rgb, #rrggbb, #rrggbbaa or a name")
                     }
-                    (mode, padColor) = (.pad, color)
+                    (mode, padColor, given) = (.pad, color, option)
                 } else {
                     throw .usage("unknown resize mode '\(option)' (fit, fill, exact, cover, pad, upscale)")
                 }
