@@ -30,6 +30,11 @@ enum InfoCommand {
             do {
                 let (info, notes) = try inspector.inspect(source)
                 for note in notes { reporter.info("\(input): \(note)") }
+                // As fetch warns: the answer may be another image's (FetchSettings' query-collision listener).
+                if let recorded = info.recordedURL, case .remote(let url) = source {
+                    console.error(QueryCollision.servedFromEntry(requested: URLCredentials.removingUserInfo(from: url),
+                                                                 recorded: recorded).commandLineMessage)
+                }
                 record = Record(input: input, status: "ok", info: info)
             } catch {
                 if cancellation.isCancelled { break }

@@ -43,6 +43,11 @@ struct CacheKeyTests: EndToEndSuite {
         try FileManager.default.copyItem(atPath: try originalPath(a), toPath: try originalPath(b))
         let verify = try fetch(["cache", "verify"])
         #expect(verify.status == 8 && verify.stdoutText.contains("misplaced"), "\(verify.stdoutText)\(verify.stderr)")
+        // cache inspect B shows the copy in B's place as damaged, not as B's original.
+        let inspected = try fetch(["cache", "inspect", b, "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: inspected.stdout) as? [String: Any])
+        let items = try #require(document["items"] as? [[String: Any]])
+        #expect(items.contains { $0["kind"] as? String == "original" && $0["damaged"] as? Bool == true }, "\(items)")
         let again = try fetch([b, "--format", "png", "-o", work.file("b.png"), "-v"])
         #expect(again.status == 0 && again.stderr.contains(": network"), "\(again.stderr)")
         #expect(try size(work.file("b.png")) == (try size(Paths.images + "/rgba.png")))

@@ -137,6 +137,21 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(verified.status == 0, "\(verified.stdoutText) \(verified.stderr)")
     }
 
+    /// A cached original recorded for the same URL with another query (the key drops it) may be another image:
+    /// info answers from it as fetch does, and says so as fetch does (a warning, `queryDiffers` and `recordedURL`).
+    @Test func anAnswerFromAnotherQuerysEntrySaysSo() throws {
+        let recorded = server.url("/by-query/x?img=rgba.png")
+        #expect(try fetch([recorded, "-o", work.file("q1.png")]).status == 0)
+        let other = server.url("/by-query/x?img=photos/plane.jpg")
+        let run = try info([other, "--json"])
+        #expect(run.status == 0 && run.stderr.contains("warning: \(other) is served from the cache entry of \(recorded)"),
+                "\(run.stderr)")
+        let found = try #require(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
+        #expect(found["queryDiffers"] as? Bool == true && found["recordedURL"] as? String == recorded, "\(found)")
+        let own = try record([recorded])
+        #expect(own["queryDiffers"] == nil && own["recordedURL"] == nil, "\(own)")
+    }
+
     /// info --only-from-cache answers from a cached original, fresh or expired, with no request at all, and fails
     /// with exit 6 in one line for a URL that is not cached (making no cache directory).
     @Test func onlyFromCacheMakesNoRequest() throws {

@@ -30,7 +30,8 @@ extension Options {
             (JSON Lines: one object a line), or
             .B parquet
             (Apache Parquet, as LAION's and DataComp's URL lists are: a file, not standard input; its rows
-            are numbered from 1 and a row's number is its line; flat columns of strings, integers,
+            are numbered from 1 and a row's number is its line; flat columns of strings (a byte array's bytes read
+            as UTF-8 text, bytes that are not UTF-8 replaced by U+FFFD), integers,
             floating-point numbers (NaN and the infinities as the strings NaN, Infinity and \-Infinity,
             which JSON has no number for) and booleans, dates and timestamps as their integer counts, nulls
             as JSON nulls; lists of such values, nested to any depth (a list of strings, DataComp's lists of

@@ -90,7 +90,9 @@ public enum CacheInspector {
                          format: metadata?.format, width: metadata?.width, height: metadata?.height,
                          created: metadata?.created, lastAccess: entry.lastAccess,
                          expires: entry.expires >= EntryIO.neverThreshold ? nil : entry.expires, expired: entry.isExpired(at: now),
-                         etag: metadata?.etag, lastModified: metadata?.lastModified, damaged: metadata == nil)
+                         etag: metadata?.etag, lastModified: metadata?.lastModified,
+                         // Unreadable, or another key's entry copied into this place (`cache verify`: misplaced).
+                         damaged: metadata.map { !CacheVerifier.isInPlace($0, entry) } ?? true)
     }
 
     /// The original key of a command-line input, as fetch computes it (`CacheKey.original(for:)`): `--cache-key`

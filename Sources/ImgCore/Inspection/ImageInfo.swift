@@ -47,11 +47,14 @@ public struct ImageInfo: Sendable, Equatable, Encodable {
     public var cacheState: String?
     /// With `--facts`: the image's facts (the same as `fetch --facts` reports for it unchanged).
     public var facts: ImageFacts?
+    /// The URL a cached original that answered was recorded for, when its query differs from the input's (the cache
+    /// key drops the query): it may be another image. Nil otherwise.
+    public var recordedURL: String?
 
     private enum CodingKeys: String, CodingKey {
         case format, width, height, storedWidth, storedHeight, orientation, frames, loop, delays, colorSpace, bitsPerSample
         case bands, hasAlpha, hasIccProfile, iccProfile, hasExif, hasXmp, fileSize, bytesRead, requests, httpStatus
-        case contentType, etag, lastModified, cacheState
+        case contentType, etag, lastModified, cacheState, queryDiffers, recordedURL
     }
 
     /// The fields, facts included (flat: `blurhash`, `thumbhash`, `dominantColor`, `phash`), nil ones left out.
@@ -82,6 +85,10 @@ public struct ImageInfo: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(etag, forKey: .etag)
         try container.encodeIfPresent(lastModified, forKey: .lastModified)
         try container.encodeIfPresent(cacheState, forKey: .cacheState)
+        if let recordedURL {
+            try container.encode(true, forKey: .queryDiffers)
+            try container.encode(recordedURL, forKey: .recordedURL)
+        }
         try facts?.encode(to: encoder)
     }
 }

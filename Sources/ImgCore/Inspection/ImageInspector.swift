@@ -50,6 +50,10 @@ public struct ImageInspector: Sendable {
         }
     }
 
+    /// Whether the original key keeps the query (`--keep-query`) or is given (`--cache-key`): then an entry found is
+    /// the input's own.
+    private var queryInKey: Bool { cacheKey != nil || query != .none }
+
     private func inspectRemote(_ url: URL, source: ImageSource) throws(ImgError) -> (info: ImageInfo, notes: [String]) {
         var key = cacheKey
         if key == nil { key = try CacheKey.original(for: source, query: query, headers: network.headers) }
@@ -61,12 +65,12 @@ public struct ImageInspector: Sendable {
             case .fresh(let metadata, let body):
                 var info = try describe(body, isRemote: true).info
                 info.cacheState = "fresh"
-                info.fill(from: metadata, bytesRead: 0, requests: 0)
+                info.fill(from: metadata, bytesRead: 0, requests: 0, requested: url, queryInKey: queryInKey)
                 return (info, ["read from the cache (fresh): no request"])
             case .expired(let metadata, let body) where onlyFromCache:
                 var info = try describe(body, isRemote: true).info
                 info.cacheState = "expired"
-                info.fill(from: metadata, bytesRead: 0, requests: 0)
+                info.fill(from: metadata, bytesRead: 0, requests: 0, requested: url, queryInKey: queryInKey)
                 return (info, ["read from the cache (expired; only the cache may be read): no request"])
             case .expired(let metadata, let body):
                 (state, expired) = ("expired", (metadata, body))
@@ -82,7 +86,8 @@ public struct ImageInspector: Sendable {
         if download.last == nil, let expired {
             // 304: the expired copy is the image as it is.
             info = try describe(expired.body, isRemote: true).info
-            info.fill(from: expired.metadata, bytesRead: download.bytesRead, requests: download.requests)
+            info.fill(from: expired.metadata, bytesRead: download.bytesRead, requests: download.requests, requested: url,
+                      queryInKey: queryInKey)
             info.httpStatus = 304
         } else {
             let checked: ImageDecoder.Header?
@@ -204,8 +209,13 @@ extension ImageInfo {
         return info
     }
 
-    /// Size, type and validators from a cached original's entry.
-    mutating func fill(from metadata: CacheEntryMetadata, bytesRead: Int64, requests: Int) {
+    /// Size, type and validators from a cached original's entry; with `queryInKey` false (the key drops the query),
+    /// the URL it was recorded for when its query differs from `requested`'s.
+    mutating func fill(from metadata: CacheEntryMetadata, bytesRead: Int64, requests: Int, requested: URL,
+                       queryInKey: Bool) {
+        if !queryInKey, URLComponents(string: metadata.url)?.percentEncodedQuery != requested.query(percentEncoded: true) {
+            recordedURL = metadata.url
+        }
         fileSize = Int64(metadata.size)
         contentType = metadata.contentType
         etag = metadata.etag
