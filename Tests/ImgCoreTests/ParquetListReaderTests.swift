@@ -155,9 +155,20 @@ struct ParquetListReaderTests {
     /// a hang, and never more rows than the file holds.
     @Test(arguments: ["snappy", "v2-snappy", "plain-zstd", "gzip", "brotli", "lz4-raw", "delta", "delta-v2"])
     func damagedFilesFailWithoutCrashing(_ variant: String) throws {
-        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/\(variant).parquet")))
-        let folder = try TemporaryDirectory()
-        var random = SplitMix(state: 0x5EED_0000 + UInt64(variant.utf8.count))
+        let (refused, failed, read) = try Self.readDamagedCopies(of: variant, seed: 0x5EED_0000, keeping: Self.kept)
+        // The damage reached every stage: the footer (refused up front), the pages (a failure), and bytes the rows
+        // don't depend on (read to the end).
+        #expect(refused > 0 && failed > 0 && read > 0, "refused \(refused), failed \(failed), read \(read)")
+    }
+
+    /// Reads 150 damaged copies of fixture `variant` (bytes changed at random, or cut short), keeping `kept`, and
+    /// counts how many were refused up front, failed while read and read to their end; each read gives a bounded
+    /// number of rows.
+    static func readDamagedCopies(of variant: String, seed: UInt64,
+                                  keeping kept: [String]) throws -> (refused: Int, failed: Int, read: Int) {
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/\(variant).parquet")))
+        let directory = try TemporaryDirectory()
+        var random = SplitMix(state: seed + UInt64(variant.utf8.count))
         var (refused, failed, read) = (0, 0, 0)
         for round in 0..<150 {
             var bytes = original
@@ -168,20 +179,18 @@ struct ParquetListReaderTests {
                     bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
                 }
             }
-            let path = folder.path + "/\(round).parquet"
+            let path = directory.path + "/\(round).parquet"
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            var layout = Self.layout()
-            guard (try? layout.prepare([.file(path)])) != nil else {
+            var listLayout = Self.layout(keeping: kept)
+            guard (try? listLayout.prepare([.file(path)])) != nil else {
                 refused += 1
                 continue
             }
-            let (rows, failure) = Self.rows(path, layout: layout)
+            let (rows, failure) = Self.rows(path, layout: listLayout)
             #expect(rows.count < 1 << 16, "round \(round): a bounded number of rows")
             if failure == nil { read += 1 } else { failed += 1 }
         }
-        // The damage reached every stage: the footer (refused up front), the pages (a failure), and bytes the rows
-        // don't depend on (read to the end).
-        #expect(refused > 0 && failed > 0 && read > 0, "refused \(refused), failed \(failed), read \(read)")
+        return (refused, failed, read)
     }
 
     /// The tables `--parquet` writes beside WebDataset tars read back as a list: the same rows across row groups,

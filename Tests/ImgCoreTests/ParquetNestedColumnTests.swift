@@ -79,30 +79,8 @@ struct ParquetNestedColumnTests {
     /// or a hang.
     @Test(arguments: ["nested", "nested-v2"])
     func damagedFilesFailWithoutCrashing(_ variant: String) throws {
-        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: ParquetListReaderTests.folder + "/\(variant).parquet")))
-        let folder = try TemporaryDirectory()
-        var random = SplitMix(state: 0x4E57_0000 + UInt64(variant.utf8.count))
-        var (refused, failed, read) = (0, 0, 0)
-        for round in 0..<150 {
-            var bytes = original
-            if round % 10 == 9 {
-                bytes.removeLast(Int.random(in: 1..<bytes.count, using: &random))
-            } else {
-                for _ in 0..<Int.random(in: 1...6, using: &random) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
-                }
-            }
-            let path = folder.path + "/\(round).parquet"
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            var layout = ParquetListReaderTests.layout(keeping: Self.lists)
-            guard (try? layout.prepare([.file(path)])) != nil else {
-                refused += 1
-                continue
-            }
-            let (rows, failure) = ParquetListReaderTests.rows(path, layout: layout)
-            #expect(rows.count < 1 << 16, "round \(round): a bounded number of rows")
-            if failure == nil { read += 1 } else { failed += 1 }
-        }
+        let (refused, failed, read) = try ParquetListReaderTests.readDamagedCopies(of: variant, seed: 0x4E57_0000,
+                                                                                    keeping: Self.lists)
         #expect(refused > 0 && failed > 0 && read > 0, "refused \(refused), failed \(failed), read \(read)")
     }
 }

@@ -6,6 +6,10 @@
 /// stays small; a false clash needs two different names with one hash, about 1 in 10^7 for a million names.
 public struct OutputNameRegistry: Sendable {
     private var taken: Set<UInt64> = []
+    /// For a name that was found taken, the number its next claim starts from (by the name's hash): names are never
+    /// given back, so the numbers before it are taken still, and the thousandth `image.jpg` of a crawl costs one
+    /// look-up, not a thousand.
+    private var nextNumber: [UInt64: Int] = [:]
 
     public init() {}
 
@@ -20,12 +24,15 @@ public struct OutputNameRegistry: Sendable {
     /// Claims the first free of `candidate(0)`, `candidate(1)`, …: for names that must change with their number
     /// beyond the suffix (shortened to make room for it).
     public mutating func claim(_ candidate: (Int) -> String) -> String {
-        var counter = 0
-        var name = candidate(counter)
+        let first = candidate(0)
+        let base = Self.hash(first.lowercased())
+        var counter = nextNumber[base] ?? 0
+        var name = counter == 0 ? first : candidate(counter)
         while !taken.insert(Self.hash(name.lowercased())).inserted {
             counter += 1
             name = candidate(counter)
         }
+        if counter > 0 || nextNumber[base] != nil { nextNumber[base] = counter + 1 }
         return name
     }
 

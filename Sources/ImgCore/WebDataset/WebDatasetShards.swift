@@ -10,9 +10,10 @@ public struct WrittenTar: Sendable {
 /// The tars of one batch's WebDataset output, filled in the order lines are retired: a line done goes into the open
 /// tar (a new one is opened for the first line done after the last was completed): its sample, or with a table only
 /// its row (`SampleTableShape`). A tar is completed once it holds `WebDatasetLayout.samplesPerShard` samples, and at
-/// the end of the run, even with no sample: its stats and table then say what became of the lines it counts. New tars are numbered after the complete
-/// ones already in the folder (what a resumed run keeps), so a run never replaces a complete tar; the tables and
-/// stats of tars not in the folder are removed first (`WebDatasetLayout.removeOrphanedCompanions`).
+/// the end of the run, even with no sample: its stats and table then say what became of the lines it counts. New
+/// tars are numbered after the complete ones already in the folder (what a resumed run keeps), so a run never
+/// replaces a complete tar; the tables and stats of tars not in the folder are removed first
+/// (`WebDatasetLayout.removeOrphanedCompanions`).
 final class WebDatasetShards: @unchecked Sendable { // touched only under BatchRunner's order lock: retiring is serial
     let layout: WebDatasetLayout
     /// The columns of the tables, with `layout.writesParquet`.
