@@ -55,7 +55,7 @@ struct BatchPlan {
         do {
             engine = try ShardEngine(count: count, environment: environment)
         } catch {
-            throw .usage(error.commandLineMessage)
+            throw .usage(error.commandLineMessage(given: text))
         }
         reporter.info("--shard \(text): shard \(engine.shard.index)/\(engine.shard.count) from \(engine.decidedBy)")
         return engine.shard
@@ -66,7 +66,7 @@ struct BatchPlan {
     private static func politeness(_ arguments: ScannedArguments, retries: Int) throws(ImgError) -> HostPoliteness {
         var politeness = HostPoliteness(giveUpAfterRefusals: max(5, 2 * (retries + 1)))
         if let text = try arguments[Options.rate] {
-            guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
+            guard let rate = DecimalNumber.parse(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
                 throw .usage("bad --rate '\(text)': expected requests per second per host, a number over 0 (e.g. 2 or 0.5)")
             }
             politeness.requestsPerSecond = rate

@@ -13,7 +13,8 @@ struct BatchRecords: Sendable {
     /// everything else has been checked. A manifest that is one of `lists` (the files read) is refused: opening it
     /// would empty the list before a line is read.
     static func open(_ arguments: ScannedArguments, lists: [String], shard: Shard?, verbose: Bool, console: Console,
-                     checkingPrevious check: (PreviousManifest?) throws(ImgError) -> Void = { _ in }) throws(ImgError) -> BatchRecords {
+                     checkingPrevious check: (PreviousManifest?) throws(ImgError) -> Void = { _ in })
+        throws(ImgError) -> BatchRecords {
         var records = BatchRecords()
         let resume = try arguments[Options.resume], retry = try arguments[Options.retryFailed]
         if resume != nil, retry != nil { throw .usage("--resume and --retry-failed contradict each other: give one") }

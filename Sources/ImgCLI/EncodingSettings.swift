@@ -74,7 +74,7 @@ extension FetchSettings {
         guard value.lowercased() == "auto" || value.lowercased().hasPrefix("auto:") else { return nil }
         guard let colon = value.firstIndex(of: ":") else { return EncodingChoice.defaultDistance }
         let range = EncodingChoice.distanceRange
-        guard let distance = Double(value[value.index(after: colon)...]), distance.isFinite, range.contains(distance) else {
+        guard let distance = DecimalNumber.parse(value[value.index(after: colon)...]), distance.isFinite, range.contains(distance) else {
             throw .usage("bad --quality '\(value)': expected auto:DISTANCE with a Butteraugli distance from "
                          + "\(EncodingChoice.spelling(range.lowerBound)) to \(EncodingChoice.spelling(range.upperBound)), such as auto:1.8")
         }

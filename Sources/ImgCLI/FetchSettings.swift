@@ -43,7 +43,8 @@ struct FetchSettings {
         if outputDirectory == "" { throw .setting(.outputDirectoryUnnamed) }
         // `-` is standard output for -o; -O writes files into a folder, so it does not take it for a folder's name.
         if outputDirectory == "-" {
-            throw .usage("-O - names a folder, not standard output (-o - writes one image there); for a folder named '-', give ./-")
+            throw .usage("-O - names a folder, not standard output (-o - writes one image there); "
+                         + "for a folder named '-', give ./-")
         }
         outputDirectory = outputDirectory.map(PathSpelling.normalised)
         encoding = try Self.encoding(from: arguments, outputFile: outputFile)
@@ -226,7 +227,7 @@ struct FetchSettings {
 
     /// Seconds over 0 and at most a day; an error names the value as `name` (an option or a variable).
     static func seconds(_ text: String, shownAs name: String) throws(ImgError) -> Double {
-        guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+        guard let value = DecimalNumber.parse(text), value.isFinite, value > 0, value <= 86_400 else {
             throw .usage("bad \(name) '\(text)': expected seconds greater than 0 and at most 86400")
         }
         return value

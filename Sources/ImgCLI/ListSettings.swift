@@ -47,7 +47,7 @@ enum FilterSettings {
             (filter.minimumWidth, filter.minimumHeight) = (width, height)
         }
         if let text = try arguments[Options.maxAspectRatio] {
-            guard let ratio = Double(text), ratio.isFinite, ratio >= 1 else {
+            guard let ratio = DecimalNumber.parse(text), ratio.isFinite, ratio >= 1 else {
                 throw .usage("bad --max-aspect-ratio '\(text)': expected a number of at least 1, e.g. 3")
             }
             filter.maximumAspectRatio = ratio

@@ -1,26 +1,30 @@
 import ImgCore
 
 extension ShardEngine.Failure {
-    /// The usage error (exit 2) as the command line words it, naming `--shard auto` or `--shard auto/N`.
-    var commandLineMessage: String {
+    /// The usage error (exit 2) as the command line words it, naming `--shard` with the value given (`auto`,
+    /// `auto/N`).
+    func commandLineMessage(given: String) -> String {
         let looked = Self.lookedFor
         let lookedFor = "\(looked.slurm); with --shard auto/N also \(looked.withCount.joined(separator: ", "))"
+        let option = "--shard \(given)"
         return switch self {
         case .noCount(let variable):
-            "--shard auto: \(variable) is set but gives no count; use --shard auto/N with N the number of tasks"
-        case .noIndex(let count):
-            "--shard auto\(count.map { "/\($0)" } ?? ""): no job array index in the environment (looked for \(lookedFor))"
+            "\(option): \(variable) is set but gives no count; use --shard auto/N with N the number of tasks"
+        case .noIndex:
+            "\(option): no job array index in the environment (looked for \(lookedFor))"
         case .outOfRange(let variable, let value, let first, let count):
-            "--shard auto/\(count): \(variable)=\(value) is out of range (\(Self.range(first: first, count: count)))"
+            "\(option): \(variable)=\(value) is out of range (\(Self.range(first: first, count: count)))"
         case .slurmCountMissing:
-            "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not"
+            "\(option): SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not"
         case .slurmNotAnIndex(let decidedBy, let count):
-            "--shard auto: \(decidedBy) is not an index from 0 to \(max(1, count) - 1) "
+            "\(option): \(decidedBy) is not an index from 0 to \(count - 1) "
                 + "(an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"
-        case .slurmCountDiffers(let expected, let count):
-            "--shard auto/\(expected): the Slurm array has SLURM_ARRAY_TASK_COUNT=\(count) tasks"
+        case .slurmCountDiffers(_, let count):
+            "\(option): the Slurm array has SLURM_ARRAY_TASK_COUNT=\(count) tasks"
         case .notANumber(let variable, let value):
-            "--shard auto: \(variable)='\(value)' is not a whole number"
+            "\(option): \(variable)='\(value)' is not a whole number"
+        case .notPositive(let variable):
+            "\(option): \(variable)=0, where Slurm sets at least 1"
         }
     }
 }

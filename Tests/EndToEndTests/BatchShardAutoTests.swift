@@ -26,6 +26,10 @@ struct BatchShardAutoTests {
              .slurmNotAnIndex(decidedBy: "SLURM_ARRAY_TASK_ID=3 - SLURM_ARRAY_TASK_MIN=5 of SLURM_ARRAY_TASK_COUNT=4", count: 4)),
             (["SLURM_ARRAY_TASK_ID": "1"], .slurmCountMissing),
             (["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"], .notANumber(variable: "SLURM_ARRAY_TASK_ID", value: "x")),
+            // A step or count of 0 is named as such (it read as an index out of 0 to 3, or of 0 to 0).
+            (["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_STEP": "0", "SLURM_ARRAY_TASK_COUNT": "4"],
+             .notPositive(variable: "SLURM_ARRAY_TASK_STEP")),
+            (["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "0"], .notPositive(variable: "SLURM_ARRAY_TASK_COUNT")),
         ]
         for (environment, failure) in refusals {
             #expect(throws: failure) { try ShardEngine(count: nil, environment: environment) }

@@ -24,7 +24,7 @@ struct BatchPolitenessTests {
         }
         // Each host has its own turns: the second host did not wait for the first to finish.
         #expect(second.first! < first.last! && first.first! < second.last!)
-        for bad in ["0", "-1", "x", "inf", "nan"] {
+        for bad in ["0", "-1", "x", "inf", "nan", "0x10", "1e", "."] {
             let refused = try fixture.batch(lines, ["--rate", bad])
             #expect(refused.status == 2 && refused.stderr.contains("--rate"), "\(bad): \(refused.stderr)")
         }

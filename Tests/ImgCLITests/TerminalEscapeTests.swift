@@ -25,6 +25,15 @@ struct TerminalEscapeTests: EndToEndSuite {
         #expect("x\u{9D}0;t\u{07}".escapingControlCharacters == "x\\u{009D}0;t\\x07")
         #expect("gnp\u{202E}.exe \u{2066}i\u{2069}".escapingControlCharacters == "gnp\\u{202E}.exe \\u{2066}i\\u{2069}")
         #expect("café ✓ 日本".escapingControlCharacters == "café ✓ 日本", "printable text outside ASCII is kept")
+        // Invisible ones a message would hide: a second byte-order mark before a URL's scheme, a zero-width space.
+        #expect("\u{FEFF}http \u{200B}x \u{200F}".escapingControlCharacters == "\\u{FEFF}http \\u{200B}x \\u{200F}")
+        #expect("👩\u{200D}💻".escapingControlCharacters == "👩\u{200D}💻", "an emoji's joiner is shown as it is")
+        // Numbers as a person writes them; not Swift's hexadecimal, infinities or NaN.
+        #expect(DecimalNumber.parse("2.5") == 2.5 && DecimalNumber.parse(".5") == 0.5 && DecimalNumber.parse("-1e3") == -1000)
+        #expect(DecimalNumber.parse("1.") == 1 && DecimalNumber.parse("+3") == 3)
+        for text in ["0x10", "0x1p4", "inf", "nan", "", ".", "1e", "e3", "1 ", " 1", "1,5", "١"] {
+            #expect(DecimalNumber.parse(text) == nil, "\(text)")
+        }
         #expect(!Unicode.Scalar(0xA0)!.isUnsafeForTerminal && Unicode.Scalar(0x85)!.isUnsafeForTerminal)
     }
 

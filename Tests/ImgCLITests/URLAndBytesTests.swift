@@ -20,6 +20,17 @@ struct URLAndBytesTests: EndToEndSuite {
         #expect(unparsable.stderr.contains("U+0020") && unparsable.stderr.contains("position 11"), "\(unparsable.stderr)")
         let port = try fetch(["http://127.0.0.1:8x/a.jpg", "-o", work.file("a.jpg")])
         #expect(port.status == 2 && port.stderr.contains("'x' (U+0078) at position 19"), "\(port.stderr)")
+        // A port beyond 65535, or 0, is no port: refused before anything is asked (it failed as a network error,
+        // exit 3, and in a batch as a transient one, exit 75, that a retry could never mend).
+        for bad in ["99999", "65536", "0"] {
+            let refused = try fetch(["http://127.0.0.1:\(bad)/a.jpg", "-o", work.file("a.jpg")])
+            #expect(refused.status == 2 && refused.stderr.contains("port \(bad) is not a port number (1 to 65535)"), "\(refused.stderr)")
+        }
+        #expect(try URLSpelling.spell("http://h:65535/a.jpg", shown: { "" }) == "http://h:65535/a.jpg")
+        let list = work.file("ports.txt")
+        try "http://127.0.0.1:99999/a.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let batch = try fetch(["batch", list, "-O", work.file("ports"), "--json"])
+        #expect(batch.status == 1 && batch.stdoutText.contains(#""kind":"usage""#), "\(batch.stdoutText) \(batch.stderr)")
 
         let mixed = try fetch([server.url("/img/café%20photo.jpg"), "-o", work.file("b.jpg")])
         #expect(mixed.status == 4, "\(mixed.stderr)") // no such file: what matters is what was asked for

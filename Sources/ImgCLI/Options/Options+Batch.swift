@@ -53,7 +53,7 @@ extension Options {
             At most
             .I N
             requests a second to one host (scheme, name and port), across all workers;
-            fractions are allowed
+            a decimal number, fractions allowed
             .RB ( "\-\-rate 0.5" :
             one request every 2 seconds).
             Every attempt takes a turn, retries included.

@@ -127,7 +127,7 @@ enum ValueFormat {
 
     /// Seconds over 0 and at most a day; an error names the value as `name` (an option or a variable).
     static func seconds(_ text: String, shownAs name: String) throws(ImgError) -> Double {
-        guard let value = Double(text), value.isFinite, value > 0, value <= 86_400 else {
+        guard let value = DecimalNumber.parse(text), value.isFinite, value > 0, value <= 86_400 else {
             throw .usage("bad \(name) '\(text)': expected seconds greater than 0 and at most 86400")
         }
         return value

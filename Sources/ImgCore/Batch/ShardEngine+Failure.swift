@@ -15,6 +15,8 @@ extension ShardEngine {
         case slurmCountDiffers(expected: UInt64, count: UInt64)
         /// `variable` is `value`, which is not a whole number.
         case notANumber(variable: String, value: String)
+        /// `variable` (Slurm's count or step) is 0, where it must be at least 1.
+        case notPositive(variable: String)
 
         /// The variables looked for: Slurm's, and with a count those of the engines that give none.
         public static var lookedFor: (slurm: String, withCount: [String]) {

@@ -55,10 +55,12 @@ public struct ShardEngine: Sendable, Equatable {
         let step = try environment["SLURM_ARRAY_TASK_STEP"].map { text throws(Failure) in
             try number(text, name: "SLURM_ARRAY_TASK_STEP")
         } ?? 1
+        if count == 0 { throw .notPositive(variable: "SLURM_ARRAY_TASK_COUNT") }
+        if step == 0 { throw .notPositive(variable: "SLURM_ARRAY_TASK_STEP") }
         var decided = "SLURM_ARRAY_TASK_ID=\(taskID) - SLURM_ARRAY_TASK_MIN=\(minimum)"
         if step > 1 { decided = "(\(decided)) / SLURM_ARRAY_TASK_STEP=\(step)" }
         decided += " of SLURM_ARRAY_TASK_COUNT=\(count)"
-        guard count >= 1, taskID >= minimum, step >= 1, (taskID - minimum) % step == 0, (taskID - minimum) / step < count else {
+        guard taskID >= minimum, (taskID - minimum) % step == 0, (taskID - minimum) / step < count else {
             throw .slurmNotAnIndex(decidedBy: decided, count: count)
         }
         if let expected, expected != count { throw .slurmCountDiffers(expected: expected, count: count) }

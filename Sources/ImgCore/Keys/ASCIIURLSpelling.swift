@@ -56,7 +56,11 @@ enum ASCIIURLSpelling {
         }
         guard start != hostEnd else { return nil }
         if !bracketed, authority[start..<hostEnd].contains(where: { Self.hostUnsafe[Int($0)] }) { return nil }
-        if hostEnd < end, !authority[(hostEnd + 1)..<end].allSatisfy(ASCIIBytes.isDigit) { return nil }
+        if hostEnd < end {
+            let port = authority[(hostEnd + 1)..<end]
+            guard port.allSatisfy(ASCIIBytes.isDigit), URLSpelling.isPort(port.count, { Int(port[port.startIndex + $0] - 48) })
+            else { return nil }
+        }
         return authority
     }
 

@@ -85,9 +85,25 @@ public enum URLSpelling {
             for position in (hostEnd + 1)..<end where !characters[position].isASCIIDigit {
                 throw refuse(position, "can't be in a port number")
             }
+            let digits = Array(characters[(hostEnd + 1)..<end])
+            guard isPort(digits.count, { Int(digits[$0].asciiValue! - 48) }) else {
+                throw .usage("malformed URL '\(shown)': port \(String(digits)) is not a port number (1 to 65535)")
+            }
             output += String(characters[hostEnd..<end])
         }
         return output
+    }
+
+    /// Whether the `count` decimal digits `digit(0)`, `digit(1)`, ... spell a port from 1 to 65535, or are none (the
+    /// scheme's default port).
+    static func isPort(_ count: Int, _ digit: (Int) -> Int) -> Bool {
+        guard count > 0 else { return true }
+        var value = 0
+        for index in 0..<count {
+            value = value * 10 + digit(index)
+            if value > 65_535 { return false }
+        }
+        return value > 0
     }
 
     /// The path (a backslash read as `/`), the query and the fragment from `start` on, each escaped by its own set.

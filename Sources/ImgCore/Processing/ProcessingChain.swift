@@ -55,12 +55,12 @@ public struct ProcessingChain: Sendable {
             return ImageProcessors.Circle()
         case "blur":
             try argumentCount(1...1)
-            guard let sigma = Double(arguments[0]) else { throw .usage("bad blur sigma '\(arguments[0])'") }
+            guard let sigma = DecimalNumber.parse(arguments[0]) else { throw .usage("bad blur sigma '\(arguments[0])'") }
             return try ImageProcessors.GaussianBlur(sigma: sigma)
         case "overlay":
             try argumentCount(1...2)
             guard let color = Color(parsing: arguments[0]) else { throw .usage("bad colour '\(arguments[0])'") }
-            guard let opacity = arguments.count > 1 ? Double(arguments[1]) : 0.5 else {
+            guard let opacity = arguments.count > 1 ? DecimalNumber.parse(arguments[1]) : 0.5 else {
                 throw .usage("bad overlay opacity '\(arguments[1])'")
             }
             return try ImageProcessors.ColorOverlay(color: color, opacity: opacity)

@@ -17,7 +17,7 @@ public enum ByteSize {
             let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
             return overflow ? nil : product
         }
-        guard multiplier > 1, let value = Double(number) else { return nil }
+        guard multiplier > 1, let value = DecimalNumber.parse(number) else { return nil }
         let product = (value * Double(multiplier)).rounded()
         guard product.isFinite, product < 9.2e18 else { return nil }
         return Int64(product)

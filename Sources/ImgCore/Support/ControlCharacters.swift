@@ -1,10 +1,12 @@
 extension Unicode.Scalar {
-    /// Whether a terminal could act on this scalar rather than show it: the C0 controls, DEL, the C1 controls
-    /// (U+0080–U+009F, among them CSI U+009B and OSC U+009D) and the bidirectional overrides and isolates
-    /// (U+202A–U+202E, U+2066–U+2069), which reorder the text shown after them.
+    /// Whether a terminal could act on this scalar rather than show it, or show nothing of it: the C0 controls, DEL,
+    /// the C1 controls (U+0080–U+009F, among them CSI U+009B and OSC U+009D), the bidirectional marks, overrides and
+    /// isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which reorder the text shown after them, and the
+    /// invisible zero-width space, word joiner and byte-order mark (U+200B, U+2060, U+FEFF), which a message
+    /// quoting a URL would otherwise hide (the joiners of emoji, U+200C and U+200D, are shown as they are).
     public var isUnsafeForTerminal: Bool {
         switch value {
-        case 0..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0..<0x20, 0x7F...0x9F, 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2060, 0x2066...0x2069, 0xFEFF: true
         default: false
         }
     }
@@ -12,7 +14,7 @@ extension Unicode.Scalar {
 
 extension String {
     /// The text with line breaks and other characters a terminal would act on written `\n`, `\r`, `\t`, `\xNN` (the
-    /// other C0 controls and DEL) or `\u{NNNN}` (C1 controls, bidirectional overrides and isolates), so that a
+    /// other C0 controls and DEL) or `\u{NNNN}` (C1 controls, bidirectional marks, invisible characters), so that a
     /// message quoting it (a file name, a header) stays on one line and shows what it holds.
     public var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: \.isUnsafeForTerminal) else { return self }

@@ -27,7 +27,7 @@ public enum TimeToLive: Equatable, Sendable, CustomStringConvertible {
             number.removeLast()
         }
         guard !number.isEmpty, number.allSatisfy({ $0.isASCIIDigit || $0 == "." }),
-              let value = Double(number), value >= 0, value * unit < 1e15 else { return nil }
+              let value = DecimalNumber.parse(number), value >= 0, value * unit < 1e15 else { return nil }
         return Int64((value * unit).rounded())
     }
 

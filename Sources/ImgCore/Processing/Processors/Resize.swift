@@ -99,7 +99,7 @@ extension ImageProcessors {
                 guard mode == nil else { throw .usage("a size in percent ('\(size)') takes no resize mode") }
                 let parts = size.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
                 func value(_ part: Substring) throws(ImgError) -> Double {
-                    guard part.hasSuffix("%"), let number = Double(part.dropLast()), number.isFinite,
+                    guard part.hasSuffix("%"), let number = DecimalNumber.parse(part.dropLast()), number.isFinite,
                           part.dropLast().allSatisfy({ $0.isASCIIDigit || $0 == "." }) else {
                         throw .usage("bad size '\(size)': expected N% or N%xM%")
                     }

@@ -20,7 +20,7 @@ extension ImageProcessors {
 
         /// Parses `12` (pixels) or `10%`.
         public init(parsing text: String) throws(ImgError) {
-            if text.hasSuffix("%"), let value = Double(text.dropLast()), value.isFinite {
+            if text.hasSuffix("%"), let value = DecimalNumber.parse(text.dropLast()), value.isFinite {
                 try self.init(radius: .percent(value))
             } else if !text.isEmpty, text.allSatisfy(\.isASCIIDigit), let value = Int(text) {
                 try self.init(radius: .pixels(value))
