@@ -74,6 +74,7 @@ enum InfoCommand {
         if cacheDirectory != nil { inspector.cacheRoot = settings.configuration.cacheRoot }
         inspector.onlyFromCache = settings.configuration.policy.onlyFromCache
         inspector.ttl = settings.configuration.ttl
+        inspector.sizeLimit = settings.configuration.sizeLimit
         inspector.query = settings.template.query
         inspector.cacheKey = settings.template.cacheKey
         return inspector

@@ -137,6 +137,19 @@ struct InfoCommandTests: EndToEndSuite {
         #expect(verified.status == 0, "\(verified.stdoutText) \(verified.stderr)")
     }
 
+    /// An original read whole is kept only when the cache's size limit allows such an entry, as by every command;
+    /// none is made for one it doesn't.
+    @Test func anOriginalLargerThanTheLimitAllowsIsNotKept() throws {
+        let url = server.url("/norange/sample.jpg")
+        let run = try Imgfetch.run(["info", url, "--cache-dir", cache, "-v"], environment: ["IMGFETCH_SIZE_LIMIT": "10K"])
+        #expect(run.status == 0 && run.stderr.contains("not cached: an entry of") && run.stderr.contains("larger than the "
+                                                                                                       + "cache's size limit"),
+                "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cache), "no cache directory made")
+        let kept = try info([url, "-v"])
+        #expect(kept.status == 0 && kept.stderr.contains("cached the original (read whole)"), "\(kept.stderr)")
+    }
+
     /// A cached original recorded for the same URL with another query (the key drops it) may be another image:
     /// info answers from it as fetch does, and says so as fetch does (a warning, `queryDiffers` and `recordedURL`).
     @Test func anAnswerFromAnotherQuerysEntrySaysSo() throws {

@@ -19,6 +19,9 @@ public struct ImageInspector: Sendable {
     public var onlyFromCache = false
     /// Time to live of an original kept; default 7 days.
     public var ttl = TimeToLive.defaultValue
+    /// The cache's size limit: an original larger than it allows one entry (`CacheBound.largestEntry`) is not
+    /// kept, as by every command; default none.
+    public var sizeLimit: Int64?
     /// With `--facts`: decode the image (whole: no ranges) and compute its facts as `fetch --facts` does.
     public var facts: FactsRequest?
     /// How the original key is made (`--keep-query`, `--cache-key`).
@@ -123,6 +126,10 @@ public struct ImageInspector: Sendable {
             }
             let header = if let checked { checked } else { try checkHeader(image.bytes) }
             (image.width, image.height) = (header.width, header.frameHeight)
+            // Refused before a directory is made for it (the store refuses it too).
+            if let sizeLimit, Int64(image.bytes.count) > CacheBound.largestEntry(underLimit: sizeLimit) {
+                return "not cached: \(CacheBound.tooLarge(Int64(image.bytes.count)).message)"
+            }
             guard let cache = try openCache(create: true) else { return "not cached: the cache directory can't be used" }
             return cache.publishOriginal(image, key: key, url: URLCredentials.removingUserInfo(from: url), ttl: ttl)
                 .map { "caching failed: \($0.message)" } ?? "cached the original (read whole)"
@@ -193,7 +200,9 @@ public struct ImageInspector: Sendable {
         do throws(ImgError) {
             let opened = if let cacheRoot { cacheRoot } else { try CacheRoot.open(cacheDirectory, create: create) }
             guard let root = opened, create || root.exists("entries") else { return nil }
-            return try DiskCache(root: root)
+            let cache = try DiskCache(root: root)
+            if let sizeLimit { cache.refuseEntries(largerThan: CacheBound.largestEntry(underLimit: sizeLimit)) }
+            return cache
         } catch {
             if case .cacheUnavailable = error { return nil }
             throw error
