@@ -25,9 +25,9 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         guard opened >= 0 else { throw .io(String(cString: strerror(errno))) }
         var offsets: [Int32: UInt64] = [:]
         var tarIDs = Set<String>()
-        let scanned = Self.scan(opened) { record, offset, length in
+        let scanned = Self.scan(opened) { record, ids, offset, length in
             offsets[record.line] = UInt64(offset) << 24 | UInt64(length)
-            for output in record.outputs ?? [] { if let id = output.tarID { tarIDs.insert(id) } }
+            tarIDs.formUnion(ids)
         }
         guard scanned else {
             let reason = String(cString: strerror(errno))
@@ -50,20 +50,33 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         return record
     }
 
-    /// The fields a record's line is indexed by (decoding checks the whole line is JSON), and its tars.
+    /// The fields a record's line is indexed by (decoding checks the whole line is JSON).
     private struct IndexedFields: Decodable {
+        var line: Int32
+        var status: String
+    }
+
+    /// A record's WebDataset tars, decoded only from a line that names one (`tar_id`): most manifests have none.
+    private struct TarFields: Decodable {
         struct Output: Decodable {
             var tarID: String?
             enum CodingKeys: String, CodingKey { case tarID = "tar_id" }
         }
-        var line: Int32
-        var status: String
         var outputs: [Output]?
+
+        static let marker = Array(#""tar_id""#.utf8)
+
+        /// The ids the record in `bytes` names.
+        static func ids(in bytes: ArraySlice<UInt8>, decoder: JSONDecoder) -> [String] {
+            guard bytes.firstRange(of: marker) != nil,
+                  let fields = try? decoder.decode(TarFields.self, from: Data(bytes)) else { return [] }
+            return (fields.outputs ?? []).compactMap(\.tarID)
+        }
     }
 
-    /// Calls `found(fields, offset, length)` for each line of the file that is a record, in file order; false when a
-    /// read failed (`errno` says why).
-    private static func scan(_ descriptor: Int32, found: (IndexedFields, Int, Int) -> Void) -> Bool {
+    /// Calls `found(fields, tarIDs, offset, length)` for each line of the file that is a record, in file order;
+    /// false when a read failed (`errno` says why).
+    private static func scan(_ descriptor: Int32, found: (IndexedFields, [String], Int, Int) -> Void) -> Bool {
         var window = [UInt8](repeating: 0, count: windowBytes)
         var pending: [UInt8] = []  // the start of a line the previous window ended inside
         var pendingStart = 0, position = 0, tooLong = false
@@ -71,7 +84,7 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         func consider(_ bytes: ArraySlice<UInt8>, _ start: Int) {
             guard bytes.first == UInt8(ascii: "{"), bytes.count <= maxRecordBytes,
                   let record = try? decoder.decode(IndexedFields.self, from: Data(bytes)) else { return }
-            found(record, start, bytes.count)
+            found(record, TarFields.ids(in: bytes, decoder: decoder), start, bytes.count)
         }
         while true {
             let got = window.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, windowBytes) }
