@@ -65,12 +65,7 @@ struct BatchPlan {
     /// max(5, 2 × (`--retry` + 1)) refusals.
     private static func politeness(_ arguments: ScannedArguments, retries: Int) throws(ImgError) -> HostPoliteness {
         var politeness = HostPoliteness(giveUpAfterRefusals: max(5, 2 * (retries + 1)))
-        if let text = try arguments[Options.rate] {
-            guard let rate = DecimalNumber.parse(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
-                throw .usage("bad --rate '\(text)': expected requests per second per host, a number over 0 (e.g. 2 or 0.5)")
-            }
-            politeness.requestsPerSecond = rate
-        }
+        politeness.requestsPerSecond = try arguments[Options.rate]
         return politeness
     }
 

@@ -37,7 +37,7 @@ extension FetchSettings {
             if let distance = try targetDistance(value) {
                 encoding.targetDistance = distance
             } else {
-                encoding.quality = try integer(value, option: "quality", range: 1...100)
+                encoding.quality = try ValueParser<Int>.integer(1...100).parse(value, "--" + Options.quality.long)
             }
         }
         encoding.lossless = arguments[Options.lossless]

@@ -212,31 +212,4 @@ struct FetchSettings {
         }
         return query
     }
-
-    static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws(ImgError) -> Int {
-        guard let value = Int(text), range.contains(value) else {
-            throw .usage("bad --\(option) '\(text)': expected a whole number from \(range.lowerBound)\(range.upperBound == Int.max ? " up" : " to \(range.upperBound)")")
-        }
-        return value
-    }
-
-    /// A number of seconds over 0 and at most 86400 (a day), fractions allowed; else a usage error naming the option.
-    static func seconds(_ text: String, option: String) throws(ImgError) -> Double {
-        try seconds(text, shownAs: "--\(option)")
-    }
-
-    /// Seconds over 0 and at most a day; an error names the value as `name` (an option or a variable).
-    static func seconds(_ text: String, shownAs name: String) throws(ImgError) -> Double {
-        guard let value = DecimalNumber.parse(text), value.isFinite, value > 0, value <= 86_400 else {
-            throw .usage("bad \(name) '\(text)': expected seconds greater than 0 and at most 86400")
-        }
-        return value
-    }
-
-    static func size(_ text: String, option: String) throws(ImgError) -> Int64 {
-        guard let value = ByteSize.parse(text), value > 0 else {
-            throw .usage("bad --\(option) '\(text)': expected a size such as 512K, 64M or 1G")
-        }
-        return value
-    }
 }

@@ -38,20 +38,10 @@ enum ListSettings {
 enum FilterSettings {
     static func sizeFilter(_ arguments: ScannedArguments) throws(ImgError) -> SizeFilter {
         var filter = SizeFilter()
-        if let text = try arguments[Options.minSize] {
-            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0,
-                  width <= 1_000_000, height <= 1_000_000 else {
-                throw .usage("bad --min-size '\(text)': expected WxH in pixels, e.g. 64x64")
-            }
-            (filter.minimumWidth, filter.minimumHeight) = (width, height)
+        if let minimum = try arguments[Options.minSize] {
+            (filter.minimumWidth, filter.minimumHeight) = (minimum.width, minimum.height)
         }
-        if let text = try arguments[Options.maxAspectRatio] {
-            guard let ratio = DecimalNumber.parse(text), ratio.isFinite, ratio >= 1 else {
-                throw .usage("bad --max-aspect-ratio '\(text)': expected a number of at least 1, e.g. 3")
-            }
-            filter.maximumAspectRatio = ratio
-        }
+        filter.maximumAspectRatio = try arguments[Options.maxAspectRatio]
         return filter
     }
 }

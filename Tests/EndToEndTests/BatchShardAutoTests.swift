@@ -19,6 +19,10 @@ struct BatchShardAutoTests {
         // Slurm decides even with a count given, which must then agree.
         #expect(try ShardEngine(count: 4, environment: ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"]).shard
                 == Shard(index: 1, count: 4))
+        // With auto/N and no SLURM_ARRAY_TASK_COUNT (an older Slurm, or a copied environment), N is the count.
+        let countless = try ShardEngine(count: 4, environment: ["SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5"])
+        #expect(countless.shard == Shard(index: 2, count: 4))
+        #expect(countless.decidedBy == "SLURM_ARRAY_TASK_ID=7 - SLURM_ARRAY_TASK_MIN=5 of 4 (SLURM_ARRAY_TASK_COUNT not set)")
         let refusals: [([String: String], ShardEngine.Failure)] = [
             (["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"],
              .slurmNotAnIndex(decidedBy: "SLURM_ARRAY_TASK_ID=9 - SLURM_ARRAY_TASK_MIN=5 of SLURM_ARRAY_TASK_COUNT=4", count: 4)),

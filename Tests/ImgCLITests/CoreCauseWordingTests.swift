@@ -37,7 +37,9 @@ struct CoreCauseWordingTests {
                 + "from 0 to 3 (an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"),
             ("auto/3", ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"],
              "--shard auto/3: the Slurm array has SLURM_ARRAY_TASK_COUNT=4 tasks"),
-            ("auto/4", ["SLURM_ARRAY_TASK_ID": "1"], "--shard auto/4: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not"),
+            ("auto/4", ["SLURM_ARRAY_TASK_ID": "5"],
+             "--shard auto/4: SLURM_ARRAY_TASK_ID=5 - SLURM_ARRAY_TASK_MIN=0 of 4 (SLURM_ARRAY_TASK_COUNT not set) is not an "
+                + "index from 0 to 3 (an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"),
             ("auto", ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_STEP": "0", "SLURM_ARRAY_TASK_COUNT": "4"],
              "--shard auto: SLURM_ARRAY_TASK_STEP=0, where Slurm sets at least 1"),
             ("auto", ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "0"],

@@ -48,7 +48,9 @@ extension Options {
                          man: #"""
             Connections at once to one host.
             """#)
-    static let rate = Option<String>("rate", value: "N", parser: .text, for: .batchLike, help: "requests a second to one host (fractions allowed)",
+    static let rate = Option<Double>("rate", value: "N",
+                         parser: .decimal(expected: "requests per second per host, a number over 0 (e.g. 2 or 0.5)",
+                                          accepts: { $0 > 0 && $0 <= 1_000_000 }), for: .batchLike, help: "requests a second to one host (fractions allowed)",
                          man: #"""
             At most
             .I N
@@ -142,7 +144,9 @@ extension Options {
             is
             .BR SLURM_ARRAY_TASK_COUNT .
             .BI auto/ N
-            gives the count for engines that do not tell it, and then also reads, in
+            gives the count for engines that do not tell it (and for a Slurm that sets no
+            .BR SLURM_ARRAY_TASK_COUNT ),
+            and then also reads, in
             this order, a Kubernetes indexed Job
             .RB ( JOB_COMPLETION_INDEX ),
             an AWS Batch array

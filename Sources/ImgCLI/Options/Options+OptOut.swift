@@ -10,7 +10,7 @@ extension OptionCatalog {
 }
 
 extension Options {
-    static let minSize = Option<String>("min-size", value: "WxH", parser: .text, for: [.batch], help: "write no original smaller than WxH",
+    static let minSize = Option<PixelDimensions>("min-size", value: "WxH", parser: .dimensions, for: [.batch], help: "write no original smaller than WxH",
                          man: #"""
             Write nothing for a line whose original is narrower than
             .I W
@@ -31,7 +31,8 @@ extension Options {
             The original is fetched (and cached) to learn its size; an original whose size is not known passes.
             Default: none.
             """#)
-    static let maxAspectRatio = Option<String>("max-aspect-ratio", value: "R", parser: .text, for: [.batch], help: "write no original whose longer side is over R times its shorter",
+    static let maxAspectRatio = Option<Double>("max-aspect-ratio", value: "R",
+                         parser: .decimal(expected: "a number of at least 1, e.g. 3", accepts: { $0 >= 1 }), for: [.batch], help: "write no original whose longer side is over R times its shorter",
                          man: #"""
             Write nothing for a line whose original's longer side is over
             .I R

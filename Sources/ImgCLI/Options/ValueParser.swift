@@ -71,6 +71,39 @@ extension ValueParser where Value == Double {
 }
 
 extension ValueParser where Value == Double {
+    /// A decimal number (`2`, `0.5`; no hex or exponent) that `accepts` lets through; else a usage error ending in
+    /// `expected` (`bad --rate '0': expected ...`).
+    static func decimal(expected: String, accepts: @escaping @Sendable (Double) -> Bool) -> Self {
+        Self(parse: { text, shown throws(ImgError) in
+            guard let value = DecimalNumber.parse(text), value.isFinite, accepts(value) else {
+                throw .usage("bad \(shown) '\(text)': expected \(expected)")
+            }
+            return value
+        }, format: ValueFormat.number)
+    }
+}
+
+/// A width and a height in pixels, as `--min-size` gives them.
+struct PixelDimensions: Sendable, Equatable {
+    var width: Int
+    var height: Int
+}
+
+extension ValueParser where Value == PixelDimensions {
+    /// `WxH` (or `WXH`), each a whole number from 0 to 1,000,000.
+    static var dimensions: Self {
+        Self(parse: { text, shown throws(ImgError) in
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+                  (0...1_000_000).contains(width), (0...1_000_000).contains(height) else {
+                throw .usage("bad \(shown) '\(text)': expected WxH in pixels, e.g. 64x64")
+            }
+            return PixelDimensions(width: width, height: height)
+        }, format: { "\($0.width)x\($0.height)" })
+    }
+}
+
+extension ValueParser where Value == Double {
     /// A duration (`0`, `90s`, `30m`, `1h`, `2d`: see `TimeToLive.parseSeconds`), as seconds.
     static var duration: Self {
         Self(parse: { text, shown throws(ImgError) in

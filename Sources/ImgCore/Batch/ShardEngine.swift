@@ -3,8 +3,8 @@ import Foundation
 /// The shard a job array engine gives this process in its environment (the command line's `--shard auto`).
 ///
 /// Looked for in this order: Slurm (`SLURM_ARRAY_TASK_ID` minus `SLURM_ARRAY_TASK_MIN`, divided by
-/// `SLURM_ARRAY_TASK_STEP` when set, of `SLURM_ARRAY_TASK_COUNT`); then, only with the count given, a Kubernetes
-/// indexed Job (`JOB_COMPLETION_INDEX`, 0-based), AWS Batch (`AWS_BATCH_JOB_ARRAY_INDEX`, 0-based) and GNU parallel
+/// `SLURM_ARRAY_TASK_STEP` when set, of `SLURM_ARRAY_TASK_COUNT`, or of the count given when Slurm sets none);
+/// then, only with the count given, a Kubernetes indexed Job (`JOB_COMPLETION_INDEX`, 0-based), AWS Batch (`AWS_BATCH_JOB_ARRAY_INDEX`, 0-based) and GNU parallel
 /// (`PARALLEL_SEQ`, 1-based). The first one set decides.
 public struct ShardEngine: Sendable, Equatable {
     /// The shard this process handles.
@@ -45,10 +45,9 @@ public struct ShardEngine: Sendable, Equatable {
 
     private static func slurm(id: String, environment: [String: String], count expected: UInt64?) throws(Failure) -> ShardEngine {
         let taskID = try number(id, name: "SLURM_ARRAY_TASK_ID")
-        guard let countText = environment["SLURM_ARRAY_TASK_COUNT"], !countText.isEmpty else {
-            throw .slurmCountMissing
-        }
-        let count = try number(countText, name: "SLURM_ARRAY_TASK_COUNT")
+        let countText = environment["SLURM_ARRAY_TASK_COUNT"].flatMap { $0.isEmpty ? nil : $0 }
+        guard countText != nil || expected != nil else { throw .slurmCountMissing }
+        let count = try countText.map { text throws(Failure) in try number(text, name: "SLURM_ARRAY_TASK_COUNT") } ?? expected!
         let minimum = try environment["SLURM_ARRAY_TASK_MIN"].map { text throws(Failure) in
             try number(text, name: "SLURM_ARRAY_TASK_MIN")
         } ?? 0
@@ -59,7 +58,7 @@ public struct ShardEngine: Sendable, Equatable {
         if step == 0 { throw .notPositive(variable: "SLURM_ARRAY_TASK_STEP") }
         var decided = "SLURM_ARRAY_TASK_ID=\(taskID) - SLURM_ARRAY_TASK_MIN=\(minimum)"
         if step > 1 { decided = "(\(decided)) / SLURM_ARRAY_TASK_STEP=\(step)" }
-        decided += " of SLURM_ARRAY_TASK_COUNT=\(count)"
+        decided += countText == nil ? " of \(count) (SLURM_ARRAY_TASK_COUNT not set)" : " of SLURM_ARRAY_TASK_COUNT=\(count)"
         guard taskID >= minimum, (taskID - minimum) % step == 0, (taskID - minimum) / step < count else {
             throw .slurmNotAnIndex(decidedBy: decided, count: count)
         }
