@@ -18,6 +18,7 @@ enum BatchCommand {
         }
         let cancellation = Cancellation()
         configure(&plan.settings.configuration, cancellation: cancellation)
+        plan.settings.configuration.policy.requiresDisk = prefetchOnly
         shareCores(&plan.settings.configuration, jobs: plan.options.jobs, environment: environment,
                    verbose: plan.settings.verbose, command: prefetchOnly ? "prefetch" : "batch", console: console)
         let pipeline: ImagePipeline
@@ -59,9 +60,12 @@ enum BatchCommand {
         // SIGPIPE would (exit 141); another failure to write stdout (a full disk) stops it with exit 7.
         signal(SIGPIPE, SIG_IGN)
         printer.onBrokenOutput { runner.stop(signal: SIGPIPE) }
-        let watchers = SignalWatcher.watch { runner.stop(signal: $0) }
+        // What the batch would do after a record that can't be written (a full disk) would go unrecorded.
+        records.writer?.onFailure { runner.stop() }
+        // Watched to the end: a signal while the summary is written finds the run over, and changes nothing.
+        let watch = SignalWatcher.watch { runner.stop(signal: $0) }
+        defer { watch.end() }
         let summary = runner.run(plan.inputs)
-        watchers.forEach { $0.cancel() }
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
         if let failure = summary.listFailure { console.error(failure.commandLineMessage) }

@@ -24,8 +24,8 @@ enum FetchCommand {
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
         if let client = settings.renderer.client { settings.configuration.rendering = WarmRendering(client: client) }
-        let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
-        defer { watchers.forEach { $0.cancel() } }
+        let watch = SignalWatcher.watch { cancellation.cancel(signal: $0) }
+        defer { watch.end() }
         let pipeline: ImagePipeline
         switch settings.openPipeline() {
         case .success(let opened): pipeline = opened

@@ -19,8 +19,8 @@ enum InfoCommand {
         let reporter = Reporter(console: console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         let inspector = inspector(settings, cancellation: cancellation)
-        let watchers = SignalWatcher.watch { cancellation.cancel(signal: $0) }
-        defer { watchers.forEach { $0.cancel() } }
+        let watch = SignalWatcher.watch { cancellation.cancel(signal: $0) }
+        defer { watch.end() }
 
         var worst: Int32 = 0
         var failures = 0

@@ -25,8 +25,8 @@ enum RendererCommand {
             case .rendererServe:
                 let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
                 // SIGTERM (systemctl stop) and SIGINT end it as `renderer stop` does: its socket file goes with it.
-                let watchers = SignalWatcher.watch { _ in server.stop() }
-                defer { watchers.forEach { $0.cancel() } }
+                let watch = SignalWatcher.watch { _ in server.stop() }
+                defer { watch.end() }
                 if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(settings.address)") }
             case .rendererStart:
                 try client.checkDirectory(create: true)

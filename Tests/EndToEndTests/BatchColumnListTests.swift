@@ -176,4 +176,29 @@ struct BatchSizeFilterTests {
         let prefetch = try Imgfetch.run(["prefetch", lines[0], "--min-size", "1x1"])
         #expect(prefetch.status == 2 && prefetch.stderr.contains("does not apply to 'prefetch'"), "\(prefetch.stderr)")
     }
+
+    /// The filter reads the original's header, before any decoding, and judges the size as displayed (its EXIF
+    /// orientation applied, as every output is made): a filtered line leaves only its original in the cache.
+    @Test func theFilterDecidesFromTheHeaderOnTheDisplayedSize() throws {
+        let fixture = try BatchFixture(count: 1)
+        // Stored 308x231 with orientation 6: displayed 231x308.
+        try FileManager.default.copyItem(atPath: Paths.images + "/rotation/6.jpg", toPath: fixture.root.path + "/www/six.jpg")
+        let url = fixture.server.url("/img/six.jpg")
+        let filtered = try fixture.batch([url], ["--min-size", "300x100", "--resize", "64x", "--json"])
+        let record = try #require(try BatchFixture.records(filtered).first)
+        #expect(record["status"] as? String == "filtered", "\(filtered.stdoutText)")
+        #expect(record["reason"] as? String == "original 231x308 is smaller than 300x100")
+        let inspect = try Imgfetch.run(["cache", "inspect", "--cache-dir", fixture.cache, "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdoutText.utf8)) as? [String: Any])
+        #expect(summary["originals"] as? Int == 1 && summary["variants"] as? Int == 0, "\(inspect.stdoutText)")
+        // Let through, the line says the displayed size of its original, as its output has.
+        let manifest = fixture.root.file("m.jsonl")
+        let passed = try fixture.batch([url], ["--min-size", "200x300", "--resize", "64x", "--manifest", manifest])
+        let made = try #require(try JSONLines.objects(inFile: manifest).first)
+        #expect(made["status"] as? String == "ok", "\(passed.stderr)")
+        #expect((made["original"] as? [String: Int]) == ["width": 231, "height": 308], "\(made)")
+        let tall = try fixture.batch([url], ["--max-aspect-ratio", "1.3", "--resize", "64x", "--json"])
+        #expect(try BatchFixture.records(tall).first?["reason"] as? String
+                == "original 231x308 has an aspect ratio of 1.33, over 1.3", "\(tall.stdoutText)")
+    }
 }

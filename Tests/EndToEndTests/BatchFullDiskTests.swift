@@ -53,6 +53,29 @@ struct BatchFullDiskTests {
         withExtendedLifetime(root) {}
     }
 
+    /// A manifest that can't take its next record (its disk full) is left ending with its last whole record, and the
+    /// batch stops: what it did next could not be recorded (it went on to the end, the manifest torn mid-record).
+    @Test func aFullManifestEndsWithAWholeRecordAndStopsTheBatch() throws {
+        let (root, names, fixture, list) = try copies(60)
+        let folder = fixture.home.file("records")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let manifest = folder + "/m.jsonl"
+        // The manifest is printed from inside the namespace, once imgfetch has ended (-q: it prints nothing else).
+        let namespace = geteuid() == 0 ? "-m" : "-rm"
+        let script = "mount -t tmpfs -o size=8k,mode=700 tmpfs \"$0\" || exit 99; \"$@\"; status=$?; cat \"$0/m.jsonl\"; exit $status"
+        let result = try Imgfetch.run(["batch", list, "-O", fixture.home.file("out"), "--resize", "8x", "-j", "2", "-q",
+                                       "--manifest", manifest, "--cache-dir", fixture.cache, "--no-auto-clean"],
+                                      program: "/usr/bin/unshare", prefix: [namespace, "sh", "-c", script, folder, Paths.binary])
+        #expect(result.status == 7 && result.stderr.contains("cannot write the manifest"), "\(result.stderr)")
+        let text = result.stdoutText
+        #expect(!text.isEmpty && text.hasSuffix("\n"), "the manifest ends with a whole record: \(text.suffix(200))")
+        let records = text.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        #expect(records.allSatisfy { $0 != nil } && records.count < names.count, "\(records.count) records")
+        withExtendedLifetime(root) {}
+        let downloads = try names.map { try fixture.requests("/img/\($0)") }.reduce(0, +)
+        #expect(downloads < names.count - 5, "\(downloads) downloads: the batch went on")
+    }
+
     @Test func aFullCacheIsOneWarningForTheWholeRun() throws {
         let (root, names, fixture, list) = try copies(6)
         try FileManager.default.createDirectory(atPath: fixture.cache, withIntermediateDirectories: true)

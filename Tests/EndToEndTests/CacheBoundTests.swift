@@ -191,4 +191,33 @@ struct CacheBoundTests {
         #expect(left == Set(folders.prefix(2) + folders.suffix(3)))
         #expect(CacheMaintenance.lastPrune(root: try CacheRoot.at(home.path)) != nil)
     }
+
+    /// Prunes of one cache run one at a time, whichever process runs them: a prune waits while another holds the
+    /// prune lock, and then its own scan decides (two at once removed far past the target and reported a total that
+    /// was not on the disk).
+    @Test func prunesOfOneCacheRunOneAtATime() throws {
+        let home = try TemporaryDirectory()
+        let cache = try DiskCache(directory: home.path)
+        for index in 0..<6 {
+            let body = Data(repeating: UInt8(index), count: 1000)
+            let url = "http://h/\(index).png"
+            let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
+                                              xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
+                                              created: Date().timeIntervalSince1970, ttl: 3600)
+            try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
+                            now: Date(timeIntervalSinceNow: Double(index - 100)))
+        }
+        let held = open(home.file("locks/\(CacheMaintenance.pruneLockName)"), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+        let report = Locked<CacheMaintenance.Report?>(nil)
+        let done = startThreads(1) { _ in report.withLock { $0 = CacheMaintenance.prune(directory: home.path, sizeLimit: 4000) } }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(report.withLock { $0 } == nil, "the prune went on while another held the lock")
+        #expect(CacheScan(directory: home.path).entries.count == 6)
+        close(held)
+        done.wait()
+        let remaining = CacheScan(directory: home.path).entries.reduce(Int64(0)) { $0 + $1.size }
+        #expect(report.withLock { $0?.remainingBytes } == remaining)
+        #expect(remaining <= 2000 && remaining > 0)
+    }
 }

@@ -44,12 +44,13 @@ struct CacheOwnNamesTests {
                        "entries/notes.txt", "entries/ab/readme", "entries/\(entryFolder)/notes.txt", "locks/keep.lock"]
         for name in foreign { try write(fixture.cache + "/" + name) }
         try FileManager.default.createDirectory(atPath: fixture.cache + "/entries/project", withIntermediateDirectories: true)
-        // One of imgfetch's own temporaries, to show the clean still removes those.
-        try write(fixture.cache + "/tmp/999-1.tmp", "partial")
+        // One of imgfetch's own temporaries, of a process that has ended, to show the clean still removes those.
+        let ended = try Imgfetch.endedProcessID()
+        try write(fixture.cache + "/tmp/\(ended)-1.tmp", "partial")
         try fixture.passTime()
         let cleaned = try fixture.run(["cache", "clean-expired", "--temp-age", "0"])
         #expect(cleaned.status == 0, "\(cleaned.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: fixture.cache + "/tmp/999-1.tmp"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.cache + "/tmp/\(ended)-1.tmp"))
         #expect(try fixture.run(["cache", "prune", "--size-limit", "1"]).status == 0)
         #expect(try fixture.run(["cache", "remove", fixture.server.url("/img/rgba.png")]).status == 0)
         try fixture.fetch("/img/cogs.gif")
@@ -61,6 +62,19 @@ struct CacheOwnNamesTests {
         }
         #expect(FileManager.default.fileExists(atPath: fixture.cache + "/entries/project"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.cache + "/tmp").allSatisfy { !$0.hasSuffix(".removing") || $0 == "project.removing" || $0 == "1-2.removing" })
+    }
+
+    /// A temporary whose process still runs on this machine is its work in progress: left alone whatever
+    /// `--temp-age` says (a clean with `--temp-age 0s` removed a running batch's, which then failed to cache).
+    @Test func aRunningProcesssTemporaryIsLeftAlone() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        let (running, ended) = ("tmp/\(getpid())-7.tmp", "tmp/\(try Imgfetch.endedProcessID())-7.tmp")
+        for name in [running, ended] { try write(fixture.cache + "/" + name, "partial") }
+        let cleaned = try fixture.run(["cache", "clean-expired", "--temp-age", "0"])
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        #expect(FileManager.default.fileExists(atPath: fixture.cache + "/" + running))
+        #expect(!FileManager.default.fileExists(atPath: fixture.cache + "/" + ended))
     }
 
     @Test func aFIFOWhereAnEntryShouldBeIsAMissNotAHang() throws {

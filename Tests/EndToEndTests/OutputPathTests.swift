@@ -28,6 +28,17 @@ struct OutputPathTests: EndToEndSuite {
         #expect(try server.requests("/img/sample.jpg") == 0)
     }
 
+    /// A path checked before the fetch that is a directory by the time the output is written (another process made
+    /// it meanwhile) is an I/O failure, exit 7 as a batch's line says, not the usage error of the check (exit 2).
+    @Test func aPathThatBecameADirectoryIsAnIOFailure() throws {
+        let path = work.file("later")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        #expect(throws: ImgError.io("cannot write \(path): it is a directory now")) {
+            try OutputWriter.write(Data([1, 2, 3]), to: path)
+        }
+        #expect(throws: ImgError.setting(.outputFileIsDirectory(path: path))) { try OutputWriter.check(path) }
+    }
+
     @Test func aFIFOAndDevNullAreWrittenWhereTheyAre() throws {
         let fifo = work.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)

@@ -72,4 +72,22 @@ struct PrefetchTests {
         // The failed line alone was asked again.
         #expect(try fixture.server.stats().total == 4)
     }
+
+    /// A line whose original the disk cache could not keep (here larger than the size limit allows an entry) is no
+    /// success: prefetch's only work is to fill the cache (it said ok and exited 0 with nothing cached).
+    @Test func aLineTheCacheCouldNotKeepFails() throws {
+        let fixture = try BatchFixture(count: 2)
+        let lines = [fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg")]
+        let manifest = fixture.root.file("m.jsonl")
+        // sample.jpg is 22,951 bytes: over 10K and its tenth.
+        for extra in [[], ["--resize", "50x"]] {
+            let result = try Imgfetch.run(["prefetch"] + lines + ["--size-limit", "10K", "--cache-dir", fixture.cache,
+                                           "--manifest", manifest, "--no-progress"] + extra)
+            #expect(result.status == 1 && result.stderr.contains("0 ok, 2 failed"), "\(extra): \(result.stderr)")
+            let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
+            #expect(records.map { $0["status"] as? String } == ["failed", "failed"], "\(records)")
+            let error = try #require(records.first?["error"] as? [String: Any])
+            #expect((error["message"] as? String)?.hasPrefix("not cached: an entry of ") == true, "\(records)")
+        }
+    }
 }

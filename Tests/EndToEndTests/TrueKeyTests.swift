@@ -82,4 +82,22 @@ struct TrueKeyTests {
         let manifest = try String(contentsOfFile: fixture.home.file("m.jsonl"), encoding: .utf8)
         #expect(manifest.components(separatedBy: "\"query_differs\":true").count - 1 == 2, "\(manifest)")
     }
+
+    /// Two lines whose URLs differ in the query only share one download (their key drops it): the line that did
+    /// not make the download says whose it was (it said it came from the network, from its own URL).
+    @Test func aLineServedByAnotherQuerysDownloadSaysSo() throws {
+        let fixture = try CacheFixture()
+        let list = fixture.home.file("urls.txt")
+        let lines = ["?delay=0.02", "?delay=0.03"].map { fixture.server.url("/slow/sample.jpg" + $0) }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let batch = try fixture.run(["batch", list, "-O", fixture.home.file("out"), "--resize", "20x", "-j", "2", "--json",
+                                     "--no-auto-clean"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(try fixture.server.requests("/slow/sample.jpg") == 1)
+        let records = try BatchFixture.records(batch).filter { $0["summary"] == nil }
+        let served = records.filter { $0["queryDiffers"] as? Bool == true }
+        #expect(served.count == 1, "\(records)")
+        let other = lines.first { $0 != served.first?["url"] as? String }
+        #expect(served.first?["recordedURL"] as? String == other, "\(records)")
+    }
 }

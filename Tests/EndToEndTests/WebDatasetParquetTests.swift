@@ -119,6 +119,26 @@ struct WebDatasetParquetTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.root.file("other")), "refused before anything is written")
     }
 
+    /// A row without a URL has its table row too: `url` null (its manifest record keeps the row as written, under
+    /// `raw`), its caption and kept columns as the list gives them (the row's JSON was its `url`, the rest null).
+    @Test(.enabled(if: pyarrowPython != nil, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test` (venv .build/pyref)"))
+    func aRowWithoutAURLKeepsItsColumns() throws {
+        let fixture = try BatchFixture(count: 1)
+        let lines = [#"{"url":""# + fixture.server.url("/img/img1.jpg") + #"","caption":"one","n":1}"#,
+                     #"{"url":null,"caption":"none","n":7}"#]
+        let list = try fixture.write(lines.joined(separator: "\n") + "\n", to: "list.jsonl")
+        let manifest = fixture.root.file("m.jsonl")
+        let result = try Imgfetch.run(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress",
+                                       "--output-format", "webdataset", "--parquet", "--caption-column", "caption",
+                                       "--keep-columns", "n", "--manifest", manifest])
+        #expect(result.status == 1 && result.stderr.contains("1 ok, 1 failed"), "\(result.stderr)")
+        let rows = try #require(try Self.read([fixture.output + "/00000.parquet"]).first?["rows"] as? [[String: Any]])
+        let failed = try #require(rows.first { $0["status"] as? String == "failed" })
+        #expect(failed["url"] is NSNull && failed["n"] as? String == "7" && failed["caption"] as? String == "none", "\(failed)")
+        let record = try #require(try JSONLines.objects(inFile: manifest).first { $0["status"] as? String == "failed" })
+        #expect(record["columns"] as? [String: Int] == ["n": 7] && record["raw"] as? String == lines[1], "\(record)")
+    }
+
     /// `--parquet` goes with WebDataset output only, in `batch` only; without it no table is written.
     @Test func parquetNeedsWebDatasetOutput() throws {
         let fixture = try BatchFixture(count: 1)

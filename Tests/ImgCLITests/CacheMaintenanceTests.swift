@@ -269,8 +269,10 @@ struct CacheMaintenanceTests {
         _ = try DiskCache(directory: home.path)
         // A temporary written just now carries its future expiry as mtime; its ctime says it is young.
         let now = Date().timeIntervalSince1970
-        let temporary = home.path + "/" + (try EntryIO.writeTemporary(Data("x".utf8), in: try CacheRoot.at(home.path), accessed: now - 86_400 * 30,
-                                                   expires: now - 86_400 * 30))
+        let written = home.path + "/" + (try EntryIO.writeTemporary(Data("x".utf8), in: try CacheRoot.at(home.path),
+                                                                     accessed: now - 86_400 * 30, expires: now - 86_400 * 30))
+        // Named as an ended process would have left it (this one's would be its work in progress).
+        let temporary = home.path + "/tmp/\(try Imgfetch.endedProcessID())-1.tmp"; #expect(rename(written, temporary) == 0)
         #expect(CacheMaintenance.cleanExpired(directory: home.path).temporaries == 0)
         #expect(access(temporary, F_OK) == 0)
         #expect(CacheMaintenance.cleanExpired(directory: home.path, now: now + 3601).temporaries == 1)

@@ -129,3 +129,14 @@ extension Imgfetch {
         return process
     }
 }
+
+extension Imgfetch {
+    /// The id of a process that has ended (and been reaped): what a temporary left by a killed process is named by.
+    static func endedProcessID() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
+}

@@ -132,7 +132,7 @@ final class MemoryEntryStore: EntryStoring {
         entries.withLock { entries in entries = entries.filter { $0.key.originalKey != key } }
     }
 
-    func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)? {
+    func downloadLock(ofOriginal key: String, timeout: Double, cancellation: Cancellation?) -> (any EntryLock)? {
         log.record("lock")
         return LoggedLock(log: log)
     }

@@ -211,7 +211,8 @@ extension Options {
                          help: "remove temporary files older than this",
                          man: #"""
             .RB ( "cache clean\-expired" )
-            Remove temporary files older than this.
+            Remove temporary files older than this, unless the process that writes them
+            (the PID in their names) still runs on this machine.
             """#)
     static let sizeLimit = Option<String>("size-limit", value: "SIZE", parser: .text,
                          for: Set.fetchLike.union([.cacheInspect, .cachePrune, .cacheConfig]),

@@ -24,11 +24,13 @@ extension Options {
             counted apart from
             .BR ok " and " failed ,
             and does not change the exit status.
-            Every redirect a line's fetch meets is judged the same way, by its target host's robots.txt,
-            before the target is asked for: a line redirected to a URL its site disallows is
-            .B robots_disallowed
-            too.
-            The original is fetched (and cached) to learn its size; an original whose size is not known passes.
+            The size is the one displayed: the EXIF orientation applied (unless
+            .BR \-\-no\-autorotate ),
+            as every output is made.
+            The original is fetched (and cached) and its header read: a filtered line is decided before any
+            pixel is decoded, and nothing but its original is cached.
+            A line whose variant is cached is judged by the original's size its entry records; an original
+            whose size is not known passes, and one that is damaged fails as it would without the filter.
             Default: none.
             """#)
     static let maxAspectRatio = Option<Double>("max-aspect-ratio", value: "R",
@@ -118,7 +120,10 @@ extension Options {
             a failure is not kept. With
             .BR \-\-only\-from\-cache ,
             a host whose robots.txt is not cached fails its lines as not cached.
-            Redirects of an image itself are not judged again.
+            Every redirect a line's fetch meets is judged the same way, by its target host's robots.txt,
+            before the target is asked for: a line redirected to a URL its site disallows is
+            .B robots_disallowed
+            too.
             Default: off.
             """#)
 }

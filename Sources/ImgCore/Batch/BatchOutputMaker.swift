@@ -72,6 +72,9 @@ struct BatchOutputMaker: Sendable {
         for case .failure(.siteRefusal(let refusal)) in outputs.map(\.result) {
             return report(item, discarding: outputs, since: start) { $0.refusal = refusal }
         }
+        for case .failure(.filtered(let filtered)) in outputs.map(\.result) {
+            return report(item, discarding: outputs, since: start) { $0.filtered = filtered }
+        }
         if options.sizeFilter.isActive, let filtered = filter(outputs, source: source, originalKey: item.originalKey) {
             return report(item, discarding: outputs, since: start) { $0.filtered = filtered }
         }
@@ -110,6 +113,8 @@ struct BatchOutputMaker: Sendable {
             case (false, let key?): try pipeline.image(for: request, originalKey: key)
             case (false, nil): try pipeline.image(for: request)
             }
+            // A prefetch's only work is to fill the disk cache: what it could not keep there is not done.
+            if outputFolder == nil, let failure = response.storeFailure { throw .cacheUnavailable("not cached: \(failure.message)") }
             if let outputFolder { output.staged = try outputFolder.get().stage(response.image.bytes) }
             output.key = outputKey ?? response.originalKey.map {
                 requests.outputKey(originalKey: $0, source: source, variant: variant, format: format)
@@ -118,7 +123,7 @@ struct BatchOutputMaker: Sendable {
         } catch {
             output.result = .failure(error)
             switch error {
-            case .network, .http, .notCached, .siteRefusal: sharedFailure = error
+            case .network, .http, .notCached, .siteRefusal, .filtered: sharedFailure = error
             case .overLimit(let limit, _) where limit.isTransferLimit: sharedFailure = error
             default: break
             }
@@ -127,15 +132,18 @@ struct BatchOutputMaker: Sendable {
         return output
     }
 
-    /// The filtering of a line whose outputs all succeeded, by its original's size: from a rendering, else from the
-    /// original (cached by now: no request). An original of unknown size passes.
+    /// The filtering of a line whose outputs all succeeded, by its original's size: from a rendering or a cached
+    /// variant's entry, else from the original (cached by now: no request). An original of unknown size passes.
+    /// (A rendering refuses an original the filter refuses from its header, before decoding: `ImgError.filtered`.)
     private func filter(_ outputs: [BatchOutput], source: ImageSource, originalKey: String?) -> FilteredOriginal? {
         var size: (width: Int, height: Int)?
         for case .success(let response) in outputs.map(\.result) {
             size = size ?? response.image.sourceSize
         }
         guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
-        if size == nil, let original = try? pipeline.prefetchOriginal(for: requests.request(for: source, variant: nil), originalKey: originalKey),
+        var request = requests.request(for: source, variant: nil)
+        request.decoding.sizeFilter = nil
+        if size == nil, let original = try? pipeline.prefetchOriginal(for: request, originalKey: originalKey),
            let width = original.image.width, let height = original.image.height {
             size = (width, height)
         }

@@ -53,6 +53,9 @@ public final class BatchRunner: Sendable {
         queue = BoundedQueue(capacity: options.window)
         // Prefetch of originals only: no processing options and no variants.
         let originalsOnly = options.outputDirectory == nil && options.variants.isEmpty && template.chain.isEmpty
+        var template = template
+        // An original the size filter refuses is refused from its header, before anything is decoded.
+        if options.sizeFilter.isActive { template.decoding.sizeFilter = options.sizeFilter }
         requests = BatchRequests(template: template, variants: options.variants, originalsOnly: originalsOnly)
         let outputFolder = options.outputDirectory.map { directory in
             options.outputFolder.map { .success($0) } ?? Result { () throws(ImgError) in try OutputFolder(opening: directory) }

@@ -28,9 +28,9 @@ public struct ListRow: Sendable {
     /// Why the row can't be run (malformed, no URL, a column an option names missing): its record fails, naming
     /// its line, and the batch goes on. Nil for a usable row.
     public var failure: ImgError?
-    /// The kept columns (`ListLayout.keptColumns`); nil when none are kept or the row failed.
+    /// The kept columns (`ListLayout.keptColumns`; of a failed row, those it has); nil when none are kept or had.
     public var columns: [String: ColumnValue]?
-    /// The caption column's text (`ListLayout.captionColumn`); nil without one or when the row failed.
+    /// The caption column's text (`ListLayout.captionColumn`); nil without one or when the row has none.
     public var caption: String?
     /// The SHA-256 column's digest, lower-case (`ListLayout.sha256Column`); nil without one or when the row failed.
     public var sha256: String?
@@ -186,9 +186,16 @@ final class ListRowReader: ListRowSource {
 
 extension ListLayout {
     /// The row from its columns' values (`value` gives nil for a column the row lacks): a failed row naming the
-    /// first column missing or unusable.
+    /// first column missing or unusable, with the kept columns and the caption it has (its records and its table
+    /// row keep them).
     func row(from value: (String) -> ColumnValue?, line: Int, raw: String) -> ListRow {
-        func failed(_ failure: ImgError) -> ListRow { ListRow(line: line, first: "", raw: raw, failure: failure) }
+        func failed(_ failure: ImgError) -> ListRow {
+            var row = ListRow(line: line, first: "", raw: raw, failure: failure)
+            let kept = keptColumns.compactMap { name in value(name).map { (name, $0) } }
+            if !kept.isEmpty { row.columns = Dictionary(kept) { first, _ in first } }
+            row.caption = captionColumn.flatMap(value)?.captionText
+            return row
+        }
         func missing(_ column: String, _ role: ListColumnRole) -> ImgError { .missingColumn(MissingColumn(column: column, role: role)) }
         let urlColumn = self.urlColumn
         guard let urlValue = value(urlColumn) else { return failed(missing(urlColumn, .url)) }

@@ -2,13 +2,16 @@ import Foundation
 
 /// Writes `--manifest FILE` as the batch goes: one JSON line per record, each written with one `write(2)` as soon
 /// as its line is retired (nothing is buffered, so a run killed with `kill -9` leaves every record before the kill
-/// whole and at most a torn last line, which `PreviousManifest` ignores).
+/// whole and at most a torn last line, which `PreviousManifest` ignores). A record that can't be written whole (a
+/// full disk) is cut off again, the file left at its last whole record, and no later record is written.
 public final class ManifestWriter: Sendable {
     /// The `errno` that stands for "not a regular file" (Linux has no `EFTYPE`; set only by `openForAppending`).
     private static let notRegularFile = EINVAL
     public let path: String
     private let descriptor: Int32
     private let failure = Locked<ImgError?>(nil)
+    /// Called once, at the first failure to write (the batch stops: what it does next could not be recorded).
+    private let failureAction = Locked<(@Sendable () -> Void)?>(nil)
 
     /// `{shard}` in `template` becomes `K-of-N` (`0-of-1` without a shard).
     public static func expand(_ template: String, shard: Shard?) -> String {
@@ -71,8 +74,13 @@ public final class ManifestWriter: Sendable {
 
     deinit { close(descriptor) }
 
-    /// The first failure to write, if any (the batch goes on; the command reports it and exits 7).
+    /// The first failure to write, if any (the command reports it and exits 7).
     public var writeFailure: ImgError? { failure.withLock { $0 } }
+
+    /// Runs `action` at the first failure to write, on the thread that met it.
+    public func onFailure(_ action: @escaping @Sendable () -> Void) {
+        failureAction.withLock { $0 = action }
+    }
 
     public func write(_ record: ManifestRecord) { write(encoded(record)) }
 
@@ -94,9 +102,28 @@ public final class ManifestWriter: Sendable {
 
     private func write(_ data: Data) {
         guard failure.withLock({ $0 }) == nil else { return }
-        if !data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) {
-            let text = String(cString: strerror(errno))
-            failure.withLock { $0 = $0 ?? .io("cannot write the manifest '\(path)': \(text)") }
+        guard !data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) else { return }
+        let text = String(cString: strerror(errno))
+        // The part of the record that went in is taken out again: the file ends with its last whole record (the
+        // file's end is read now, as records are written one at a time: nothing else writes it meanwhile).
+        let end = lseek(descriptor, 0, SEEK_END)
+        if end >= 0, let newline = lastNewline(before: end) { _ = ftruncate(descriptor, newline + 1) }
+        failure.withLock { $0 = $0 ?? .io("cannot write the manifest '\(path)': \(text)") }
+        failureAction.withLock { $0 }?()
+    }
+
+    /// The offset of the last newline before `end`, read backwards in blocks; -1 when there is none (the file then
+    /// holds no whole record: it is emptied).
+    private func lastNewline(before end: off_t) -> off_t? {
+        var block = [UInt8](repeating: 0, count: 4096)
+        var position = end
+        while position > 0 {
+            let start = max(0, position - off_t(block.count))
+            let count = Int(position - start)
+            guard pread(descriptor, &block, count, start) == count else { return nil }
+            if let index = block[..<count].lastIndex(of: 0x0A) { return start + off_t(index) }
+            position = start
         }
+        return -1
     }
 }

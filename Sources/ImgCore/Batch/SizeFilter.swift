@@ -1,6 +1,6 @@
 /// Which originals a batch writes by their size (`--min-size`, `--max-aspect-ratio`): an original outside them is
 /// `filtered`, its outputs not written.
-public struct SizeFilter: Sendable, Equatable {
+public struct SizeFilter: Sendable, Hashable {
     /// The smallest width and height an original may have; nil for no minimum.
     public var minimumWidth: Int?
     public var minimumHeight: Int?
@@ -30,8 +30,8 @@ public struct SizeFilter: Sendable, Equatable {
     }
 }
 
-/// A line filtered by its original's size: nothing of it was written.
-public struct FilteredOriginal: Sendable {
+/// A line filtered by its original's size (as displayed: its EXIF orientation applied): nothing of it was written.
+public struct FilteredOriginal: Sendable, Equatable {
     public var reason: String
     public var width: Int
     public var height: Int

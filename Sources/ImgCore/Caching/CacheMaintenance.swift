@@ -48,12 +48,14 @@ public enum CacheMaintenance {
         return report
     }
 
-    /// Removes `tmp/PID-NONCE.tmp` files and `tmp/PID-NONCE.removing` folders (only the entries in them) whose last change (ctime: set by the final write
-    /// or the rename that made them) is at least `age` seconds ago.
+    /// Removes `tmp/PID-NONCE.tmp` files and `tmp/PID-NONCE.removing` folders (only the entries in them) whose last
+    /// change (ctime: set by the final write or the rename that made them) is at least `age` seconds ago and whose
+    /// process (PID) no longer runs on this machine.
     static func removeTemporaries(root: CacheRoot, olderThan age: Double, dryRun: Bool, now: Double, into report: inout Report) {
         for name in root.names(in: "tmp") where CacheNames.isTemporary(name) || CacheNames.isRemoval(name) {
             let relative = "tmp/\(name)", path = root.shown("tmp/\(name)")
-            guard let info = root.status(relative), now - EntryIO.seconds(info.st_ctim) >= age else { continue }
+            guard let info = root.status(relative), now - EntryIO.seconds(info.st_ctim) >= age,
+                  !PidNonceName.writerIsRunning(name, suffix: CacheNames.isTemporary(name) ? ".tmp" : ".removing") else { continue }
             let isFolder = info.st_mode & S_IFMT == S_IFDIR
             // A temporary is a file, a removal a folder: anything else of those names isn't ours.
             guard isFolder ? CacheNames.isRemoval(name) : info.st_mode & S_IFMT == S_IFREG && CacheNames.isTemporary(name) else { continue }

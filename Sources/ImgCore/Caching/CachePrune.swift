@@ -20,10 +20,34 @@ extension CacheMaintenance {
     /// with counts, removals and a bucket of its own, merged in folder order.
     /// `listingPaths` (default true): the report lists the removed paths (for `-v` and `--json`). When most entries
     /// share the cut's bucket (a cache filled within a minute or so), that bucket is held whole, as a scan was.
+    /// Prunes of one cache run one at a time, across processes (`withPruneLock`).
     public static func prune(root: CacheRoot, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
                              dryRun: Bool = false, listingPaths: Bool = true,
                              now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch,
                              walkThreads: Int = CacheScan.defaultWalkThreads) -> Report {
+        withPruneLock(root: root, unless: dryRun) {
+            pruneHoldingTheLock(root: root, sizeLimit: sizeLimit, target: target, keeping: keeping, dryRun: dryRun,
+                                listingPaths: listingPaths, now: now, removalBatch: removalBatch, walkThreads: walkThreads)
+        }
+    }
+
+    /// Runs `body` holding the cache's prune lock, an exclusive `flock` on `locks/prune` (waited for), unless
+    /// `dryRun`: two prunes at once each removed what they had planned from the same scan, together far past the
+    /// target, and said a total that was not on the disk. The next prune's scan sees what the last one removed.
+    /// A lock that can't be opened (no `locks/` folder) is gone without.
+    private static func withPruneLock(root: CacheRoot, unless dryRun: Bool, _ body: () -> Report) -> Report {
+        let descriptor = dryRun ? -1 : root.openFile("locks/\(pruneLockName)", O_RDWR | O_CREAT)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        if descriptor >= 0 { while flock(descriptor, LOCK_EX) != 0, errno == EINTR {} }
+        return body()
+    }
+
+    /// The file in `locks/` whose lock a prune holds.
+    static let pruneLockName = "prune"
+
+    private static func pruneHoldingTheLock(root: CacheRoot, sizeLimit: Int64, target: Int64?, keeping: Set<String>,
+                                            dryRun: Bool, listingPaths: Bool, now: Double, removalBatch: Int,
+                                            walkThreads: Int) -> Report {
         var report = Report()
         let target = target ?? sizeLimit / 2
         var total: Int64 = 0

@@ -43,8 +43,8 @@ public protocol EntryStoring: Sendable {
     /// Removes an original and all its variants.
     func removeEverything(ofOriginal key: String)
     /// Waits up to `timeout` seconds for the download lock of the original under `key`, shared with other
-    /// processes; nil when it couldn't be had in time (the caller then goes on without it).
-    func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)?
+    /// processes, or until `cancellation` is cancelled; nil when it couldn't be had (the caller then goes on without it).
+    func downloadLock(ofOriginal key: String, timeout: Double, cancellation: Cancellation?) -> (any EntryLock)?
     /// A directory on the store's file system for large downloads in progress; nil for none.
     var spoolDirectory: String? { get }
     /// From now on (a batch or prefetch that writes as it runs), keeps the store within `limit` bytes, never
@@ -101,8 +101,8 @@ extension DiskCache: EntryStoring {
         removeAll(originalKey: key)
     }
 
-    public func downloadLock(ofOriginal key: String, timeout: Double) -> (any EntryLock)? {
-        KeyLock.acquire(root: root, key: key, timeout: timeout).map(DiskDownloadLock.init)
+    public func downloadLock(ofOriginal key: String, timeout: Double, cancellation: Cancellation?) -> (any EntryLock)? {
+        KeyLock.acquire(root: root, key: key, timeout: timeout, cancellation: cancellation).map(DiskDownloadLock.init)
     }
 
     /// `tmp/` in the cache directory, reached through its open descriptor (`CacheRoot.anchoredPath`): a spooled body

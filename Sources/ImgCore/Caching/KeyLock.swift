@@ -23,9 +23,10 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
 
     deinit { close(descriptor) }
 
-    /// Waits up to `timeout` seconds for the lock on `key`; nil when it could not be had in time, or the file can't
-    /// be opened or locked (the caller then goes on without it, as a waiter that takes over).
-    static func acquire(root: CacheRoot, key: String, timeout: Double) -> KeyLock? {
+    /// Waits up to `timeout` seconds for the lock on `key`, or until `cancellation` (default none) is cancelled; nil
+    /// when it could not be had in time, was cancelled meanwhile, or the file can't be opened or locked (the caller
+    /// then goes on without it, as a waiter that takes over).
+    static func acquire(root: CacheRoot, key: String, timeout: Double, cancellation: Cancellation? = nil) -> KeyLock? {
         let descriptor = root.openFile("locks/\(fileName)", O_RDWR | O_CREAT, mode: 0o600)
         guard descriptor >= 0 else { return nil }
         let offset = Self.offset(of: key)
@@ -33,7 +34,8 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
         var pause: useconds_t = 5_000
         while true {
             if imgf_try_lock_byte(descriptor, offset) == 0 { return KeyLock(descriptor: descriptor) }
-            guard errno == EAGAIN || errno == EACCES || errno == EINTR, Date() < deadline else {
+            guard errno == EAGAIN || errno == EACCES || errno == EINTR, Date() < deadline,
+                  cancellation?.isCancelled != true else {
                 close(descriptor)
                 return nil
             }

@@ -10,6 +10,9 @@ public struct CachePolicy: Sendable, Equatable {
     public var memoryOnly = false
     /// No cache at all; default false.
     public var noCache = false
+    /// The disk cache must be usable (a prefetch, whose only work is to fill it): one that can't be opened is an
+    /// error, as with `onlyFromCache`, not a warning; default false.
+    public var requiresDisk = false
 
     public init() {}
 

@@ -40,6 +40,7 @@ extension ImagePipeline {
         if let refusal = request.robotsRefusal(original.image.robotsTags) { throw .siteRefusal(refusal) }
         response.source = original.source
         response.warnings = original.warnings
+        response.storeFailure = original.storeFailure
         if let originalKey { noteRecordedURL(original.recordedURL, for: request, originalKey: originalKey, in: &response) }
 
         if original.source == .revalidated, let expiredVariant, let store {
@@ -58,8 +59,11 @@ extension ImagePipeline {
         response.variantKey = stored.key
         if original.image.noStore, store != nil { response.notes.append(ImagePipeline.noStoreNote) }
         if let originalKey, let storedKey = stored.key, isOwner {
-            response.warnings += writer.write(made, of: request, originalKey: originalKey,
-                                              variant: (stored.identifier, storedKey), noStore: original.image.noStore)
+            if let failure = writer.write(made, of: request, originalKey: originalKey,
+                                          variant: (stored.identifier, storedKey), noStore: original.image.noStore) {
+                response.warnings += writer.failureWarning.warnings(for: failure)
+                response.storeFailure = response.storeFailure ?? failure
+            }
         }
         return response
     }
@@ -102,14 +106,15 @@ extension ImagePipeline {
     }
 
     /// Runs *make variant*; when it fails on an original just downloaded, the original is withdrawn from the caches,
-    /// so that nothing is cached for a request that fails.
+    /// so that nothing is cached for a request that fails. One the size filter refused is kept: it is sound.
     func makeVariant(_ request: ImageRequest, from original: OriginalFetcher.Fetched, originalKey: String?,
                      variantKey: String?) throws(ImgError) -> (image: ImagePayload, isOwner: Bool) {
         do {
             return try variants.make(request, from: original.image, inspected: original.inspected, originalKey: originalKey,
                                      variantKey: variantKey)
         } catch {
-            guard original.source == .network else { throw error }
+            if original.source != .network { throw error }
+            if case .filtered = error { throw error }
             if let originalKey { originals.withdraw(originalKey: originalKey) }
             throw OriginalFetcher.explain(error, contentType: original.image.contentType)
         }

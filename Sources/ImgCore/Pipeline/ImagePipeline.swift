@@ -46,7 +46,8 @@ public final class ImagePipeline: Sendable {
                 store = disk
             } catch {
                 // Refusals (unsafe directory) always fail; an unwritable cache only where it is required.
-                guard case .cacheUnavailable(let message) = error, !configuration.policy.onlyFromCache else { throw error }
+                guard case .cacheUnavailable(let message) = error, !configuration.policy.onlyFromCache,
+                      !configuration.policy.requiresDisk else { throw error }
                 store = nil
                 warnings.append("caching disabled: \(message)")
             }
@@ -142,6 +143,7 @@ public final class ImagePipeline: Sendable {
         }
         var response = ImageResponse(image: image, source: fetched.source, originalKey: originalKey, variantKey: nil)
         response.warnings = fetched.warnings
+        response.storeFailure = fetched.storeFailure
         if image.noStore, store != nil { response.notes.append(ImagePipeline.noStoreNote) }
         return response
     }

@@ -86,5 +86,9 @@ public struct ImageResponse: Sendable {
     public var recordedURL: String?
     /// Whether it was served from an entry recorded for a URL with another query (`recordedURL`).
     public var queryDiffers: Bool { recordedURL != nil }
+    /// Why the disk cache could not keep what this request downloaded or made (the original or the variant: a
+    /// full or read-only cache, an entry over the size limit); nil when it did or had nothing to keep. A warning
+    /// says so once a run; a prefetch, whose only work is to fill the cache, fails the line.
+    public var storeFailure: ImgError?
 }
 

@@ -14,8 +14,12 @@ final class OriginalFetcher: Sendable {
         /// What the header check read from a fresh download (`ImageRendering.inspect`), passed on to *make
         /// variant* so that the bytes are not checked twice; nil for an original from a cache or a local file.
         var inspected: ImageHeader?
-        /// The URL the store's entry records, for an original served (or revalidated) from the store.
+        /// The URL the store's entry records, for an original served (or revalidated) from the store; for a
+        /// download, the URL downloaded (another request's, when it shared the download: its key the same).
         var recordedURL: String?
+        /// Why the store could not keep a downloaded or renewed original (a full or read-only cache, an entry
+        /// over the size limit); nil when it did, or when there was nothing to write.
+        var storeFailure: ImgError?
     }
 
     private let configuration: PipelineConfiguration
@@ -99,8 +103,12 @@ final class OriginalFetcher: Sendable {
         }
 
         return try downloads.run(key: key) { () throws(ImgError) -> Fetched in
-            let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds)
+            let cancellation = configuration.network.cancellation
+            let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds,
+                                           cancellation: cancellation)
             defer { lock?.release() }
+            // A signal while another process's download was waited for.
+            if cancellation?.isCancelled == true { throw .network("interrupted", cause: .interrupted) }
             // Another process may have downloaded it while we waited for the lock.
             if lock != nil, !policy.forceRefresh, let fresh = freshFromStore(key, for: request) { return fresh }
             return try download(url, key: key, request: request)
@@ -132,9 +140,10 @@ final class OriginalFetcher: Sendable {
         let response = try loader.load(url, validators: validators)
 
         if response.notModified, let expired, let store {
-            let (image, warnings) = try renewed(expired, by: response, key: key, request: request, store: store)
+            let (image, failure) = try renewed(expired, by: response, key: key, request: request, store: store)
             keepInMemory(image, key: key)
-            return Fetched(image: image, source: .revalidated, warnings: warnings, recordedURL: expired.metadata.url)
+            return Fetched(image: image, source: .revalidated, warnings: failure.map(failureWarning.warnings(for:)) ?? [],
+                           recordedURL: expired.metadata.url, storeFailure: failure)
         }
         var image = ImagePayload(bytes: response.content, format: ImageFormat.sniff(response.content.prefix(64)),
                                 validators: Validators(etag: response.etag, lastModified: response.lastModified),
@@ -155,12 +164,11 @@ final class OriginalFetcher: Sendable {
             throw Self.explain(error, contentType: response.contentType)
         }
         keepInMemory(image, key: key)
-        var warnings: [String] = []
-        if let store, let error = store.publishOriginal(image, key: key, url: request.storedURL, ttl: configuration.ttl,
-                                                        digest: digest?.value) {
-            warnings += failureWarning.warnings(for: error)
-        }
-        return Fetched(image: image, source: .network, warnings: warnings, inspected: inspected)
+        let failure = store?.publishOriginal(image, key: key, url: request.storedURL, ttl: configuration.ttl,
+                                             digest: digest?.value)
+        // The URL downloaded: a request that shares this download (its key the same, its query another) says so.
+        return Fetched(image: image, source: .network, warnings: failure.map(failureWarning.warnings(for:)) ?? [],
+                       inspected: inspected, recordedURL: request.storedURL, storeFailure: failure)
     }
 
     /// The expired original a 304 answered, renewed. A 304 updates the stored response's headers (RFC 9111, 4.3.4):
@@ -169,19 +177,18 @@ final class OriginalFetcher: Sendable {
     /// which recorded the old tags, removed). Without `X-Robots-Tag` the recorded tags stand and the entry is touched.
     private func renewed(_ expired: (metadata: CacheEntryMetadata, body: EncodedBytes), by response: HTTPResponse,
                          key: String, request: ImageRequest, store: any EntryStoring) throws(ImgError)
-        -> (image: ImagePayload, warnings: [String]) {
+        -> (image: ImagePayload, storeFailure: ImgError?) {
         var image = ImagePayload(entry: expired.metadata, body: expired.body)
         guard !response.robotsTags.isEmpty, response.robotsTags != (image.robotsTags ?? []) else {
             store.touch(.original(key: key), ttl: expired.metadata.ttl)
-            return (image, [])
+            return (image, nil)
         }
         image.robotsTags = response.robotsTags
         if let refusal = request.robotsRefusal(response.robotsTags) {
             store.removeEverything(ofOriginal: key)
             throw .siteRefusal(refusal)
         }
-        let failure = store.publishOriginal(image, key: key, url: expired.metadata.url, ttl: configuration.ttl)
-        return (image, failure.map(failureWarning.warnings(for:)) ?? [])
+        return (image, store.publishOriginal(image, key: key, url: expired.metadata.url, ttl: configuration.ttl))
     }
 
     /// Stores an original in memory when the policy uses memory and the memory policy keeps it.

@@ -23,7 +23,7 @@ public enum OutputWriter {
             }
             return
         }
-        switch try target(of: path) {
+        switch try targetWhenWriting(path) {
         case .descriptor(let descriptor):
             guard data.withUnsafeBytes({ FileWriting.writeAll(descriptor, $0) }) else {
                 throw .io("cannot write \(path): \(String(cString: strerror(errno)))")
@@ -72,6 +72,18 @@ public enum OutputWriter {
     public static func check(_ path: String) throws(ImgError) {
         guard path != "-" else { return }
         _ = try target(of: path)
+    }
+
+    /// `target(of:)` once the output is made: a path found changed since it was checked (a directory made there)
+    /// is an I/O failure (exit 7), no longer a setting's (exit 2, before anything was fetched).
+    private static func targetWhenWriting(_ path: String) throws(ImgError) -> Target {
+        do {
+            return try target(of: path)
+        } catch {
+            guard case .setting(let problem) = error else { throw error }
+            if case .outputFileIsDirectory = problem { throw .io("cannot write \(path): it is a directory now") }
+            throw .io("cannot write \(path): \(problem.message)")
+        }
     }
 
     static func target(of path: String) throws(ImgError) -> Target {

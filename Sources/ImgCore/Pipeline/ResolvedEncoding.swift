@@ -60,7 +60,9 @@ extension ImagePipeline {
         let requested = request.storedURL
         guard Self.query(of: recordedURL) != Self.query(of: requested) else { return }
         response.recordedURL = recordedURL
-        response.notes.append("served from the cache entry of \(recordedURL), whose query differs (the cache key drops it)")
+        response.notes.append(response.source == .network
+            ? "made from the download of \(recordedURL), whose query differs (the cache key drops it: one download serves both)"
+            : "served from the cache entry of \(recordedURL), whose query differs (the cache key drops it)")
         guard recordedQueryWarnings.firstTime(originalKey), let listener = configuration.queryCollisions else { return }
         listener(.servedFromEntry(requested: requested, recorded: recordedURL))
     }

@@ -9,14 +9,14 @@ struct VariantWriter: Sendable {
     let failureWarning: CacheWriteWarning
 
     /// Writes a variant just made under `variant`'s identifier and key (`VariantKeys.stored`: for a damaged one,
-    /// the damaged input's); returns the warnings (a store that can't be written).
+    /// the damaged input's); returns why the store could not keep it, nil when it did (or was not to).
     func write(_ image: ImagePayload, of request: ImageRequest, originalKey: String,
-               variant: (identifier: String, key: String), noStore: Bool) -> [String] {
+               variant: (identifier: String, key: String), noStore: Bool) -> ImgError? {
         let variantKey = variant.key
         var image = image
         image.recordedURL = request.storedURL
         keepInMemory(image, variantKey: variantKey, storeWillServe: store != nil && !noStore)
-        guard let store, !noStore else { return [] }
+        guard let store, !noStore else { return nil }
         // A variant made under --fail-on none from a damaged input says so, under its own identifier.
         var metadata = CacheEntryMetadata(url: request.storedURL, key: variantKey, variant: variant.identifier,
                                           kind: .variant, body: image, ttl: configuration.ttl)
@@ -25,9 +25,9 @@ struct VariantWriter: Sendable {
         do {
             try store.store(image.bytes, metadata: metadata, as: .variant(originalKey: originalKey, variantKey: variantKey))
         } catch {
-            return failureWarning.warnings(for: error)
+            return error
         }
-        return []
+        return nil
     }
 
     /// Puts a variant into memory when the policy uses memory and the memory policy keeps it.

@@ -30,6 +30,9 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The site asked for the URL not to be used (`X-Robots-Tag`, robots.txt). Not a failure: a batch records the
     /// line as `opted_out` or `robots_disallowed` (`SiteRefusal.status`) and its exit status stays as it is (0 here).
     case siteRefusal(SiteRefusal)
+    /// The image's size is outside the caller's filter (`DecodeOptions.sizeFilter`), read from its header: nothing
+    /// decoded. Not a failure: a batch records the line as `filtered` and its exit status stays as it is (0 here).
+    case filtered(FilteredOriginal)
     /// A column the list's layout names is missing from a row or a whole list (exit 2, like `.usage`).
     case missingColumn(MissingColumn)
     /// What the caller set rules the request out (exit 2, like `.usage`): the CLI front names the option.
@@ -51,7 +54,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .damaged: 8
         case .internalFailure: 1
         case .overLimit(let limit, _): limit.isTransferLimit ? 3 : 5
-        case .siteRefusal: 0
+        case .siteRefusal, .filtered: 0
         }
     }
 
@@ -68,6 +71,7 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
         case .internalFailure: "internal"
         case .overLimit(let limit, _): limit.isTransferLimit ? "network" : "image"
         case .siteRefusal(let refusal): refusal.status
+        case .filtered: "filtered"
         }
     }
 
@@ -87,6 +91,8 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
             contentType.map { "\(limit.message) (Content-Type \($0))" } ?? limit.message
         case .siteRefusal(let refusal):
             refusal.reason
+        case .filtered(let filtered):
+            filtered.reason
         case .missingColumn(let missing):
             missing.message()
         case .setting(let problem):

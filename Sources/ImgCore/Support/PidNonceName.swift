@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The names imgfetch gives its temporaries, `PREFIX` `PID-NONCE` `SUFFIX` (both parts whole numbers): in a cache's
 /// `tmp/` (`CacheNames`) and beside outputs (`OutputFolder`).
 enum PidNonceName {
@@ -7,5 +11,12 @@ enum PidNonceName {
         let parts = name.dropFirst(prefix.count).dropLast(suffix.count).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }) else { return nil }
         return (parts[0], parts[1])
+    }
+
+    /// Whether the process that named `name` (`PID-NONCE` with `suffix`) still runs on this machine: a live
+    /// process's file is its work in progress, whatever its age. False for a name of another shape.
+    static func writerIsRunning(_ name: String, suffix: String) -> Bool {
+        guard let pid = parts(of: name, suffix: suffix).flatMap({ pid_t($0.pid) }), pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
     }
 }

@@ -18,6 +18,10 @@ public struct DecodeOptions: Sendable, Hashable {
     /// How damaged an input may be and still be decoded (`--fail-on`); default `truncated`. Not in the variant
     /// key: a result differs only when a damaged input is let through, and then the pipeline keys it apart.
     public var failOn = FailOn.standard
+    /// Refuse an image whose size (its orientation applied when `autorotate`) this filter refuses, from the header,
+    /// before any pixel is decoded (`ImgError.filtered`); default nil (none). Not in the variant key: it changes no
+    /// result, only whether one is made.
+    public var sizeFilter: SizeFilter?
 
     public init() {}
 

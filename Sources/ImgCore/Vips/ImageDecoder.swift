@@ -98,7 +98,7 @@ enum ImageDecoder {
         let allFrames = multiFrameLoaders.contains(loader) && !options.firstFrame
         if let earlier, report == nil, earlier.loader == loader, earlier.format == format,
            earlier.allFramesOpened == allFrames {
-            return try withinLimits(earlier, options: options)
+            return try sized(try withinLimits(earlier, options: options), options: options)
         }
         var opened = input.open(options: allFrames ? framesOption(damage) : "")
         var pagesDiffer = false
@@ -124,7 +124,16 @@ enum ImageDecoder {
         header.damage = damage
         header.allFramesOpened = allFrames && !pagesDiffer
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
-        return try withinLimits(header, options: options, estimatingFrom: input)
+        return try sized(try withinLimits(header, options: options, estimatingFrom: input), options: options)
+    }
+
+    /// `header` when `options.sizeFilter` lets its size through, its orientation applied (read from the opened
+    /// header: the size a file declares says nothing of it); else the filter's refusal, before any pixel is decoded.
+    private static func sized(_ header: Header, options: DecodeOptions) throws(ImgError) -> Header {
+        guard let filter = options.sizeFilter else { return header }
+        let size = header.orientedSize(autorotate: options.autorotate)
+        guard let reason = filter.refusal(width: size.width, height: size.height) else { return header }
+        throw .filtered(FilteredOriginal(reason: reason, width: size.width, height: size.height))
     }
 
     /// Judges the largest image an AVIF or HEIC declares against `--max-pixels`: libheif refuses sizes over its own

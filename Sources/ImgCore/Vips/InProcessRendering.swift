@@ -8,9 +8,12 @@ public struct InProcessRendering: ImageRendering {
     }
 
     public func inspect(_ original: EncodedBytes, for request: ImageRequest) throws(ImgError) -> ImageHeader? {
-        try VipsErrorScope.run { () throws(ImgError) -> ImageHeader? in
+        // A size filter judges the rendering, not the download: a filtered original is still kept.
+        var options = request.decoding
+        options.sizeFilter = nil
+        return try VipsErrorScope.run { () throws(ImgError) -> ImageHeader? in
             let header = try VipsInput.borrowing(original) { input throws(ImgError) in
-                try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: request.decoding,
+                try ImageDecoder.checkHeader(&input, isRemote: request.source.isRemote, options: options,
                                              decodeFollows: true)
             }
             var inspected = ImageHeader(format: header.format, width: header.width, height: header.frameHeight)

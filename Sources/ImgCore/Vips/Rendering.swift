@@ -124,7 +124,7 @@ public enum Rendering {
         }
         var encoded = try AutoEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
         encoded.facts = imageFacts
-        encoded.sourceSize = (header.width, header.frameHeight)
+        encoded.sourceSize = header.orientedSize(autorotate: decoding.autorotate)
         if let damage = header.damage {
             // Let through by --fail-on: a warning is a note; truncated or corrupt data (under `none`) marks the result.
             if damage.severity == .warning { encoded.notes.append("warning: \(damage.message)") } else { encoded.damage = damage.message }

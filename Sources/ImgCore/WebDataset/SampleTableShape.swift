@@ -39,7 +39,7 @@ public struct SampleTableShape: Sendable, Equatable {
     /// The row of a line that gave no sample, as its manifest `record` says it (`status` the tar's stats' name).
     func row(of record: ManifestRecord, key: String, status: String, caption: String?,
              reason: String?) -> [(name: String, value: ParquetRowGroup.Value)] {
-        lineCells(key: key, url: record.url ?? record.raw ?? "", caption: caption, columns: record.columns ?? [:])
+        lineCells(key: key, url: record.url, caption: caption, columns: record.columns ?? [:])
             + [("status", .string(status)), ("reason", .string(reason ?? record.reason)),
                ("error_message", .string(record.error?.message))]
             + imageCells(width: nil, height: nil, original: record.original.map { ($0.width, $0.height) }, bytes: nil,
@@ -47,7 +47,7 @@ public struct SampleTableShape: Sendable, Equatable {
             + factCells([nil, nil, nil, nil])
     }
 
-    private func lineCells(key: String, url: String, caption: String?,
+    private func lineCells(key: String, url: String?, caption: String?,
                            columns: [String: ColumnValue]) -> [(name: String, value: ParquetRowGroup.Value)] {
         var cells: [(name: String, value: ParquetRowGroup.Value)] = [("key", .string(key)), ("url", .string(url))]
         if self.caption { cells.append(("caption", .string(caption))) }
