@@ -79,7 +79,10 @@ final class BatchPrinter: Sendable {
                 reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): recorded ok in the --resume manifest, done again: \(mismatch.rawValue)")
             }
             if let carried = report.carried {
-                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): \(carried.status == "ok" ? "done earlier" : "skipped"), not fetched (\(carried.reason ?? ""))")
+                // `done earlier, not fetched`; a line carried as it was, with what it was: `done earlier (filtered: ...)`.
+                let what = carried.status == "ok" ? ""
+                    : " (\(carried.status.replacingOccurrences(of: "_", with: " "))\(carried.reason.map { ": \($0)" } ?? ""))"
+                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): done earlier\(what), not fetched")
                 return
             }
             if let refusal = report.refusal {

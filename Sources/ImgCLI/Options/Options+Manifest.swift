@@ -159,7 +159,12 @@ extension Options {
             .BR failed ,
             .BR failed_transient ,
             .BR skipped ,
-            .BR done_earlier ,
+            .B done_earlier
+            (lines the
+            .B \-\-resume
+            or
+            .B \-\-retry\-failed
+            manifest settles),
             .BR filtered ", " opted_out " and " robots_disallowed
             (when some line was),
             .B redone
@@ -188,6 +193,9 @@ extension Options {
             or
             .B \-\-retry\-failed
             file: then the new records are appended to it, and for each line the last
-            record counts.
+            record counts, but a
+            .B skipped
+            one never replaces an earlier record of a result (see
+            .BR \-\-retry\-failed ).
             """#)
 }

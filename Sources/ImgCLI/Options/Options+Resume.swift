@@ -45,7 +45,9 @@ extension Options {
             .BR \-\-verify\-outputs ,
             also of the recorded
             .BR sha256 .
-            Every other line runs: failed, skipped, not reached, or recorded
+            Every other line runs: failed, filtered, opted out, disallowed by robots.txt, not done (recorded only as
+            .BR skipped ,
+            or not reached), or recorded
             .B ok
             but not so (an output removed, truncated or changed, other options,
             another
@@ -74,8 +76,14 @@ extension Options {
             Lines that do not parse (the torn last line of a run killed with
             .BR "kill \-9" )
             are ignored.
+            A line's record is its last one other than
+            .B skipped
+            (a
+            .B skipped
+            record, of a run that was stopping, never replaces an earlier one), as for
+            .BR \-\-retry\-failed .
             .I FILE
-            is read as a stream: what is kept for each line is where its last record
+            is read as a stream: what is kept for each line is where that record
             is in the file, which is read again when the line comes up.
             A
             .I FILE
@@ -91,22 +99,46 @@ extension Options {
             .I FILE
             itself, which has them already).
             """#)
-    static let retryFailed = Option<String>("retry-failed", value: "FILE", parser: .path, for: .batchLike, help: "run only the lines FILE records as failed",
+    static let retryFailed = Option<String>("retry-failed", value: "FILE", parser: .path, for: .batchLike, help: "run only the lines FILE records as failed or not done",
                          man: #"""
             Run only the lines the manifest
             .I FILE
-            records as
-            .BR failed ;
-            the others are carried into
-            .B \-\-manifest
-            as they were
-            .RB ( ok ,
-            .BR "done earlier" ),
-            or as
+            does not record as done: those it records as
+            .BR failed ,
+            and those it has no result for (not reached by a run that was stopped, recorded only as
+            .BR skipped ,
+            or recorded for another URL: the list changed).
+            A line's result is its last record other than
+            .BR skipped :
+            a
             .B skipped
-            when
-            .I FILE
-            has no failure for them.
+            record (started and not finished: a run was stopping) never replaces an earlier
+            .BR ok ,
+            .BR failed ,
+            .BR filtered ,
+            .B opted_out
+            or
+            .B robots_disallowed
+            one, so the failures of a retry that was interrupted are still there for the next.
+            The lines recorded as done
+            .RB ( ok ,
+            .BR filtered ,
+            .BR opted_out ,
+            .BR robots_disallowed )
+            are not fetched: they are carried into
+            .B \-\-manifest
+            as they were (their status and reason;
+            .B ok
+            with reason
+            .BR "done earlier" ),
+            and the summary counts them as done earlier.
+            Unlike
+            .BR \-\-resume ,
+            the outputs of the lines recorded
+            .B ok
+            are not looked at, and the lines filtered, opted out or disallowed are not run again.
+            Exit status 0 means every line of the list (of this shard) is done: none failed and none was left not
+            done, so a loop that retries until the exit status is 0 ends only with every line done.
             .I FILE
             must exist (exit 2 otherwise).
             """#)

@@ -69,7 +69,8 @@ public struct BatchProgress: Sendable {
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
     public var skipped = 0
-    /// Lines an earlier run's manifest settled (`--resume`, `--retry-failed`), not run.
+    /// Lines an earlier run's manifest settled (`--resume`, `--retry-failed`: recorded `ok`, `filtered`, `opted_out`
+    /// or `robots_disallowed`), not run.
     public var doneEarlier = 0
     /// Lines the earlier manifest recorded as `ok` that `--resume` did again, by why (they count in `done` too).
     public var redone: [ResumeMismatch: Int] = [:]

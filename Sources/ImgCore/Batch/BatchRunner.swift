@@ -174,7 +174,7 @@ public final class BatchRunner: Sendable {
             }
             var report: BatchItemReport
             if let carried = item.carried {
-                report = BatchItemReport(item: item, outputs: [], skipped: carried.status == "skipped")
+                report = BatchItemReport(item: item, outputs: [])
                 report.carried = carried
             } else {
                 report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
@@ -273,7 +273,7 @@ public final class BatchRunner: Sendable {
             if folderOutOfSpace != nil, report.failed { report = notDoneForLackOfSpace(report.item, report.outputs) }
         }
         if let mismatch = report.item.redone, report.carried == nil { order.progress.redone[mismatch, default: 0] += 1 }
-        if report.carried?.status == "ok" {
+        if report.carried != nil {
             order.progress.doneEarlier += 1
         } else if report.skipped {
             order.progress.skipped += 1

@@ -3,8 +3,10 @@ import Foundation
 import Glibc
 #endif
 
-/// An earlier manifest, read once in windows of `windowBytes` and kept open: for each list line, where its last
-/// record starts in the file and how long it is, packed in one `UInt64` (`offset << 24 | length`). Records are read
+/// An earlier manifest, read once in windows of `windowBytes` and kept open: for each list line, where the record
+/// that settles it starts in the file and how long it is, packed in one `UInt64` (`offset << 24 | length`). That is
+/// its last record, but a `skipped` one (not done: a run was stopping) never replaces an earlier record of its line,
+/// which still says what became of the line; a line with only `skipped` records keeps its first. Records are read
 /// back with `pread(2)` (safe from any thread) when their line comes up. The index is never changed after `init`.
 final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, closed on deinit; the index is immutable
     /// What a read takes at once: 1 MiB.
@@ -26,8 +28,9 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         var offsets: [Int32: UInt64] = [:]
         var tarIDs = Set<String>()
         let scanned = Self.scan(opened) { record, ids, offset, length in
-            offsets[record.line] = UInt64(offset) << 24 | UInt64(length)
             tarIDs.formUnion(ids)
+            if record.status == "skipped", offsets[record.line] != nil { return }
+            offsets[record.line] = UInt64(offset) << 24 | UInt64(length)
         }
         guard scanned else {
             let reason = String(cString: strerror(errno))
@@ -39,7 +42,8 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
 
     deinit { close(descriptor) }
 
-    /// The last record of `line`, decoded from the file; nil when it has none or it no longer decodes.
+    /// The record that settles `line` (see the type), decoded from the file; nil when it has none or it no longer
+    /// decodes.
     func record(line: Int) -> ManifestRecord? {
         guard let key = Int32(exactly: line), let packed = offsets[key] else { return nil }
         let offset = off_t(packed >> 24), length = Int(packed & 0xFF_FFFF)

@@ -15,7 +15,8 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The whole line as written (without its surrounding blanks, passwords shown as `***`), for a line not of the
     /// form `URL [NAME]` (more columns): its first word is not taken for a URL.
     public var raw: String?
-    /// `ok`, `failed`, `skipped` (not done: the run was stopping, or `--retry-failed` had no failure to retry),
+    /// `ok`, `failed`, `skipped` (not done: the run was stopping; it replaces no earlier record of a result when the
+    /// manifest is read again, `PreviousManifest`),
     /// `filtered` (the original's size is outside `--min-size` or `--max-aspect-ratio`: nothing written) or
     /// `opted_out` (its `X-Robots-Tag` carries a directive of `--disallow-robots-tags`: nothing written) or
     /// `robots_disallowed` (its host's robots.txt disallows it, `--robots-txt`: not requested).
@@ -136,7 +137,8 @@ public struct ManifestSummary: Codable, Sendable {
     public var optedOut: Int?
     /// Lines their host's robots.txt disallows.
     public var robotsDisallowed: Int?
-    /// Lines an earlier run's manifest recorded as done, not fetched again.
+    /// Lines an earlier run's manifest recorded as done (`ok`; with `--retry-failed` also `filtered`, `opted_out`,
+    /// `robots_disallowed`), not fetched again.
     public var doneEarlier: Int
     /// Lines an earlier run's manifest recorded as `ok` that `--resume` did again (their outputs were not what
     /// this run makes, or not what was recorded); counted in `ok` or `failed` too.

@@ -1,8 +1,11 @@
 import Foundation
 
-/// What `--resume FILE` or `--retry-failed FILE` reads: the last record of each line of an earlier run's
+/// What `--resume FILE` or `--retry-failed FILE` reads: the record that settles each line of an earlier run's
 /// manifest. Lines that are not a JSON record (the torn last line of a run killed with `kill -9`) are ignored, as
-/// are summary lines; when a line has several records (a manifest appended to by resumed runs), the last counts.
+/// are summary lines; when a line has several records (a manifest appended to by resumed runs), the last counts,
+/// but a `skipped` one (not done: the run was stopping) never replaces an earlier one, whose result still holds: a
+/// line's state is its last record of a result (`ok`, `failed`, `filtered`, `opted_out`, `robots_disallowed`), and a
+/// line with none (not reached, or only skipped) is not done.
 ///
 /// The file is streamed, never held whole: reading it keeps, per list line, only where its last record is in the
 /// file (`ManifestIndex`, 12 bytes a line); a record is read again from the file, which stays open, when its line
@@ -12,7 +15,7 @@ public struct PreviousManifest: Sendable {
     public enum Mode: Sendable {
         /// Every line recorded `ok` whose outputs are still what this run would make (`ResumeJudge`).
         case resume
-        /// Only the lines recorded `failed`.
+        /// Only the lines recorded `failed` and those not done (no record of a result: not reached, or `skipped`).
         case retryFailed
     }
 
@@ -45,31 +48,30 @@ public struct PreviousManifest: Sendable {
         index?.tarIDs.contains(id) ?? false
     }
 
-    /// The last record of list line `line`, nil when there is none (or it no longer reads as one).
+    /// The record that settles list line `line` (its last, but a `skipped` one replaces none), nil when there is
+    /// none (or it no longer reads as one).
     func record(line: Int) -> ManifestRecord? {
         index?.record(line: line)
     }
 
     /// With `--retry-failed`, what to do with list line `line` whose first column is `input` (`malformedLine`: the
-    /// whole line, when it is not of a usable form): nil to run it, else the record to carry into this run's manifest
-    /// without fetching anything. A record of another URL or line (the list changed) does not count.
+    /// whole line, when it is not of a usable form): nil to run it (recorded `failed`, or not done: no record of a
+    /// result), else the record to carry into this run's manifest without fetching anything (`ok`, `filtered`,
+    /// `opted_out`, `robots_disallowed`). A record of another URL or line (the list changed) does not count: it runs.
     func retryDecision(line: Int, input: String, malformedLine: String?) -> ManifestRecord? {
         // A malformed line is recorded by its whole text (`raw`), any other by its URL, as ManifestRecord does.
         let url = malformedLine == nil ? URLCredentials.maskingPassword(in: input) : nil
         let raw = malformedLine.map(ManifestRecord.maskingPasswords(inLine:))
-        let record = self.record(line: line).flatMap { $0.url == url && $0.raw == raw ? $0 : nil }
-        if record?.status == "failed" { return nil }
-        if let record, record.status == "ok" { return Self.carried(record) }
-        var skipped = ManifestRecord(line: line, url: url, status: "skipped")
-        skipped.raw = raw
-        skipped.reason = "not failed in the earlier manifest"
-        return skipped
+        guard let record = self.record(line: line), record.url == url, record.raw == raw,
+              record.status != "failed", record.status != "skipped" else { return nil }
+        return Self.carried(record)
     }
 
-    /// `record` as this run's manifest carries it: `done earlier`, no time of its own.
+    /// `record` as this run's manifest carries it: no time of its own, and an `ok` one with reason `done earlier`
+    /// (a `filtered`, `opted_out` or `robots_disallowed` one keeps its status and reason).
     static func carried(_ record: ManifestRecord) -> ManifestRecord {
         var carried = record
-        carried.reason = "done earlier"
+        if record.status == "ok" { carried.reason = "done earlier" }
         carried.ms = nil
         return carried
     }
