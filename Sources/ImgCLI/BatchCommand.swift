@@ -70,7 +70,8 @@ enum BatchCommand {
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
         if let failure = summary.listFailure { console.error(failure.commandLineMessage) }
         if let reason = summary.outputFolderFull, let directory = options.outputDirectory {
-            console.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped))
+            console.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped,
+                                                        notReached: summary.progress.notReached))
         }
         if let failure = summary.tarFailure { console.error(failure.commandLineMessage) }
         printer.finish(summary)

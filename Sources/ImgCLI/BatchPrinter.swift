@@ -183,7 +183,9 @@ final class BatchPrinter: Sendable {
         }
         if reporter.quiet && summary.signal == 0 { return }
         var line = "\(summary.succeeded) ok, \(progress.failed) failed"
+        // Not done: started and not finished; not reached: never started, told only once the list was read whole.
         if progress.skipped > 0 || summary.stoppedEarly || summary.signal != 0 { line += ", \(progress.skipped) not done" }
+        if let notReached = progress.notReached, notReached > 0 { line += ", \(notReached) not reached" }
         if progress.filtered > 0 { line += ", \(progress.filtered) filtered" }
         if progress.optedOut > 0 { line += ", \(progress.optedOut) opted out" }
         if progress.robotsDisallowed > 0 { line += ", \(progress.robotsDisallowed) disallowed by robots.txt" }

@@ -73,6 +73,7 @@ struct BatchRecords: Sendable {
                                      doneEarlier: progress.doneEarlier, written: summary.written, exit: exit,
                                      signal: summary.signal == 0 ? nil : summary.signal,
                                      shard: shard.map { "\($0.index)/\($0.count)" }, ms: Int(progress.elapsed * 1000))
+        if let notReached = progress.notReached, notReached > 0 { record.notReached = notReached }
         if progress.filtered > 0 { record.filtered = progress.filtered }
         if progress.optedOut > 0 { record.optedOut = progress.optedOut }
         if progress.robotsDisallowed > 0 { record.robotsDisallowed = progress.robotsDisallowed }

@@ -47,9 +47,12 @@ extension ImgError {
 
 /// Messages of the command line's own about what a run reported.
 enum ErrorWording {
-    /// `batch stopped: the output directory DIR is full (REASON); N lines not done: run it again with --resume`.
-    static func outputFolderFull(_ directory: String, reason: String, notDone: Int) -> String {
-        "batch stopped: the output directory \(directory) takes no more (\(reason)); "
-            + "\(notDone) \(notDone == 1 ? "line" : "lines") not done: free some space and run it again with --resume"
+    /// `batch stopped: the output directory DIR takes no more (REASON); N lines not done, M not reached: free some
+    /// space and run it again with --resume`: `notDone` lines started and not finished, `notReached` never started
+    /// (nil when the list was not read whole: `later lines not reached`).
+    static func outputFolderFull(_ directory: String, reason: String, notDone: Int, notReached: Int?) -> String {
+        let reached = notReached.map { $0 == 0 ? "" : ", \($0) not reached" } ?? ", later lines not reached"
+        return "batch stopped: the output directory \(directory) takes no more (\(reason)); "
+            + "\(notDone) \(notDone == 1 ? "line" : "lines") not done\(reached): free some space and run it again with --resume"
     }
 }

@@ -65,7 +65,8 @@ struct BatchInterruptedManifestTests {
                                              signal: SIGTERM)
         #expect(status == 143, "\(stderr)")
         let stopped = try Counts(stderr)
-        #expect(stopped.ok < 12, "\(stderr)")
+        #expect(stopped.ok < 12 && stopped.notDone <= 2, "\(stderr)")
+        #expect(stopped.ok + stopped.failed + stopped.notDone + (stopped.notReached ?? 0) == 12, "\(stderr)")
         let again = try Imgfetch.run(retry)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("\(12 - stopped.ok) ok, 0 failed, \(stopped.ok) done earlier"), "\(again.stderr)")
@@ -75,8 +76,9 @@ struct BatchInterruptedManifestTests {
         #expect(records.last?["status"] as? String == "ok" && records.last?["exit"] as? Int == 0)
     }
 
-    /// After a plain run stopped by SIGINT, `--retry-failed` (which ran none of the lines not done and exited 0)
-    /// and `--resume` do every line not done, and exit 0 with all of them there.
+    /// A plain run stopped by SIGINT records the lines it finished, the ones it had started as `skipped`, and no
+    /// others; `--retry-failed` (which ran none of the lines not done and exited 0) and `--resume` then do every
+    /// line not done, and exit 0 with all of them there.
     @Test(arguments: ["--retry-failed", "--resume"])
     func aStoppedRunIsCompletedByTheNext(option: String) throws {
         let fixture = try BatchFixture(count: 12)
@@ -88,12 +90,40 @@ struct BatchInterruptedManifestTests {
                                              signal: SIGINT)
         #expect(status == 130, "\(stderr)")
         let stopped = try Counts(stderr)
+        let records = try JSONLines.objects(inFile: manifest)
+        let lines = records.filter { $0["line"] != nil }
+        let skipped = lines.filter { $0["status"] as? String == "skipped" }.count
+        #expect(skipped == stopped.notDone && skipped <= 2, "\(stderr)\n\(records)")
+        #expect(lines.count == stopped.ok + stopped.notDone, "only the lines started have a record: \(records)")
+        let summary = try #require(records.last)
+        #expect(summary["skipped"] as? Int == skipped && summary["not_reached"] as? Int == stopped.notReached, "\(summary)")
+        #expect(stopped.ok + stopped.notDone + (stopped.notReached ?? 0) == 12, "\(stderr)")
         let again = try Imgfetch.run(common + [option, manifest])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stderr.contains("\(12 - stopped.ok) ok, 0 failed, \(stopped.ok) done earlier"), "\(again.stderr)")
         #expect(fixture.outputs() == (1...12).map { "img\($0).jpg" }.sorted())
         let all = try JSONLines.objects(inFile: manifest)
         #expect(Self.settled(all) == Dictionary(uniqueKeysWithValues: (1...12).map { ($0, "ok") }), "\(all)")
+    }
+
+    /// A run stopped early in a long list (more lines than it reads ahead) recorded every line read ahead as
+    /// `skipped` and counted them as not done (`1024 not done` with two workers). Now only the lines started are,
+    /// and the lines not reached are not counted, as the list was not read to its end.
+    @Test func linesReadAheadButNeverStartedHaveNoRecord() throws {
+        let fixture = try BatchFixture(count: 20)
+        let list = try fixture.list((1...1500).map { fixture.server.url("/img/img\($0 % 20 + 1).jpg?n=\($0)") })
+        let manifest = fixture.root.file("m.jsonl")
+        let (status, stderr) = try interrupt(["batch", list, "-O", fixture.output, "--cache-dir", fixture.cache,
+                                              "--no-progress", "--no-cache", "-j", "2", "--rate", "2", "--manifest", manifest],
+                                             after: "/img/img2.jpg", server: fixture.server, signal: SIGINT)
+        #expect(status == 130, "\(stderr)")
+        let stopped = try Counts(stderr)
+        #expect(stopped.notDone <= 2 && stopped.notReached == nil, "\(stderr)")
+        let records = try JSONLines.objects(inFile: manifest)
+        let lines = records.filter { $0["line"] != nil }
+        #expect(lines.count == stopped.ok + stopped.notDone && lines.count <= 10, "\(records.count) records")
+        #expect(lines.filter { $0["status"] as? String == "skipped" }.count == stopped.notDone)
+        #expect(records.last?["skipped"] as? Int == stopped.notDone && records.last?["not_reached"] == nil)
     }
 
     /// `--retry-failed` carries a line done that is neither ok nor failed (here opted out by its `X-Robots-Tag`) as

@@ -158,7 +158,11 @@ extension Options {
             .BR ok ,
             .BR failed ,
             .BR failed_transient ,
-            .BR skipped ,
+            .B skipped
+            (lines started and not finished),
+            .B not_reached
+            (lines a stopped run never started, when it read the whole list before it stopped and there were
+            some),
             .B done_earlier
             (lines the
             .B \-\-resume
@@ -186,7 +190,11 @@ extension Options {
             A run stopped by SIGINT or SIGTERM still records the lines it finished (those
             it had started and not finished as
             .BR skipped )
-            and ends with the summary; lines it never reached have no record.
+            and ends with the summary; lines it never started (read ahead or not) have no record.
+            Its summary on stderr counts the lines started and not finished as
+            .B not done
+            and, when the whole list had been read, the lines never started as
+            .BR "not reached" .
             .I FILE
             is replaced, unless it is also the
             .B \-\-resume

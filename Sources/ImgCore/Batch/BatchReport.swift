@@ -29,6 +29,9 @@ public struct BatchItemReport: Sendable {
     public var outputs: [BatchOutput]
     /// Not processed (or cut short) because the batch was stopping: neither success nor failure.
     public var skipped = false
+    /// Read ahead but never started because the batch was stopping (`skipped` too): the runner retires it without a
+    /// word to its caller and counts it nowhere, as a line not reached.
+    public var notStarted = false
     /// The earlier run's record that settles this line (`--resume`, `--retry-failed`): nothing was done now.
     public var carried: ManifestRecord?
     /// Its original's size is outside `BatchOptions.sizeFilter`: fetched, nothing written, neither ok nor failed.
@@ -68,6 +71,8 @@ public struct BatchProgress: Sendable {
     public var failed = 0
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
+    /// Items started and not finished because the batch was stopping (a signal, `--fail-fast`, a full output folder):
+    /// their outputs discarded. Items read ahead and never started are not counted (`notReached`).
     public var skipped = 0
     /// Lines an earlier run's manifest settled (`--resume`, `--retry-failed`: recorded `ok`, `filtered`, `opted_out`
     /// or `robots_disallowed`), not run.
@@ -81,6 +86,12 @@ public struct BatchProgress: Sendable {
 
     /// Lines done again, whatever the reason.
     public var redoneCount: Int { redone.values.reduce(0, +) }
+
+    /// The items of the list not accounted for (not finished, not started), once the whole list was read; nil while
+    /// it was not. At the end of a run: those never started (a stopped run's lines not reached).
+    public var notReached: Int? {
+        total.map { max(0, $0 - done - skipped - doneEarlier) }
+    }
 
     /// Items finished per second.
     public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }

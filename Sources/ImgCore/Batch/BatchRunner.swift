@@ -135,8 +135,9 @@ public final class BatchRunner: Sendable {
     /// Stops starting items; with a signal, also cancels transfers in flight (through the cancellation token).
     /// Items already finished are still named and written. Safe to call from any thread, more than once.
     public func stop(signal: Int32? = nil) {
-        if let signal { cancellation?.cancel(signal: signal) }
+        // Stopping first: a worker whose line is cut short by the cancellation must find it set, and start no other.
         stopping.store(true, ordering: .sequentiallyConsistent)
+        if let signal { cancellation?.cancel(signal: signal) }
         queue.close()
     }
 
@@ -176,8 +177,11 @@ public final class BatchRunner: Sendable {
             if let carried = item.carried {
                 report = BatchItemReport(item: item, outputs: [])
                 report.carried = carried
+            } else if stopping.load(ordering: .relaxed) {
+                // Read ahead, never started: no record, not counted (`--resume` and `--retry-failed` run it).
+                report = BatchItemReport(item: item, outputs: [], skipped: true, notStarted: true)
             } else {
-                report = stopping.load(ordering: .relaxed) ? BatchItemReport(item: item, outputs: [], skipped: true) : process(item)
+                report = process(item)
             }
             finishUses(by: item)
             finish(report)
@@ -219,9 +223,9 @@ public final class BatchRunner: Sendable {
         order.withLock { order in
             order.pending[report.item.sequence] = report
             while let next = order.pending.removeValue(forKey: order.next) {
-                let retired = retire(next, order: &order)
+                let retired = next.notStarted ? next : retire(next, order: &order)
                 if retired.failed { stopForFailure = options.failFast }
-                events(.item(retired))
+                if !retired.notStarted { events(.item(retired)) }
                 if let written = webDataset?.completeIfFull() { events(.tarWritten(written)) }
                 if webDataset?.failure != nil { stopForTar = true }
                 order.next += 1

@@ -15,8 +15,8 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The whole line as written (without its surrounding blanks, passwords shown as `***`), for a line not of the
     /// form `URL [NAME]` (more columns): its first word is not taken for a URL.
     public var raw: String?
-    /// `ok`, `failed`, `skipped` (not done: the run was stopping; it replaces no earlier record of a result when the
-    /// manifest is read again, `PreviousManifest`),
+    /// `ok`, `failed`, `skipped` (started and not done: the run was stopping; it replaces no earlier record of a
+    /// result when the manifest is read again, `PreviousManifest`),
     /// `filtered` (the original's size is outside `--min-size` or `--max-aspect-ratio`: nothing written) or
     /// `opted_out` (its `X-Robots-Tag` carries a directive of `--disallow-robots-tags`: nothing written) or
     /// `robots_disallowed` (its host's robots.txt disallows it, `--robots-txt`: not requested).
@@ -123,14 +123,18 @@ public struct ManifestError: Codable, Sendable, Equatable {
 /// The last line of a manifest.
 public struct ManifestSummary: Codable, Sendable {
     public var summary = true
-    /// `ok`, `error` (some line failed) or `interrupted` (a signal stopped the run: lines after the last record
-    /// were not reached and have none).
+    /// `ok`, `error` (some line failed) or `interrupted` (a signal stopped the run: lines it had started and not
+    /// finished are `skipped`, lines not reached have no record).
     public var status: String
     public var ok: Int
     public var failed: Int
     /// Failed lines whose every failure is transient.
     public var failedTransient: Int
+    /// Lines started and not finished (the run was stopping).
     public var skipped: Int
+    /// Lines of a run that stopped before them (no record), when it can tell: the list was read whole. Absent
+    /// otherwise, and when there is none.
+    public var notReached: Int?
     /// Lines filtered by their original's size.
     public var filtered: Int?
     /// Lines whose `X-Robots-Tag` opted them out.
@@ -152,7 +156,7 @@ public struct ManifestSummary: Codable, Sendable {
     public var ms: Int
 
     enum CodingKeys: String, CodingKey {
-        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, filtered, optedOut = "opted_out", robotsDisallowed = "robots_disallowed", doneEarlier = "done_earlier", redone,
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, notReached = "not_reached", filtered, optedOut = "opted_out", robotsDisallowed = "robots_disallowed", doneEarlier = "done_earlier", redone,
              written, exit, signal, shard, ms
     }
 
