@@ -85,6 +85,14 @@ int imgf_link_unnamed_at(int descriptor, int folder, const char *name) {
     return linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW);
 }
 
+int imgf_rename_new_at(int folder, const char *from, const char *to) {
+    if (renameat2(folder, from, folder, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return -1;
+    if (linkat(folder, from, folder, to, 0) != 0) return -1;
+    unlinkat(folder, from, 0);
+    return 0;
+}
+
 int imgf_release_written_pages(int descriptor) {
     int flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
     if (sync_file_range(descriptor, 0, 0, flags) != 0) return -1;

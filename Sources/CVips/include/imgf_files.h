@@ -21,6 +21,11 @@ int imgf_open_unnamed_at(int folder, unsigned int mode);
  * /proc/self/fd). Returns 0, or -1 with errno set (EEXIST when the name is taken). */
 int imgf_link_unnamed_at(int descriptor, int folder, const char *name);
 
+/* Renames `from` to `to` in the open directory `folder` only when nothing has the name `to`: renameat2 with
+ * RENAME_NOREPLACE, or where the file system has no such rename, a hard link to `to` and the unlink of `from`.
+ * Returns 0, or -1 with errno set (EEXIST when `to` is taken; `from` then keeps its name). */
+int imgf_rename_new_at(int folder, const char *from, const char *to);
+
 /* Writes the file's dirty pages to the disk and waits for them (sync_file_range), then drops its pages from the
  * page cache (posix_fadvise POSIX_FADV_DONTNEED): for large files written once and not read again soon. Advisory:
  * returns 0, or -1 with errno set, and the file is whole either way. */

@@ -112,8 +112,9 @@ final class TarShard {
     }
 
     /// Ends the tar, writes its table (if any) as `NAME.parquet` and `stats(tarBytes)` as `NAME_stats.json`, and gives
-    /// the tar its name; returns the tar's size. On failure the temporaries are removed and nothing is at the tar's
-    /// name nor at its table's and stats'.
+    /// the tar its name; returns the tar's size. Each takes its name only where nothing has it (`commitNew`): a tar of
+    /// that name written meanwhile by another process is never replaced, and this one fails. On failure the
+    /// temporaries are removed, and so are the table and stats this tar named; what another process named stays.
     func complete(stats: (Int) -> Data) throws(ImgError) -> Int {
         guard let archive else { throw .internalFailure("tar \(name) completed twice") }
         self.archive = nil
@@ -128,17 +129,18 @@ final class TarShard {
             throw .io("cannot write \(folder.path)/\(name): \(String(cString: strerror(errno)))")
         }
         let size = Int(info.st_size)
+        var named: [String] = []
         do throws(ImgError) {
-            try completeTable()
-            try folder.write(stats(size), as: WebDatasetLayout.statsName(ofTar: name))
-            try folder.commit(staged, as: name)
+            if try completeTable() { named.append(WebDatasetLayout.parquetName(ofTar: name)) }
+            let statsName = WebDatasetLayout.statsName(ofTar: name)
+            try folder.commitNew(folder.stage(.memory(stats(size)), shownAs: "\(folder.path)/\(statsName)"), as: statsName)
+            named.append(statsName)
+            try folder.commitNew(staged, as: name)
         } catch {
-            // Nothing stands at the names of a tar that did not take its own.
+            // Nothing of this tar stands at the names of a tar that did not take its own.
             staged.discard()
             discardTable()
-            for companion in [WebDatasetLayout.parquetName(ofTar: name), WebDatasetLayout.statsName(ofTar: name)] {
-                unlinkat(folder.descriptor, companion, 0)
-            }
+            for companion in named { unlinkat(folder.descriptor, companion, 0) }
             throw error
         }
         return size
@@ -154,9 +156,10 @@ final class TarShard {
         staged.discard()
     }
 
-    /// Ends the table, if any, and gives it its name; on failure its temporary is removed.
-    private func completeTable() throws(ImgError) {
-        guard var table else { return }
+    /// Ends the table, if any, and gives it its name where nothing has it; whether there was one. On failure its
+    /// temporary is removed.
+    private func completeTable() throws(ImgError) -> Bool {
+        guard var table else { return false }
         do throws(ImgError) {
             try table.writer.finish(createdBy: "imgfetch")
         } catch {
@@ -169,7 +172,8 @@ final class TarShard {
             table.staged.discard()
             throw .io("cannot write \(folder.path)/\(tableName): \(String(cString: strerror(errno)))")
         }
-        try folder.commit(table.staged, as: tableName)
+        try folder.commitNew(table.staged, as: tableName)
+        return true
     }
 
     /// Gives the table up, if any: its descriptor closed, its temporary removed.
