@@ -33,11 +33,14 @@ struct BatchPlan {
         }
         do throws(ImgError) {
             let (layout, folder) = (options.webDataset, options.outputFolder)
+            // The tar names are locked before the folder is judged and before the manifest is opened (emptied).
+            if let layout, let folder { options.tarNameLock = try DatasetSettings.lockTarNames(of: layout, in: folder) }
             records = try BatchRecords.open(arguments, lists: ListLayout.files(of: inputs), shard: options.shard,
                                             verbose: settings.verbose, console: console) { previous throws(ImgError) in
                 if let layout, let folder { try DatasetSettings.checkFolder(folder, layout: layout, previous: previous) }
             }
         } catch {
+            options.tarNameLock?.release()
             options.outputFolder?.removeIfUnused()
             throw error
         }

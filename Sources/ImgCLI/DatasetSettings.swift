@@ -36,6 +36,23 @@ enum DatasetSettings {
         return layout
     }
 
+    /// Locks the names of `layout`'s tars in `folder` for the run (`TarNameLock`): refused (exit 2) while another run
+    /// holds them, one writing tars of those names there now, whose complete tars this one would take for its own.
+    static func lockTarNames(of layout: WebDatasetLayout, in folder: OutputFolder) throws(ImgError) -> TarNameLock {
+        do throws(TarNameLock.Refusal) {
+            return try TarNameLock(layout: layout, folder: folder)
+        } catch {
+            switch error {
+            case .held(let lockFile):
+                let tars = layout.prefix + "NNNNN.tar"
+                throw .usage("another batch is writing WebDataset tars \(tars) into \(folder.path) now (it holds \(lockFile)): "
+                             + "wait for it to end, or give another -O DIR" + (layout.prefix.isEmpty ? "" : " or --shard"))
+            case .unavailable(let lockFile, let reason):
+                throw .io("cannot lock \(lockFile): \(reason)")
+            }
+        }
+    }
+
     /// Refuses an output folder that already holds this layout's tars unless the run resumes or retries from a
     /// manifest (`previous`) that records every one holding samples: a fresh run's samples would be mixed with an
     /// earlier run's, and a run resumed from a manifest that does not record a tar's samples would write them again.

@@ -80,6 +80,9 @@ public struct BatchOptions: Sendable {
     /// Write the outputs as WebDataset tar shards in `outputDirectory` (one image and its JSON a sample) instead of
     /// files; default nil (files).
     public var webDataset: WebDatasetLayout?
+    /// With `webDataset`: the lock on its tar names in `outputFolder`, held for the run so that no other run writes
+    /// tars of those names there meanwhile (`TarNameLock`); default nil (none taken).
+    public var tarNameLock: TarNameLock?
 
     public init() {}
 
