@@ -66,6 +66,8 @@ enum BatchCommand {
         let watch = SignalWatcher.watch { runner.stop(signal: $0) }
         defer { watch.end() }
         let summary = runner.run(plan.inputs)
+        // Every tar is complete or given up: another run may write tars of these names now.
+        options.tarNameLock?.release()
         if summary.signal == 0 { settings.cleanCacheIfDue() }
         // A list that could not be read to its end: the items before the failure were run; say so before the summary.
         if let failure = summary.listFailure { console.error(failure.commandLineMessage) }
@@ -73,7 +75,6 @@ enum BatchCommand {
             console.error(ErrorWording.outputFolderFull(directory, reason: reason, notDone: summary.progress.skipped,
                                                         notReached: summary.progress.notReached))
         }
-        if let failure = summary.tarFailure { console.error(failure.commandLineMessage) }
         printer.finish(summary)
         let status = exitStatus(summary, outputFailure: printer.outputFailure)
         records.finish(summary, exit: status, shard: options.shard)

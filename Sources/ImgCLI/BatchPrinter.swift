@@ -102,6 +102,10 @@ final class BatchPrinter: Sendable {
             let stats = written.stats
             reporter.info("\(written.path): \(Counted.of(stats.samples, "sample", "samples")), \(stats.bytes) bytes, "
                           + String(format: "%.1fs", stats.seconds))
+        case .tarFailed(let failure):
+            // Every tar given up is said, as it is: its samples' lines are not done after all.
+            if progressLine { reporter.clearProgress() }
+            console.error(failure.error.commandLineMessage)
         }
     }
 

@@ -55,11 +55,18 @@ struct BatchRecords: Sendable {
     }
 
     /// Records a retired item, its failure worded as stderr words it. A line carried from the manifest being appended
-    /// to is already in it.
+    /// to is already in it. The lines whose samples were in a tar that could not be written, recorded `ok` before, are
+    /// recorded again, `skipped` (not done): a line's last record counts, and `--resume` does them again.
     func record(_ event: BatchEvent) {
-        guard let writer, case .item(let report) = event else { return }
-        if report.carried != nil, appendsToPrevious { return }
-        writer.write(ManifestRecord(report: report, wording: \.commandLineMessage))
+        guard let writer else { return }
+        switch event {
+        case .item(let report):
+            if report.carried != nil, appendsToPrevious { return }
+            writer.write(ManifestRecord(report: report, wording: \.commandLineMessage))
+        case .tarFailed(let failure):
+            failure.notDoneRecords.forEach(writer.write)
+        default: return
+        }
     }
 
     /// The manifest's last line.

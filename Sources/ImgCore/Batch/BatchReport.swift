@@ -114,8 +114,9 @@ public struct BatchSummary: Sendable {
     /// Why the output folder took no more outputs (`No space left on device`, `Disk quota exceeded`), when a write
     /// into it failed so: the batch stopped starting lines, and the lines not done are `skipped`. Nil otherwise.
     public var outputFolderFull: String?
-    /// Why a WebDataset tar could not be written (`BatchOptions.webDataset`): the batch stopped starting lines, and
-    /// the tar's samples so far are not kept. Nil otherwise.
+    /// Why the first WebDataset tar that could not be written was not (`BatchOptions.webDataset`; each is a
+    /// `BatchEvent.tarFailed`): the batch stopped starting lines, and the tar's samples so far are not kept. Nil
+    /// otherwise.
     public var tarFailure: ImgError?
 }
 
@@ -127,4 +128,7 @@ public enum BatchEvent: Sendable {
     case progress(BatchProgress)
     /// A WebDataset tar was completed and took its name (`BatchOptions.webDataset`).
     case tarWritten(WrittenTar)
+    /// A WebDataset tar could not be written: the batch stops, and the lines whose samples it held, reported done
+    /// before, are now counted as not done (`skipped`).
+    case tarFailed(TarFailure)
 }

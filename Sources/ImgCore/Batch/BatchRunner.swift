@@ -8,16 +8,6 @@ import Synchronization
 /// claimed when it was read (`BatchOutputNamer`: from the list alone), and the caller hears about it. Workers are threads, not Swift tasks, because
 /// libcurl and libvips calls block.
 public final class BatchRunner: Sendable {
-    private struct Order {
-        var pending: [Int: BatchItemReport] = [:]
-        var next = 0
-        var progress = BatchProgress()
-        var written = 0
-        var listFailure: ImgError?
-        /// The outputs retired so far that later lines' are compared with (`--facts` duplicates).
-        var duplicates = DuplicateMarker()
-    }
-
     private let pipeline: ImagePipeline
     /// Each output's request and key.
     private let requests: BatchRequests
@@ -31,7 +21,7 @@ public final class BatchRunner: Sendable {
     private let queue: BoundedQueue<BatchItem>
     private let stopping = Atomic<Bool>(false)
     private let stoppedByFailure = Atomic<Bool>(false)
-    private let order = Locked(Order())
+    private let order = Locked(BatchRetirement())
     private let started = Date()
     /// `-O DIR`, opened once (names resolved relative to it), or why it could not be.
     private let outputFolder: Result<OutputFolder, ImgError>?
@@ -124,6 +114,7 @@ public final class BatchRunner: Sendable {
         pipeline.settleCache()
         return order.withLock { order in
             if let written = webDataset?.finish() { events(.tarWritten(written)) }
+            reportTarFailures(order: &order)
             var progress = order.progress
             progress.elapsed = Date().timeIntervalSince(started)
             return BatchSummary(progress: progress, written: order.written, signal: cancellation?.signal ?? 0,
@@ -227,6 +218,7 @@ public final class BatchRunner: Sendable {
                 if retired.failed { stopForFailure = options.failFast }
                 if !retired.notStarted { events(.item(retired)) }
                 if let written = webDataset?.completeIfFull() { events(.tarWritten(written)) }
+                reportTarFailures(order: &order)
                 if webDataset?.failure != nil { stopForTar = true }
                 order.next += 1
                 queue.releaseSlot()
@@ -241,14 +233,24 @@ public final class BatchRunner: Sendable {
         if stopForTar { stop() }
     }
 
+    /// Reports the tars given up since last asked: the lines whose samples they held are not done after all.
+    private func reportTarFailures(order: inout BatchRetirement) {
+        for failure in webDataset?.takeFailures() ?? [] {
+            order.written -= failure.lost.count
+            order.progress.countNotDone(failure.lost)
+            events(.tarFailed(failure))
+        }
+    }
+
     /// Names and commits the item's staged outputs and counts it.
-    private func retire(_ report: BatchItemReport, order: inout Order) -> BatchItemReport {
+    private func retire(_ report: BatchItemReport, order: inout BatchRetirement) -> BatchItemReport {
         var report = report
         if let distance = options.duplicateDistance {
             order.duplicates.mark(&report, within: distance, skipping: options.skipDuplicates)
         }
         if let webDataset {
             order.written += webDataset.retire(&report)
+            reportTarFailures(order: &order)
             if folderOutOfSpace != nil, report.failed { report = notDoneForLackOfSpace(report.item, report.outputs) }
         } else if let directory = options.outputDirectory, case .success(let folder)? = outputFolder {
             for index in report.outputs.indices {

@@ -11,9 +11,13 @@ public struct WrittenTar: Sendable {
 /// tar (a new one is opened for the first line done after the last was completed): its sample, or with a table only
 /// its row (`SampleTableShape`). A tar is completed once it holds `WebDatasetLayout.samplesPerShard` samples, and at
 /// the end of the run, even with no sample: its stats and table then say what became of the lines it counts. New
-/// tars are numbered after the complete ones already in the folder (what a resumed run keeps), so a run never
-/// replaces a complete tar; the tables and stats of tars not in the folder are removed first
-/// (`WebDatasetLayout.removeOrphanedCompanions`).
+/// tars are numbered after the complete ones already in the folder (what a resumed run keeps), and a tar takes its
+/// name only where nothing has it (`OutputFolder.commitNew`), so a run never replaces a complete tar; the tables and
+/// stats of tars not in the folder are removed first (`WebDatasetLayout.removeOrphanedCompanions`). Another run
+/// writing tars of the same names into the folder at once is kept out by `TarNameLock`.
+///
+/// A tar that cannot be written (a full disk) stops the batch: it is given up with its samples (a `TarFailure`, taken
+/// with `takeFailures`), and every line retired after it is not done: no other tar is opened.
 final class WebDatasetShards: @unchecked Sendable { // touched only under BatchRunner's order lock: retiring is serial
     let layout: WebDatasetLayout
     /// The columns of the tables, with `layout.writesParquet`.
@@ -26,8 +30,12 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
     private var waiting: [String: Int] = [:]
     /// When the open tar's time began: the batch's start for the first tar, the last tar's completion for the next.
     private var since = Date()
+    /// The lines whose samples are in the open tar, in the order they were retired.
+    private var linesInTar: [BatchItem] = []
     /// The first failure to write a tar: the batch stops on it (every later sample would likely fail alike).
     private(set) var failure: ImgError?
+    /// The tars given up since `takeFailures` was last called.
+    private var failures: [TarFailure] = []
 
     init(layout: WebDatasetLayout, table: SampleTableShape, folder: OutputFolder, shard: Shard?) {
         (self.layout, self.table, self.folder, self.shard) = (layout, table, folder, shard)
@@ -36,42 +44,43 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         next = (tars.keys.max() ?? -1) + 1
     }
 
-    /// Appends the sample of list line `line` to the open tar (opening one first) and returns where it went. On a
+    /// Appends the sample of `item`'s line to the open tar (opening one first) and returns where it went. On a
     /// failure the open tar is given up (its earlier samples with it) and the error says how many were lost.
-    func add(line: Int, url: String, columns: [String: ColumnValue]?, caption: String?,
-             image: ImagePayload) throws(ImgError) -> SamplePlacement {
+    func add(_ item: BatchItem, image: ImagePayload) throws(ImgError) -> SamplePlacement {
         let tar = try openTar()
-        let key = WebDatasetLayout.key(line: line)
+        let key = WebDatasetLayout.key(line: item.line)
         let ext = (image.format ?? ImageFormat.sniff(image.bytes.prefix(64)))?.fileExtension ?? "bin"
         let sha256 = image.bytes.sha256
-        let sample = WebDatasetSample(key: key, url: url, columns: columns ?? [:], image: image, sha256: sha256)
+        let sample = WebDatasetSample(key: key, url: URLCredentials.maskingPassword(in: item.input),
+                                      columns: item.columns ?? [:], image: image, sha256: sha256)
         do throws(ImgError) {
-            try tar.add(key: key, ext: ext, image: image.bytes, caption: caption, metadata: sample.encoded(),
-                        row: table.row(of: sample, caption: caption))
+            try tar.add(key: key, ext: ext, image: image.bytes, caption: item.caption, metadata: sample.encoded(),
+                        row: table.row(of: sample, caption: item.caption))
         } catch {
-            throw giveUp(tar, error)
+            // The line fails for what went wrong; the tar's failure says what else was lost.
+            fail(error, givingUp: tar)
+            throw error
         }
+        linesInTar.append(item)
         return SamplePlacement(tar: "\(folder.path)/\(tar.name)", tarID: tar.id, member: "\(key).\(ext)")
     }
 
     /// Puts the retired line's successful outputs into the open tar (an output marked a skipped duplicate is not
     /// written), or, for a line done that gave none, its row into the open tar's table, and counts the line; returns
-    /// how many samples were written. An output that can't be written fails.
+    /// how many samples were written. An output that can't be written fails. Once a tar could not be written, a line
+    /// retired is not done (`skipped`): nothing more is written.
     func retire(_ report: inout BatchItemReport) -> Int {
         guard report.carried == nil else { return 0 }
+        if failure != nil { report = BatchItemReport(item: report.item, outputs: [], skipped: true) }
         var written = 0
         if !report.skipped {
             for index in report.outputs.indices {
                 guard case .success(let response) = report.outputs[index].result, !report.outputs[index].skippedAsDuplicate
                 else { continue }
                 do throws(ImgError) {
-                    report.outputs[index].sample = try add(line: report.item.line,
-                                                           url: URLCredentials.maskingPassword(in: report.item.input),
-                                                           columns: report.item.columns, caption: report.item.caption,
-                                                           image: response.image)
+                    report.outputs[index].sample = try add(report.item, image: response.image)
                     written += 1
                 } catch {
-                    failure = failure ?? error
                     report.outputs[index].result = .failure(error)
                 }
             }
@@ -91,10 +100,8 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
             let row = table.row(of: record, key: WebDatasetLayout.key(line: report.item.line), status: Self.status(of: report),
                                 caption: report.item.caption,
                                 reason: duplicateOf.map { "a near-duplicate of \(URLCredentials.maskingPassword(in: $0))" })
-            do throws(ImgError) { try tar.addRow(row) } catch { throw giveUp(tar, error) }
-        } catch {
-            failure = failure ?? error
-        }
+            do throws(ImgError) { try tar.addRow(row) } catch { fail(error, givingUp: tar) }
+        } catch {}
     }
 
     /// What a retired line is, as its manifest record says (`duplicate`: ok, not written as a near-duplicate).
@@ -125,7 +132,13 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     private func openTar() throws(ImgError) -> TarShard {
         if let current { return current }
-        let tar = try TarShard(name: layout.tarName(next), folder: folder, table: layout.writesParquet)
+        let tar: TarShard
+        do throws(ImgError) {
+            tar = try TarShard(name: layout.tarName(next), folder: folder, table: layout.writesParquet)
+        } catch {
+            fail(error, givingUp: nil)
+            throw error
+        }
         next += 1
         tar.statuses = waiting
         waiting = [:]
@@ -135,7 +148,6 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
 
     /// The tar completed; nil (the failure kept) when it could not be.
     private func complete(_ tar: TarShard) -> WrittenTar? {
-        current = nil
         var stats = TarStats(tar: tar.name, id: tar.id, samples: tar.samples, statuses: tar.statuses, bytes: 0,
                              imageBytes: tar.imageBytes, seconds: 0, shard: shard.map { "\($0.index)/\($0.count)" })
         do throws(ImgError) {
@@ -149,21 +161,34 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
                 return ((try? encoder.encode(stats)) ?? Data("{}".utf8)) + Data([0x0A])
             }
         } catch {
-            failure = failure ?? lost(tar, error)
+            fail(error, givingUp: tar)
             return nil
         }
+        (current, linesInTar) = (nil, [])
         return WrittenTar(path: "\(folder.path)/\(tar.name)", stats: stats)
     }
 
-    private func giveUp(_ tar: TarShard, _ error: ImgError) -> ImgError {
-        tar.abandon()
-        current = nil
-        return lost(tar, error)
+    /// The tars given up since the last call, each with the lines whose samples it held: the caller counts those
+    /// lines as not done.
+    func takeFailures() -> [TarFailure] {
+        defer { failures = [] }
+        return failures
     }
 
-    /// `error`, saying that the tar's samples so far are not kept.
-    private func lost(_ tar: TarShard, _ error: ImgError) -> ImgError {
-        guard tar.samples > 0 else { return error }
-        return .io("\(error.message); the \(tar.samples) samples written into it before are not kept")
+    /// Records a failure to write `tar` (the open tar, or nil when none could be opened), which is given up with its
+    /// samples, as a `TarFailure` whose error says how many samples are not kept. The first failure stops the batch.
+    private func fail(_ error: ImgError, givingUp tar: TarShard?) {
+        var error = error
+        let lost = tar == nil ? [] : linesInTar
+        tar?.abandon()
+        if tar != nil { (current, linesInTar) = (nil, []) }
+        if !lost.isEmpty {
+            let samples = lost.count == 1 ? "the sample" : "the \(lost.count) samples"
+            error = .io("\(error.message); \(samples) written into it before \(lost.count == 1 ? "is" : "are") not kept "
+                        + "(\(lost.count == 1 ? "its line is" : "their lines are") not done)")
+        }
+        failure = failure ?? error
+        let name = tar?.name ?? layout.tarName(next)
+        failures.append(TarFailure(error: error, path: "\(folder.path)/\(name)", lost: lost))
     }
 }
