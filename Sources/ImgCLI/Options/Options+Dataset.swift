@@ -101,10 +101,14 @@ extension Options {
             Lines not done (a run stopping) open no tar. A run killed with
             .B "kill \-9"
             leaves only the temporary, which the next run removes. A tar that can't be written whole (a full
-            disk: the batch stops with exit 7, as for files) is removed, and the samples it had are not kept:
-            their manifest lines name a tar that is not there, so
+            disk: the batch stops with exit 7, as for files) is removed, each such tar is named on stderr, and the
+            samples it had are not kept: their lines are recorded again in the manifest as
+            .B skipped
+            (not done; a line's last record counts) and counted as not done in the summary, so that its counts
+            say what is on disk, and
             .B \-\-resume
-            does them again. The manifest records each sample's
+            does them again. Once a tar fails no line starts, and the lines retired after it are not done. The
+            manifest records each sample's
             .BR tar ,
             .B tar_id
             and
@@ -115,9 +119,18 @@ extension Options {
             only when its tar is complete and is still the one it went into (the stats'
             .B id
             is the recorded one), so the samples of a torn tar are done again; new tars are numbered after
-            the complete ones, which are never replaced, and across all tars every
+            the complete ones, which are never replaced (a tar, its table and stats take their names only where
+            nothing has them: should a file appear at one meanwhile, the tar is given up as above), and across
+            all tars every
             .B ok
             line is one sample.
+            A run holds an exclusive lock on its tar names in the folder while it runs: the file
+            .B .imgfetch\-tars.lock
+            there
+            .RB ( .imgfetch\-s0003\-tars.lock
+            for shard 3's tars), removed as the run ends (a killed run leaves it unlocked, and the next run takes
+            it). A second run that would write tars of the same names into the folder at once is refused (exit 2)
+            before it fetches anything or opens its manifest; the tasks of different shards share a folder at once.
             .B \-\-retry\-failed
             writes the lines it retries into new tars too.
             A folder that already holds this shard's tars is refused (exit 2) without
