@@ -63,7 +63,7 @@ enum BatchCommand {
         // What the batch would do after a record that can't be written (a full disk) would go unrecorded.
         records.writer?.onFailure { runner.stop() }
         // Watched to the end: a signal while the summary is written finds the run over, and changes nothing.
-        let watch = SignalWatcher.watch { runner.stop(signal: $0) }
+        let watch = SignalWatcher.watch(for: console) { runner.stop(signal: $0) }
         defer { watch.end() }
         let summary = runner.run(plan.inputs)
         // Every tar is complete or given up: another run may write tars of these names now.

@@ -9,12 +9,16 @@ public struct Console: Sendable {
     public var standardOutput: StandardStream
     /// Errors, warnings, `-v` details and the progress line.
     public var standardError: StandardStream
+    /// Whether a command watches SIGINT and SIGTERM while it runs (to cancel its transfers, stop a batch, end a
+    /// renderer): a disposition of the whole process, so the program's own console does (`process`), and one a
+    /// library caller gives `CommandDispatcher.run` does not unless it says so (default false).
+    public var takesSignals = false
 
-    /// The process's standard output and error.
-    public static let process = Console(standardOutput: .output, standardError: .error)
+    /// The process's standard output and error, and its signals.
+    public static let process = Console(standardOutput: .output, standardError: .error, takesSignals: true)
 
-    public init(standardOutput: StandardStream, standardError: StandardStream) {
-        (self.standardOutput, self.standardError) = (standardOutput, standardError)
+    public init(standardOutput: StandardStream, standardError: StandardStream, takesSignals: Bool = false) {
+        (self.standardOutput, self.standardError, self.takesSignals) = (standardOutput, standardError, takesSignals)
     }
 
     /// Prints `text` and a newline on standard output; a failure to write it (a full disk, a closed stdout) is a

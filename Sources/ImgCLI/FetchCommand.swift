@@ -24,7 +24,7 @@ enum FetchCommand {
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
         if let client = settings.renderer.client { settings.configuration.rendering = WarmRendering(client: client) }
-        let watch = SignalWatcher.watch { cancellation.cancel(signal: $0) }
+        let watch = SignalWatcher.watch(for: console) { cancellation.cancel(signal: $0) }
         defer { watch.end() }
         let pipeline: ImagePipeline
         switch settings.openPipeline() {

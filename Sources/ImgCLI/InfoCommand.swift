@@ -19,7 +19,7 @@ enum InfoCommand {
         let reporter = Reporter(console: console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         let inspector = inspector(settings, cancellation: cancellation)
-        let watch = SignalWatcher.watch { cancellation.cancel(signal: $0) }
+        let watch = SignalWatcher.watch(for: console) { cancellation.cancel(signal: $0) }
         defer { watch.end() }
 
         var worst: Int32 = 0

@@ -25,7 +25,7 @@ enum RendererCommand {
             case .rendererServe:
                 let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
                 // SIGTERM (systemctl stop) and SIGINT end it as `renderer stop` does: its socket file goes with it.
-                let watch = SignalWatcher.watch { _ in server.stop() }
+                let watch = SignalWatcher.watch(for: console) { _ in server.stop() }
                 defer { watch.end() }
                 if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(settings.address)") }
             case .rendererStart:

@@ -5,9 +5,10 @@ import Foundation
 /// transfers are cancelled and no partial output is left behind. A signal the process was started with ignored
 /// stays ignored (a shell starts a script's background jobs with SIGINT ignored, so that Ctrl-C spares them).
 enum SignalWatcher {
-    /// Watches until the returned watch ends (`SignalWatch.end`).
-    static func watch(_ handler: @escaping @Sendable (Int32) -> Void) -> SignalWatch {
-        let watched = [SIGINT, SIGTERM].filter { !ignoredAtStart.contains($0) }
+    /// Watches until the returned watch ends (`SignalWatch.end`), when `console` takes signals (the process's does);
+    /// else watches nothing.
+    static func watch(for console: Console, _ handler: @escaping @Sendable (Int32) -> Void) -> SignalWatch {
+        let watched = console.takesSignals ? [SIGINT, SIGTERM].filter { !ignoredAtStart.contains($0) } : []
         var previous: [(number: Int32, action: sigaction)] = []
         for number in watched {
             var ignoring = sigaction()

@@ -72,6 +72,24 @@ struct FormatTests {
         #expect(try ImageInspection.animation(first).frames == 1)
         let limited = try Imgfetch.runInProcess([Paths.images + "/cogs.gif", "--no-cache", "--max-frames", "3", "-o", work.file("f.webp")])
         #expect(limited.status == 5 && limited.stderr.contains("--max-frames"))
+        // The frames are counted with --first-frame too (the man page says so; it was let through).
+        let counted = try Imgfetch.runInProcess([Paths.images + "/cogs.gif", "--no-cache", "--max-frames", "4", "--first-frame",
+                                                 "-o", work.file("g.png")])
+        #expect(counted.status == 5 && counted.stderr.contains("--max-frames"), "\(counted.stderr)")
+    }
+
+    /// A still output of an animation is its first frame made alone, the same bytes as `--first-frame` makes (all
+    /// frames were resized as one strip, which mixed rows of the second frame into the first's last rows).
+    @Test func aStillOutputOfAnAnimationIsItsFirstFrameAlone() throws {
+        for name in ["cogs.gif", "dispose-background.gif", "big-height.webp"] {
+            let (still, _) = try render(name, ["--resize", "7x7", "--format", "png"])
+            let (first, _) = try render(name, ["--resize", "7x7", "--format", "png", "--first-frame"])
+            #expect(still == first, "\(name)")
+        }
+        // A multi-page TIFF whose second page differs from the first (not in size) is read as its first page.
+        let (page, result) = try render("multipage/compression.tif", ["--format", "png"])
+        let frames = try Rendering.probe(page).frames
+        #expect(result.status == 0 && frames == 1, "\(result.stderr)")
     }
 
     @Test func orientationIsAppliedOnceAndUpright() throws {

@@ -27,7 +27,7 @@ struct ListSequenceReaderTests {
         #expect(rows.map { $0.position?.list } == [first, first, second, second, second])
         #expect(rows.map { $0.position?.line } == [2, 3, 2, 3, 4])
         #expect(rows.map(\.first) == ["http://h/1.jpg", "http://h/2.jpg", "http://h/3.jpg", "", "http://h/4.jpg"])
-        #expect(rows.map(\.caption) == ["one", "two", "three", nil, "four"])
+        #expect(rows.map(\.caption) == ["one", "two", "three", "", "four"])
         #expect(rows[3].failure?.message == "no URL in column 'url'")
         #expect(reader.failure == nil && reader.linesRead == 8)
         // One list keeps its own numbering and no position.

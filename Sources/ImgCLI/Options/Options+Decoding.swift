@@ -7,8 +7,9 @@ extension Options {
                          man: #"""
             Refuse an image with more than
             .I N
-            pixels, counted over all frames, from its header, before any pixel is
-            decoded (exit 5).
+            pixels, counted over the frames decoded (all of an animation that stays
+            animated, else the first), from its header, before any pixel is decoded
+            (exit 5).
             The size every processing step makes counts too, worked out from the header
             before anything is made: a
             .B \-\-resize 30000x30000:fill

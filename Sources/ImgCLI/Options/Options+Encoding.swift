@@ -42,7 +42,13 @@ extension Options {
             .BR .tif ,
             .BR .tiff ,
             .BR .jxl ),
-            else the source's format.
+            else the source's format; an
+            .B \-o
+            name with another extension
+            .RB ( a.bak )
+            is a usage error (exit 2) unless
+            .B \-\-format
+            names the format.
             .IP
             .B auto
             encodes the image in each format of
@@ -117,6 +123,8 @@ extension Options {
             fixed
             .B \-\-quality
             keeps 4:2:0 below 90.
+            A WebP so chosen is written with libvips' sharp (smart) chroma subsampling,
+            so the same quality given as a number makes other bytes.
             The default is where
             .B \-\-quality auto
             JPEG thumbnails of photographs score, on average, what
@@ -186,7 +194,8 @@ extension Options {
             saver writes them (with libvips 8.14: JPEG, PNG and WebP keep all three; TIFF
             drops EXIF; AVIF and HEIC drop XMP; JPEG XL drops EXIF and XMP; GIF keeps none).
             The pixels are converted to sRGB in any case, so the profile written is
-            libvips' sRGB profile, not the input's.
+            libvips' sRGB profile, not the input's (an input whose profile is already an
+            sRGB one keeps its own, the pixels unchanged).
             By default the image is converted to sRGB and its metadata (EXIF, XMP, IPTC,
             the ICC profile, comments and the orientation tag) is stripped, in every
             output format.
@@ -203,9 +212,11 @@ extension Options {
             By default animated GIF and WebP stay animated (frame delays and loop count
             kept; libvips writes a GIF frame delay of 0 into WebP as 100 ms, as browsers
             play such a GIF frame) when the output is GIF or WebP; other output formats get
-            the first frame.
-            A multi-page file whose pages differ in size (TIFF, HEIF) is read as its
-            first page, and
+            the first frame, decoded alone as this option decodes it (as
+            .B vipsthumbnail
+            reads one).
+            A multi-page file (TIFF, HEIF, PDF) is read as its first page, whatever the
+            output format, and
             .B \-v
             says so.
             """#)

@@ -204,6 +204,12 @@ extension Options {
             record counts, but a
             .B skipped
             one never replaces an earlier record of a result (see
-            .BR \-\-retry\-failed ).
+            .BR \-\-retry\-failed ),
+            except one with
+            .B withdraws_ok
+            (true): a line whose WebDataset sample was in a tar that could not be
+            written is recorded again so, and its
+            .B ok
+            record of that run no longer counts.
             """#)
 }

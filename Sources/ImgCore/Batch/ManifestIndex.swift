@@ -6,7 +6,8 @@ import Glibc
 /// An earlier manifest, read once in windows of `windowBytes` and kept open: for each list line, where the record
 /// that settles it starts in the file and how long it is, packed in one `UInt64` (`offset << 24 | length`). That is
 /// its last record, but a `skipped` one (not done: a run was stopping) never replaces an earlier record of its line,
-/// which still says what became of the line; a line with only `skipped` records keeps its first. Records are read
+/// which still says what became of the line (unless it withdraws that run's `ok`, `ManifestRecord.withdrawsOK`); a
+/// line with only `skipped` records keeps its first. Records are read
 /// back with `pread(2)` (safe from any thread) when their line comes up. The index is never changed after `init`.
 final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, closed on deinit; the index is immutable
     /// What a read takes at once: 1 MiB.
@@ -29,7 +30,7 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
         var tarIDs = Set<String>()
         let scanned = Self.scan(opened) { record, ids, offset, length in
             tarIDs.formUnion(ids)
-            if record.status == "skipped", offsets[record.line] != nil { return }
+            if record.status == "skipped", record.withdrawsOK != true, offsets[record.line] != nil { return }
             offsets[record.line] = UInt64(offset) << 24 | UInt64(length)
         }
         guard scanned else {
@@ -58,6 +59,8 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
     private struct IndexedFields: Decodable {
         var line: Int32
         var status: String
+        var withdrawsOK: Bool?
+        enum CodingKeys: String, CodingKey { case line, status, withdrawsOK = "withdraws_ok" }
     }
 
     /// A record's WebDataset tars, decoded only from a line that names one (`tar_id`): most manifests have none.

@@ -42,10 +42,13 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The row's columns that `--keep-columns` names (strings for CSV and TSV, JSON values for JSON Lines); absent
     /// when none are kept.
     public var columns: [String: ColumnValue]?
+    /// True on a `skipped` record that takes back this run's `ok` record of the line (its sample's tar could not be
+    /// written): unlike another `skipped` record, it replaces the earlier one when the manifest is read again.
+    public var withdrawsOK: Bool?
 
     enum CodingKeys: String, CodingKey {
         case line, list, listLine = "list_line", url, raw, status, reason, directive, rule, outputs, original, error
-        case exitClass = "exit_class", ms, columns
+        case exitClass = "exit_class", ms, columns, withdrawsOK = "withdraws_ok"
     }
 
     public init(line: Int, url: String?, status: String) {

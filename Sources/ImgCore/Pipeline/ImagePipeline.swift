@@ -137,7 +137,7 @@ public final class ImagePipeline: Sendable {
         if fetched.source == .network {
             var probe = request
             probe.chain = try ProcessingChain.parse("resize(16x16)")
-            probe.encoding = OutputEncoding(format: .png)
+            probe.encoding = OutputEncoding.probe(of: fetched.image.format)
             let rendered = try makeVariant(probe, from: fetched, originalKey: originalKey, variantKey: nil).image
             if image.width == nil, let size = rendered.sourceSize { (image.width, image.height) = (size.width, size.height) }
         }

@@ -69,7 +69,7 @@ final class VariantMaker: Sendable {
         probe.keepsSourceBytes = false
         // With --facts, the facts of the image as it is: the probe decodes it whole (its output is thrown away).
         probe.chain = request.facts == nil ? try ProcessingChain.parse("resize(16x16)") : ProcessingChain()
-        probe.encoding = OutputEncoding(format: .png)
+        probe.encoding = OutputEncoding.probe(of: format)
         let checked = try rendering.render(probe, from: original.bytes, context: context)
         var image = ImagePayload(bytes: original.bytes, format: format, width: checked.sourceSize?.width,
                                 height: checked.sourceSize?.height)

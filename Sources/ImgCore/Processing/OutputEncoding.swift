@@ -25,6 +25,20 @@ public struct OutputEncoding: Sendable, Hashable {
         self.quality = quality
     }
 
+    /// The encoding of a throw-away rendering that reads all of an input of `source` format, every frame of an
+    /// animation: GIF and WebP as themselves, others as PNG.
+    static func probe(of source: ImageFormat?) -> OutputEncoding {
+        OutputEncoding(format: source.flatMap { $0.supportsAnimation ? $0 : nil } ?? .png)
+    }
+
+    /// Whether an input of `source` format may come out animated: an animated GIF or WebP, written as GIF or WebP
+    /// (one of them among `candidateFormats`). Otherwise the output takes the first frame or page alone.
+    func keepsFrames(ofSource source: ImageFormat?) -> Bool {
+        guard let source, source.supportsAnimation else { return false }
+        if let candidateFormats { return candidateFormats.contains(where: \.supportsAnimation) }
+        return (format ?? source).supportsAnimation
+    }
+
     /// The default quality of a format, nil where the format has none.
     static func defaultQuality(of format: ImageFormat) -> Int? {
         switch format {

@@ -30,6 +30,8 @@ enum ImageDecoder {
         /// The header was opened with all frames (`n=-1` or the whole frames before a corrupt one), as a decode
         /// that does not ask for the first frame only opens it.
         var allFramesOpened = false
+        /// The frames or pages in the file when only the first was opened (`n-pages`, judged by the limit); else 0.
+        var framesInFile = 0
 
         /// Width and height once the orientation is applied (when `autorotate`).
         func orientedSize(autorotate: Bool) -> (width: Int, height: Int) {
@@ -123,6 +125,7 @@ enum ImageDecoder {
                             orientation: Int(imgf_get_int(image.pointer, "orientation", 1)))
         header.damage = damage
         header.allFramesOpened = allFrames && !pagesDiffer
+        if !allFrames, multiFrameLoaders.contains(loader) { header.framesInFile = Int(imgf_get_int(image.pointer, "n-pages", 1)) }
         if pagesDiffer { header.pagesInFileWhenTheyDiffer = header0Pages }
         return try sized(try withinLimits(header, options: options, estimatingFrom: input), options: options)
     }
@@ -169,8 +172,9 @@ enum ImageDecoder {
     private static func withinLimits(_ header: Header, options: DecodeOptions,
                                      estimatingFrom input: VipsInput? = nil) throws(ImgError) -> Header {
         var header = header
-        if header.frames > options.maxFrames {
-            throw .overLimit(.frames(count: header.frames, limit: options.maxFrames))
+        let frames = max(header.frames, header.framesInFile)
+        if frames > options.maxFrames {
+            throw .overLimit(.frames(count: frames, limit: options.maxFrames))
         }
         let pixels = Int64(header.width).saturatingMultiplied(by: Int64(header.frameHeight))
             .saturatingMultiplied(by: Int64(header.frames))

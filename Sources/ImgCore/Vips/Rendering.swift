@@ -61,8 +61,19 @@ public enum Rendering {
         return try render(bytes, job: job, context: context, stop: stop)
     }
 
+    /// `job`, deciding on the first frame or page only when its output keeps no animation: only that frame is
+    /// decoded (a strip of all frames resized as one mixed rows across frames; a multi-page file whose later pages
+    /// differ was refused), as vipsthumbnail reads one. The frames are still counted against `--max-frames`.
+    private static func stillOutputsDecodingOneFrame(_ job: Job, sourceFormat: ImageFormat?) -> Job {
+        guard !job.decoding.firstFrame, !job.encoding.keepsFrames(ofSource: sourceFormat) else { return job }
+        var job = job
+        job.decoding.firstFrame = true
+        return job
+    }
+
     private static func renderOnce(_ bytes: EncodedBytes, job: Job, context: RenderingContext,
                                    stop: RenderStop?) throws(ImgError) -> EncodedImage {
+        let job = stillOutputsDecodingOneFrame(job, sourceFormat: ImageFormat.sniff(bytes.prefix(64)))
         let decoding = job.decoding
         let render = { (input: inout VipsInput) throws(ImgError) -> EncodedImage in
             // Every variant checks the header (it reads no pixels), so each fails as it would alone; the integrity
@@ -125,6 +136,11 @@ public enum Rendering {
         var encoded = try AutoEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
         encoded.facts = imageFacts
         encoded.sourceSize = header.orientedSize(autorotate: decoding.autorotate)
+        if header.framesInFile > 1, header.format?.supportsAnimation != true {
+            encoded.notes.append("read the first of \(header.framesInFile) pages")
+        } else if header.framesInFile > 1, !encoded.format.supportsAnimation {
+            encoded.notes.append("\(encoded.format.rawValue) does not animate here: wrote the first of \(header.framesInFile) frames")
+        }
         if let damage = header.damage {
             // Let through by --fail-on: a warning is a note; truncated or corrupt data (under `none`) marks the result.
             if damage.severity == .warning { encoded.notes.append("warning: \(damage.message)") } else { encoded.damage = damage.message }

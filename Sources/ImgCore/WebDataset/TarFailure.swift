@@ -14,6 +14,7 @@ public struct TarFailure: Sendable {
         lost.map { item in
             var record = ManifestRecord(report: BatchItemReport(item: item, outputs: [], skipped: true), wording: \.message)
             record.reason = "not done: its sample was in \(path), which could not be written"
+            record.withdrawsOK = true
             return record
         }
     }
