@@ -210,7 +210,10 @@ struct CacheBoundTests {
         let held = open(home.file("locks/\(CacheMaintenance.pruneLockName)"), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(held >= 0 && flock(held, LOCK_EX) == 0)
         let report = Locked<CacheMaintenance.Report?>(nil)
-        let done = startThreads(1) { _ in report.withLock { $0 = CacheMaintenance.prune(directory: home.path, sizeLimit: 4000) } }
+        let done = startThreads(1) { _ in
+            let pruned = CacheMaintenance.prune(directory: home.path, sizeLimit: 4000)
+            report.withLock { $0 = pruned }
+        }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(report.withLock { $0 } == nil, "the prune went on while another held the lock")
         #expect(CacheScan(directory: home.path).entries.count == 6)

@@ -67,15 +67,15 @@ struct TIFFPagesTests {
         #expect(!FileManager.default.fileExists(atPath: work.file("out.png")))
     }
 
-    /// Within --max-frames, 4,000 pages that differ in size are found to differ in one pass (before: 207 s), and
-    /// the still output is the first page, as before.
+    /// Within --max-frames, 4,000 pages that differ in size: the still output is the first page, read alone (the
+    /// pages are counted from its header, not probed; probing them one by one took 207 s).
     @Test func manyPagesThatDifferAreProbedInOnePass() throws {
         let path = work.file("pages.tif")
         try Self.tiff(pages: 4000).write(to: URL(fileURLWithPath: path))
         let started = Date()
         let result = try Imgfetch.runInProcess([path, "--no-cache", "--max-frames", "5000", "-v", "-o", work.file("out.png")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("the pages differ in size: read the first of 4000 pages"), "\(result.stderr)")
+        #expect(result.stderr.contains("read the first of 4000 pages"), "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 10)
         let written = try Data(contentsOf: URL(fileURLWithPath: work.file("out.png")))
         #expect(try Rendering.probe(written).width == 1)
