@@ -71,6 +71,9 @@ enum CacheOutput {
         text += "expired        \(summary.expired)\n"
         text += "oldest access  \(summary.oldestAccess.map { date($0) } ?? "-")\n"
         text += "newest access  \(summary.newestAccess.map { date($0) } ?? "-")\n"
+        if summary.irregular > 0 {
+            text += "not regular    \(summary.irregular) (damaged, not entries: cache verify --repair removes them)\n"
+        }
         if !inspection.items.isEmpty {
             text += "\nLAST ACCESS           EXPIRES               SIZE        FORMAT  WIDTHxHEIGHT  KIND      URL / VARIANT\n"
         }
@@ -84,11 +87,12 @@ enum CacheOutput {
             line += (item.format ?? "?").padding(toLength: 8, withPad: " ", startingAt: 0)
             line += dimensions.padding(toLength: 14, withPad: " ", startingAt: 0)
             line += item.kind.padding(toLength: 10, withPad: " ", startingAt: 0)
-            line += item.damaged ? "(damaged: \(item.path))" : (item.url ?? "?")
+            line += item.notRegular.map { "(not a regular file, \($0): \(item.path))" }
+                ?? (item.damaged ? "(damaged: \(item.path))" : (item.url ?? "?"))
             if let variant = item.variant { line += "  " + variant }
             text += line.escapingControlCharacters + "\n"
         }
-        let hidden = summary.entries - inspection.items.count
+        let hidden = summary.entries + summary.irregular - inspection.items.count
         if hidden > 0 { text += "… and \(hidden) more (--all or --limit N to list them)\n" }
         try console.printLine(String(text.dropLast()))
     }
@@ -102,12 +106,13 @@ enum CacheOutput {
              "path": item.path, "size": item.size, "imageBytes": value(item.imageBytes), "format": value(item.format),
              "width": value(item.width), "height": value(item.height), "created": value(item.created),
              "lastAccess": item.lastAccess, "expires": value(item.expires), "expired": item.expired,
-             "etag": value(item.etag), "lastModified": value(item.lastModified), "damaged": item.damaged]
+             "etag": value(item.etag), "lastModified": value(item.lastModified), "damaged": item.damaged,
+             "notRegular": value(item.notRegular)]
         }
         let document: [String: Any] = [
             "directory": inspection.directory, "url": value(url), "originalKey": value(originalKey),
             "entries": summary.entries, "originals": summary.originals, "variants": summary.variants,
-            "totalBytes": summary.totalBytes, "sizeLimit": value(inspection.sizeLimit), "expired": summary.expired,
+            "totalBytes": summary.totalBytes, "notRegular": summary.irregular, "sizeLimit": value(inspection.sizeLimit), "expired": summary.expired,
             "fullPercent": value(inspection.sizeLimit.map { (Double(summary.totalBytes) * 1000 / Double($0)).rounded() / 10 }),
             "lastPruned": value(inspection.lastPruned),
             "oldestAccess": value(summary.oldestAccess), "newestAccess": value(summary.newestAccess),

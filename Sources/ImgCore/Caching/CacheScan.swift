@@ -29,10 +29,13 @@ public struct CacheEntryStat: Sendable {
 }
 
 /// Walks `entries/` with `openat`/`fdopendir`/`readdir`/`fstatat`, never following a symlink and never reading
-/// a file. Files that aren't entries (wrong names, symlinks, anything but regular files) are ignored.
+/// a file. Files of other names are ignored; what has an entry's name but is not a regular file (a directory, a
+/// symbolic link, a FIFO) is kept apart (`irregular`).
 public struct CacheScan: Sendable {
     /// Every entry file found.
     public var entries: [CacheEntryStat] = []
+    /// What was found at entries' names that is not a regular file.
+    public var irregular: [IrregularEntry] = []
     /// Entry folders (`XX/<hash>`) that held no file at all.
     public var emptyFolders: [String] = []
 
@@ -55,12 +58,15 @@ public struct CacheScan: Sendable {
         Self.visitFolders(root: root) { folder, found in
             if !found.anything { emptyFolders.append(folder) }
             entries.append(contentsOf: found.entries)
+            irregular.append(contentsOf: found.irregular)
         }
     }
 
-    /// What one entry folder holds: its entry files, and whether it held any file at all.
+    /// What one entry folder holds: its entry files, what has an entry's name but is no regular file, and whether
+    /// it held any file at all.
     public struct FolderContents: Sendable {
         public var entries: [CacheEntryStat] = []
+        public var irregular: [IrregularEntry] = []
         public var anything = false
     }
 
@@ -126,17 +132,24 @@ public struct CacheScan: Sendable {
         let descriptor = root.openFolder("entries/\(folder)")
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        entries = Self.scanFolder(descriptor, named: folder).entries
+        let contents = Self.scanFolder(descriptor, named: folder)
+        (entries, irregular) = (contents.entries, contents.irregular)
     }
 
-    /// The entry files of one open entry folder, and whether it held any file at all.
+    /// The entry files of one open entry folder, what has an entry's name but is no regular file, and whether it
+    /// held any file at all.
     private static func scanFolder(_ descriptor: Int32, named folder: String) -> FolderContents {
         var contents = FolderContents()
-        for (name, type) in DirectoryListing.children(of: descriptor) {
+        for (name, _) in DirectoryListing.children(of: descriptor) {
             contents.anything = true
-            guard type == DT_REG || type == DT_UNKNOWN, Self.isEntryName(name) else { continue }
+            guard Self.isEntryName(name) else { continue }
             var info = stat()
-            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                contents.irregular.append(IrregularEntry(folder: folder, name: name, type: info.st_mode & S_IFMT,
+                                                         inode: UInt64(info.st_ino)))
+                continue
+            }
             contents.entries.append(CacheEntryStat(folder: folder, name: name, size: Int64(info.st_size),
                                                    lastAccess: EntryIO.seconds(info.st_atim),
                                                    expires: EntryIO.seconds(info.st_mtim), inode: UInt64(info.st_ino)))
@@ -158,11 +171,15 @@ public struct CacheScan: Sendable {
         public var expired = 0
         public var oldestAccess: Double?
         public var newestAccess: Double?
+        /// What stands at entries' names but is not a regular file (`IrregularEntry`): in none of the counts above.
+        public var irregular = 0
     }
 
     /// Totals of the scanned entries at time `now`.
     public func summary(now: Double = Date().timeIntervalSince1970) -> Summary {
-        Self.summarise(entries, now: now)
+        var summary = Self.summarise(entries, now: now)
+        summary.irregular = irregular.count
+        return summary
     }
 
     public static func summarise(_ entries: [CacheEntryStat], now: Double) -> Summary {

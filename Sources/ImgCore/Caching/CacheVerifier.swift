@@ -9,8 +9,9 @@ public enum CacheVerifier {
     /// One entry that failed its check.
     public struct Damage: Sendable, Equatable {
         public var path: String
-        /// `unreadable`, `old format`, `bad header`, `size mismatch`, `digest mismatch`, or `misplaced` (a whole
-        /// entry at the path of another key: never served, `DiskCache.lookup`).
+        /// `unreadable`, `old format`, `bad header`, `size mismatch`, `digest mismatch`, `misplaced` (a whole
+        /// entry at the path of another key: never served, `DiskCache.lookup`), or `not a regular file (a
+        /// directory)` (or a symbolic link, a FIFO, a socket, a device: `IrregularEntry`).
         public var reason: String
         /// Whether `repair` removed it.
         public var removed: Bool
@@ -32,9 +33,27 @@ public enum CacheVerifier {
     }
 
     /// Checks every entry; with `repair`, removes each damaged one (if the file at its path is still the one read).
+    /// What stands at an entry's name but is not a regular file is damaged too (`not a regular file (a symbolic
+    /// link)`): repairing removes it as `IrregularEntry.remove` does (a link itself, a directory only when empty).
     public static func verify(root: CacheRoot, repair: Bool = false) -> Result {
         var result = Result()
-        for entry in CacheScan(root: root).entries {
+        let scan = CacheScan(root: root)
+        for odd in scan.irregular {
+            result.checked += 1
+            var removed = false
+            if repair {
+                let folder = root.openFolder("entries/\(odd.folder)")
+                let code = folder >= 0 ? IrregularEntry.remove(odd.name, in: folder, inode: odd.inode) : errno
+                if folder >= 0 { close(folder) }
+                removed = code == 0
+                if code != 0, code != ENOENT, code != ESTALE {
+                    result.failures.append(RemovalFailure(path: root.shown(odd.relativeName), code: code))
+                }
+            }
+            result.damaged.append(Damage(path: root.shown(odd.relativeName), reason: "not a regular file (\(odd.kind))",
+                                         removed: removed))
+        }
+        for entry in scan.entries {
             let path = root.shown(entry.relativeName)
             result.checked += 1
             guard let reason = problem(of: entry, in: root) else { continue }
