@@ -50,7 +50,8 @@ public enum CacheMaintenance {
 
     /// Removes `tmp/PID-NONCE.tmp` files and `tmp/PID-NONCE.removing` folders (only the entries in them) whose last
     /// change (ctime: set by the final write or the rename that made them) is at least `age` seconds ago and whose
-    /// process (PID) no longer runs on this machine.
+    /// process (PID) no longer runs on this machine. A removal folder counts as a temporary only once it is gone (the
+    /// bytes of the entries removed from one that stays count all the same).
     static func removeTemporaries(root: CacheRoot, olderThan age: Double, dryRun: Bool, now: Double, into report: inout Report) {
         for name in root.names(in: "tmp") where CacheNames.isTemporary(name) || CacheNames.isRemoval(name) {
             let relative = "tmp/\(name)", path = root.shown("tmp/\(name)")
@@ -65,7 +66,10 @@ public enum CacheMaintenance {
             } else if isFolder {
                 let removal = CacheNames.removeOwnTree(relative, in: root, shownAs: path)
                 report.failures += removal.failures
-                bytes = removal.bytes
+                report.temporaryBytes += removal.bytes
+                // Counted only when gone: what could not be emptied (a read-only folder in it) stays, and says so.
+                guard !root.exists(relative) else { continue }
+                bytes = 0
             } else if root.unlink(relative) != 0 {
                 report.failures.append(RemovalFailure(path: path, code: errno))
                 continue
@@ -87,37 +91,58 @@ public enum CacheMaintenance {
 
     // MARK: clear and remove
 
-    /// Removes every entry: `entries/` is renamed away in one step (so no reader sees half a cache), replaced by an
-    /// empty folder, then its entries deleted; anything else found in it is put back.
+    /// Removes every entry, one entry folder at a time (`CacheNames.removeEntryFolder`: an original and its
+    /// variants go together), then the `XX/` folders that emptied. What can't be removed (a read-only folder) stays
+    /// where it was, named in the failures, so that `inspect` still counts it and the next clear tries it again; a
+    /// dry run counts what a run would try to remove. Entry names that are not regular files count as entries (of no
+    /// bytes) and go too (`IrregularEntry`).
     public static func clear(root: CacheRoot, dryRun: Bool = false) -> Report {
         var report = Report()
-        let scan = CacheScan(root: root)
-        if dryRun {
-            for entry in scan.entries { record(entry, root: root, in: &report) }
-            return report
-        }
-        let doomed = root.removalName()
-        guard root.rename("entries", doomed) == 0 else {
+        let top = root.openFolder("entries")
+        guard top >= 0 else {
             if errno != ENOENT { report.failures.append(RemovalFailure(path: root.shown("entries"), code: errno)) }
             return report
         }
-        mkdirat(root.descriptor, "entries", 0o700)
-        report.absorb(CacheNames.removeOwnTree(doomed, in: root, shownAs: root.shown("entries")))
-        // Files that aren't entries, and entries that could not be removed, go back where they were.
-        CacheNames.restore(doomed, into: "entries", in: root)
+        defer { close(top) }
+        for prefix in DirectoryListing.children(of: top).map(\.name) where CacheNames.isPrefixFolder(prefix) {
+            let folder = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard folder >= 0 else {
+                if errno != ENOENT, errno != ENOTDIR, errno != ELOOP {
+                    report.failures.append(RemovalFailure(path: root.shown("entries/\(prefix)"), code: errno))
+                }
+                continue
+            }
+            let hashes = DirectoryListing.children(of: folder).map(\.name).filter(CacheNames.isKeyFolder)
+            close(folder)
+            for hash in hashes {
+                let name = "entries/\(prefix)/\(hash)"
+                if dryRun {
+                    record(CacheScan(root: root, folder: "\(prefix)/\(hash)"), root: root, in: &report)
+                } else {
+                    report.absorb(CacheNames.removeEntryFolder(name, in: root))
+                }
+            }
+            if !dryRun { root.removeFolder("entries/\(prefix)") }
+        }
         return report
     }
 
     /// Removes the original of `originalKey` and all its variants together (`DiskCache.removeAll`).
     public static func remove(root: CacheRoot, originalKey: String, dryRun: Bool = false) throws(ImgError) -> Report {
-        var report = Report()
         let folder = DiskCache.entryFolder(originalKey: originalKey)
-        let scan = CacheScan(root: root, folder: folder)
-        if dryRun { for entry in scan.entries { record(entry, root: root, in: &report) } }
-        guard !dryRun, !scan.entries.isEmpty else { return report }
-        var removal = Report()
-        removal.absorb(try DiskCache(root: root).removeAll(originalKey: originalKey))
-        return removal
+        guard dryRun else { return try DiskCache(root: root).removeAll(originalKey: originalKey) }
+        var report = Report()
+        record(CacheScan(root: root, folder: folder), root: root, in: &report)
+        return report
+    }
+
+    /// Records what a scan found as what a removal would remove: its entries, and its irregular entries (no bytes).
+    private static func record(_ scan: CacheScan, root: CacheRoot, in report: inout Report) {
+        for entry in scan.entries { record(entry, root: root, in: &report) }
+        for odd in scan.irregular {
+            report.entries += 1
+            report.paths.append(root.shown(odd.relativeName))
+        }
     }
 
     // MARK: auto clean

@@ -38,11 +38,12 @@ enum CacheNames {
 
     // MARK: removing what is ours
 
-    /// Deletes, below the folder `name` of the cache directory (a renamed-away `entries/` or entry folder), the
-    /// entry files and the entry folders that held only those (symlinks and other names are left, never followed),
-    /// then the folder itself if that left it empty. Reports the entry files removed and their bytes, and each one
-    /// whose unlink was refused, with paths shown below `shownAs` (where the folder was, and where `restore` puts it
-    /// back).
+    /// Deletes, below the folder `name` of the cache directory (an entry folder, in place or renamed away), the
+    /// entries and the entry folders that held only those (other names are left, never followed), then the folder
+    /// itself if that left it empty. What stands at an entry's name but is not a regular file goes too
+    /// (`IrregularEntry.remove`: a link itself, a directory only when empty) and counts as an entry of no bytes.
+    /// Reports the entries removed and their bytes, and each one whose removal was refused, with paths shown below
+    /// `shownAs`.
     @discardableResult
     static func removeOwnTree(_ name: String, in root: CacheRoot, shownAs shown: String) -> CacheMaintenance.Report {
         let descriptor = root.openFolder(name)
@@ -63,16 +64,8 @@ enum CacheNames {
         for (name, _) in DirectoryListing.children(of: descriptor) {
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFREG where isEntryFile(name):
-                if unlinkat(descriptor, name, 0) == 0 {
-                    report.entries += 1
-                    report.bytes += Int64(info.st_size)
-                    report.paths.append("\(shown)/\(name)")
-                } else if errno != ENOENT {
-                    report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: errno))
-                }
-            case S_IFDIR where isPrefixFolder(name) || isKeyFolder(name):
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR, isPrefixFolder(name) || isKeyFolder(name) {
                 let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard child >= 0 else {
                     if errno != ENOENT { report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: errno)) }
@@ -81,17 +74,53 @@ enum CacheNames {
                 report.absorb(removeOwnTree(opened: child, shownAs: "\(shown)/\(name)"))
                 close(child)
                 unlinkat(descriptor, name, AT_REMOVEDIR)
-            default:
                 continue
+            }
+            guard isEntryFile(name) else { continue }
+            let code = type == S_IFREG
+                ? (unlinkat(descriptor, name, 0) == 0 ? 0 : errno)
+                : IrregularEntry.remove(name, in: descriptor, inode: UInt64(info.st_ino))
+            if code == 0 {
+                report.entries += 1
+                report.bytes += type == S_IFREG ? Int64(info.st_size) : 0
+                report.paths.append("\(shown)/\(name)")
+            } else if code != ENOENT, code != ESTALE {
+                report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: code))
             }
         }
         return report
     }
 
-    /// Puts back into the folder `destination` what `removeOwnTree` left in `leftover` (files of other names; both
-    /// names in the cache directory), merging folders that exist again, then removes `leftover` if that emptied it.
+    /// Removes the entry folder `folder` (`entries/XX/HASH`) of the cache directory with all it holds of imgfetch's
+    /// (`removeOwnTree`): renamed away into `tmp/` first, so that no reader finds an original without its variants,
+    /// then emptied there and what is left (other names, what could not be removed) put back. When it can't be
+    /// renamed away (a read-only folder, `tmp/` missing or not writable), it is emptied in place. Failures name where
+    /// each file that could not be removed is now.
+    static func removeEntryFolder(_ folder: String, in root: CacheRoot) -> CacheMaintenance.Report {
+        let doomed = root.removalName()
+        guard root.rename(folder, doomed) == 0 else {
+            return errno == ENOENT ? CacheMaintenance.Report() : removeOwnTree(folder, in: root, shownAs: root.shown(folder))
+        }
+        var report = removeOwnTree(doomed, in: root, shownAs: root.shown(doomed))
+        restore(doomed, into: folder, in: root)
+        let (away, back) = (root.shown(doomed), root.shown(folder))
+        report.paths = report.paths.map { $0.hasPrefix(away) ? back + $0.dropFirst(away.count) : $0 }
+        report.failures = report.failures.map { failure in
+            // Put back where it was, or still in tmp/ (a read-only folder can't be moved back into another).
+            guard failure.path.hasPrefix(away) else { return failure }
+            let suffix = failure.path.dropFirst(away.count)
+            return root.exists(folder + suffix) ? RemovalFailure(path: back + suffix, code: failure.code) : failure
+        }
+        return report
+    }
+
+    /// Puts back into the folder `destination` (made again when missing) what `removeOwnTree` left in `leftover`
+    /// (both names in the cache directory), merging folders that exist again, then removes `leftover` if that
+    /// emptied it.
     static func restore(_ leftover: String, into destination: String, in root: CacheRoot) {
-        for name in root.names(in: leftover) {
+        let names = root.names(in: leftover)
+        if !names.isEmpty { _ = try? root.makeFolders(destination) }
+        for name in names {
             let from = "\(leftover)/\(name)", to = "\(destination)/\(name)"
             if root.rename(from, to) == 0 { continue }
             if let source = root.status(from), let target = root.status(to), source.st_mode & S_IFMT == S_IFDIR,

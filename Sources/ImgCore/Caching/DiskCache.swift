@@ -231,18 +231,10 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// Removes an original and all its variants together: the folder is renamed away first, then deleted.
+    /// Removes an original and all its variants together (`CacheNames.removeEntryFolder`: the folder is renamed
+    /// away first, then deleted; in place when it can't be renamed).
     @discardableResult
     public func removeAll(originalKey: String) -> CacheMaintenance.Report {
-        let folder = entryFolderName(originalKey: originalKey)
-        let doomed = root.removalName()
-        guard root.rename(folder, doomed) == 0 else {
-            var report = CacheMaintenance.Report()
-            if errno != ENOENT { report.failures.append(RemovalFailure(path: root.shown(folder), code: errno)) }
-            return report
-        }
-        let removed = CacheNames.removeOwnTree(doomed, in: root, shownAs: root.shown(folder))
-        CacheNames.restore(doomed, into: folder, in: root)
-        return removed
+        CacheNames.removeEntryFolder(entryFolderName(originalKey: originalKey), in: root)
     }
 }
