@@ -29,15 +29,8 @@ enum RendererCommand {
                 defer { watch.end() }
                 if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(settings.address)") }
             case .rendererStart:
-                try client.checkDirectory(create: true)
-                if client.isRunning() {
-                    let process = client.status().map { "pid \($0.process)" } ?? "not answering"
-                    if !quiet { try console.printLine("already running: \(process)") }
-                } else if let process = RendererLauncher.startDetached(idleLimit: settings.idleLimit) {
-                    if !quiet { try console.printLine("started: pid \(process), exits after \(Int(settings.idleLimit)) s idle") }
-                } else {
-                    throw .internalFailure("cannot start the renderer")
-                }
+                let line = try start(client, idleLimit: settings.idleLimit)
+                if !quiet { try console.printLine(line) }
             case .rendererStop:
                 try stop(client, quiet: quiet, console: console)
             default: // .rendererStatus
@@ -57,13 +50,46 @@ enum RendererCommand {
         }
     }
 
+    /// `renderer start`: starts one unless one runs (holds the address's lock), then waits (5 s at most) until one
+    /// holds it, so that of several starts at once only the one whose renderer won says `started`, the others
+    /// `already running` with the winner's pid.
+    private static func start(_ client: RendererClient, idleLimit: Double) throws(ImgError) -> String {
+        try client.checkDirectory(create: true)
+        if let running = client.runningProcess() { return alreadyRunning(running, client) }
+        guard let process = RendererLauncher.startDetached(idleLimit: idleLimit) else {
+            throw .internalFailure("cannot start the renderer")
+        }
+        let started = "started: pid \(process), exits after \(Int(idleLimit)) s idle"
+        let alive = { !RendererClient.waitForExit(of: [process], within: 0).isEmpty }
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            // The winner may have just taken the lock and not be listening yet: its pid is the answer.
+            if let holder = client.runningProcess(), holder > 0 {
+                return holder == process ? started : "already running: pid \(holder)"
+            }
+            if !alive() { break }
+            usleep(10_000)
+        }
+        if let holder = client.runningProcess(), holder > 0, holder != process { return "already running: pid \(holder)" }
+        guard alive() else { throw .internalFailure("cannot start the renderer: pid \(process) exited at once") }
+        return started
+    }
+
+    /// `already running: pid N`, and why it does not answer when it doesn't.
+    private static func alreadyRunning(_ holder: Int32, _ client: RendererClient) -> String {
+        if let status = client.status() { return "already running: pid \(status.process)" }
+        let process = holder > 0 ? "pid \(holder)" : "starting"
+        guard holder > 0, client.connect() == nil else { return "already running: \(process), not answering" }
+        return "already running: \(process), not answering (its socket file is gone; 'renderer stop' ends it)"
+    }
+
     /// `renderer stop`: stops every renderer of this user, and returns once they have exited.
     private static func stop(_ client: RendererClient, quiet: Bool, console: Console) throws(ImgError) {
         try client.checkDirectory()
         let stopped = client.stop()
         if !quiet {
             for sighting in stopped {
-                try console.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : " (an older build)")
+                try console.printLine("stopping: pid \(sighting.process)" + (sighting.isThisBuild ? "" : sighting.isOfThisPath ? " (an older build)" : " (at \(sighting.address))")
                                        + (sighting.status == nil ? ", sent SIGTERM: it did not answer" : ""))
             }
             if stopped.isEmpty { try console.printLine("not running") }
@@ -80,9 +106,10 @@ enum RendererCommand {
     }
 
     private static func describe(_ sighting: RendererSighting) -> String {
-        let build = sighting.isThisBuild ? "" : "older build "
+        let build = sighting.isThisBuild ? "" : sighting.isOfThisPath ? "older build " : "other socket "
         guard let status = sighting.status else {
             return "\(build)running but not answering: pid \(sighting.process), at \(sighting.address)"
+                + (sighting.listening ? "" : " (its socket file is gone; 'renderer stop' ends it)")
         }
         return "\(build)running: pid \(status.process), version \(status.version), up \(Int(status.uptime)) s, "
             + "\(status.renderings) renderings, \(status.active - 1) other connections, "
@@ -102,6 +129,7 @@ enum RendererCommand {
         }
         let renderers = sightings.map { sighting in
             "{\"address\":\(quoted(sighting.address.path)),\"answering\":\(sighting.status != nil),"
+                + "\"listening\":\(sighting.listening),"
                 + "\"process\":\(sighting.process),\"this_build\":\(sighting.isThisBuild)}"
         }.joined(separator: ",")
         let current = sightings.first { $0.isThisBuild }

@@ -70,6 +70,18 @@ public struct RendererAddress: Sendable, Hashable, CustomStringConvertible {
         return names.filter { $0.hasPrefix(pathPrefix) && $0.hasSuffix(Self.suffix) && $0 != name }.sorted()
     }
 
+    /// Whether `name` is the socket name of a build of this executable path (`renderer-PATH-BUILD.sock`).
+    func isOfThisPath(_ name: String) -> Bool {
+        name == self.name || (pathPrefix.map { name.hasPrefix($0) && name.hasSuffix(Self.suffix) } ?? false)
+    }
+
+    /// Whether `process` runs this executable's path (a build replaced on disk since it started included).
+    static func runsThisPath(_ process: Int32) -> Bool {
+        guard let mine = executablePath(), var theirs = link("/proc/\(process)/exe") else { return false }
+        if theirs.hasSuffix(" (deleted)") { theirs.removeLast(" (deleted)".count) }
+        return theirs == mine
+    }
+
     /// The path of the running executable (`/proc/self/exe`), nil when it is gone (replaced on disk) or unknown.
     static func executablePath() -> String? {
         guard let path = link("/proc/self/exe") else { return nil }

@@ -43,7 +43,11 @@ public struct RendererClient: Sendable {
     }
 
     /// Whether a renderer holds this address's lock (it runs, whether or not it answers).
-    public func isRunning() -> Bool { directory()?.isLocked(address.name + RendererServer.lockSuffix) ?? false }
+    public func isRunning() -> Bool { runningProcess() != nil }
+
+    /// The process holding this address's lock (a renderer runs there, whether or not it answers or its socket
+    /// file is still there): nil when none does, 0 when it has just taken it and not yet written its id.
+    public func runningProcess() -> Int32? { directory()?.holder(address.name + RendererServer.lockSuffix) }
 
     /// The state of the renderer of this build, nil when none answers.
     public func status() -> RendererStatus? {
@@ -51,15 +55,37 @@ public struct RendererClient: Sendable {
     }
 
     /// Every renderer of this executable path: this build's first, then those of other (older) builds found in
-    /// the folder, e.g. after the binary at the path was replaced. A socket file nobody listens at is skipped.
+    /// the folder, e.g. after the binary at the path was replaced, then those found by their lock file alone (their
+    /// socket file deleted, or named otherwise by `IMGFETCH_RENDERER_SOCKET` in this folder) whose process runs this
+    /// executable's path. A socket file nobody listens at, and a lock nobody holds, are skipped. With
+    /// `IMGFETCH_RENDERER_SOCKET` set, only the renderer at that socket.
     public func survey() -> [RendererSighting] {
         guard let directory = directory() else { return [] }
-        return ([address.name] + address.otherBuilds(in: directory.names())).compactMap { name in
-            guard let connection = connect(directory, name: name) else { return nil }
-            let status = connection.exchange(RendererRequest(command: .status))?.status
-            return RendererSighting(address: RendererAddress(directory: address.directory, name: name),
-                                    process: connection.serverProcess, status: status, isThisBuild: name == address.name)
+        let names = directory.names()
+        var candidates = [address.name] + address.otherBuilds(in: names)
+        if address.pathPrefix != nil {
+            for lock in names.sorted() where lock.hasSuffix(RendererServer.lockSuffix) {
+                let name = String(lock.dropLast(RendererServer.lockSuffix.count))
+                if !candidates.contains(name) { candidates.append(name) }
+            }
         }
+        return candidates.compactMap { sighting(of: $0, in: directory) }
+    }
+
+    /// The renderer at the socket name `name` of the folder: by its socket when it listens, else by its lock.
+    private func sighting(of name: String, in directory: RendererDirectory) -> RendererSighting? {
+        let at = RendererAddress(directory: address.directory, name: name)
+        let ofThisPath = address.isOfThisPath(name)
+        if let connection = connect(directory, name: name),
+           ofThisPath || RendererAddress.runsThisPath(connection.serverProcess) {
+            let status = connection.exchange(RendererRequest(command: .status))?.status
+            return RendererSighting(address: at, process: connection.serverProcess, status: status,
+                                    isThisBuild: name == address.name, isOfThisPath: ofThisPath, listening: true)
+        }
+        guard let process = directory.holder(name + RendererServer.lockSuffix), process > 0,
+              RendererAddress.runsThisPath(process) || (ofThisPath && RendererClient.isRunning(process)) else { return nil }
+        return RendererSighting(address: at, process: process, status: nil, isThisBuild: name == address.name,
+                                isOfThisPath: ofThisPath, listening: false)
     }
 
     /// Ends every renderer of this executable path (this build's and older ones): asks each to exit once its
@@ -107,8 +133,13 @@ public struct RendererSighting: Sendable {
     public let process: Int32
     /// What it said of itself; nil when it did not answer (stopped, or another protocol version).
     public let status: RendererStatus?
-    /// Whether it is the renderer of this very build (else an older build of the same path).
+    /// Whether it is the renderer of this very build (else an older build of the same path, or one of this path
+    /// at a socket named otherwise).
     public let isThisBuild: Bool
+    /// Whether its socket name is one of this executable path's builds (else named by `IMGFETCH_RENDERER_SOCKET`).
+    public let isOfThisPath: Bool
+    /// Whether it listens at its socket file (else it was found by its lock alone: the socket file is gone).
+    public let listening: Bool
 }
 
 /// One connection to the renderer, for one request.

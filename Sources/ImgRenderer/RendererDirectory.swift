@@ -72,8 +72,9 @@ final class RendererDirectory: Sendable {
     /// Removes a file of the folder (never through a link: unlinkat removes the name itself).
     func remove(_ name: String) { _ = unlinkat(descriptor, name, 0) }
 
-    /// Takes the lock file `name` (created 0600) for as long as the returned descriptor is open; nil when another
-    /// process holds it (a renderer runs at that name) or it can't be made.
+    /// Takes the lock file `name` (created 0600) for as long as the returned descriptor is open, and writes this
+    /// process's id in it (`holder` reads it: the renderer is found by its lock even when its socket file is gone);
+    /// nil when another process holds it (a renderer runs at that name) or it can't be made.
     func lock(_ name: String) -> Int32? {
         while true {
             let lock = openat(descriptor, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -87,6 +88,9 @@ final class RendererDirectory: Sendable {
             var held = stat(), current = stat()
             if fstat(lock, &held) == 0, fstatat(descriptor, name, &current, AT_SYMLINK_NOFOLLOW) == 0,
                held.st_ino == current.st_ino, held.st_dev == current.st_dev {
+                let record = "\(getpid())\n"
+                _ = ftruncate(lock, 0)
+                _ = record.withCString { pwrite(lock, $0, strlen($0), 0) }
                 return lock
             }
             close(lock)
@@ -94,10 +98,18 @@ final class RendererDirectory: Sendable {
     }
 
     /// Whether some process holds the lock file `name`.
-    func isLocked(_ name: String) -> Bool {
+    func isLocked(_ name: String) -> Bool { holder(name) != nil }
+
+    /// The process that holds the lock file `name`, as it wrote itself in it: nil when nobody holds it, 0 while
+    /// its holder has not written its id yet (it has just taken it).
+    func holder(_ name: String) -> Int32? {
         let lock = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard lock >= 0 else { return false }
+        guard lock >= 0 else { return nil }
         defer { close(lock) }
-        return flock(lock, LOCK_SH | LOCK_NB) != 0
+        guard flock(lock, LOCK_SH | LOCK_NB) != 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = read(lock, &bytes, bytes.count)
+        let text = count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : ""
+        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0 > 0 ? $0 : nil } ?? 0
     }
 }
