@@ -12,7 +12,10 @@ extension FetchSettings {
         network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in
             try Options.header.reading(header, with: RequestHeader.curlLine(parsing:))
         }
-        if let agent = try arguments[Options.userAgent] { network.userAgent = agent }
+        if let agent = try arguments[Options.userAgent] {
+            try Options.userAgent.reading(agent) { text throws(ImgError) in try RequestHeader.checkValue(text, of: "the User-Agent") }
+            network.userAgent = agent
+        }
         if let timeout = try arguments[Options.timeout] { network.timeout = timeout }
         if let timeout = try arguments[Options.connectTimeout] { network.connectTimeout = timeout }
         if let retries = try arguments[Options.retry] { network.retries = retries }
@@ -43,20 +46,15 @@ extension FetchSettings {
     /// The proxy variables libcurl reads (it reads `http_proxy` in lower case only, as curl).
     static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
 
-    /// A `--proxy` value as libcurl takes it: `[scheme://]host[:port]` with scheme http, https, socks4, socks4a,
-    /// socks5 or socks5h (curl's list), or "" for no proxy at all; else a usage error.
+    /// A `--proxy` value as libcurl takes it (`ProxyAddress`), or "" for no proxy at all; else a usage error that
+    /// shows the value with its password written `***`.
     static func proxy(_ text: String) throws(ImgError) -> String {
         if text.isEmpty { return text }
-        if text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
-            throw .usage("bad --proxy '\(text.escapingControlCharacters)': spaces and control characters are not allowed")
+        do {
+            return try ProxyAddress(parsing: text).value
+        } catch {
+            guard case .usage(let problem) = error else { throw error }
+            throw .usage("bad --proxy '\(ProxyAddress.masked(text).escapingControlCharacters)': \(problem)")
         }
-        if let separator = text.range(of: "://") {
-            let scheme = text[..<separator.lowerBound].lowercased()
-            guard ["http", "https", "socks4", "socks4a", "socks5", "socks5h"].contains(scheme) else {
-                throw .usage("bad --proxy '\(text)': the scheme must be http, https, socks4, socks4a, socks5 or socks5h")
-            }
-            if text[separator.upperBound...].isEmpty { throw .usage("bad --proxy '\(text)': no host") }
-        }
-        return text
     }
 }

@@ -5,14 +5,12 @@ public enum RequestHeader {
     /// Parses `Name: value`, or curl's `Name;` for a header with an empty value, into the line handed to libcurl:
     /// `Name: value` (the value without surrounding spaces and tabs), or `Name;` when the value is empty (libcurl
     /// reads `Name:` as "remove this header", so an empty `-H 'Name:'` would not be sent otherwise).
-    /// The name must be an HTTP token (letters, digits and ``!#$%&'*+-.^_`|~``); CR, LF and NUL are refused
-    /// anywhere, since they would split one header into several. A refusal is `ImgError.usage` giving the problem
-    /// (the caller names the option).
+    /// The name must be an HTTP token (letters, digits and ``!#$%&'*+-.^_`|~``); a control character other than
+    /// tab is refused anywhere (`checkValue`). A refusal is `ImgError.usage` giving the problem (the caller names the
+    /// option).
     public static func curlLine(parsing text: String) throws(ImgError) -> String {
+        try checkValue(text, of: "a header")
         let scalars = text.unicodeScalars
-        if scalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-            throw .usage("CR, LF and NUL are not allowed in a header")
-        }
         let name: Substring.UnicodeScalarView
         let value: String
         if let colon = scalars.firstIndex(of: ":") {
@@ -30,6 +28,18 @@ public enum RequestHeader {
         }
         let nameText = String(String.UnicodeScalarView(name))
         return value.isEmpty ? "\(nameText);" : "\(nameText): \(value)"
+    }
+
+    /// Refuses text sent in a request header (`what`: "a header", "the User-Agent") that holds a control character
+    /// other than tab: CR, LF and NUL would split one header into several (or end it), and RFC 9110 allows no
+    /// other control (U+0001–U+001F but tab, DEL) in a field value either, so none is sent raw. `ImgError.usage`
+    /// giving the problem; the caller names the option.
+    public static func checkValue(_ text: String, of what: String) throws(ImgError) {
+        guard let bad = text.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+            return
+        }
+        let which = bad == "\r" || bad == "\n" || bad == "\0" ? "CR, LF and NUL are" : "control characters are"
+        throw .usage("\(which) not allowed in \(what) (found \(String(bad).escapingControlCharacters))")
     }
 
     private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
