@@ -15,20 +15,23 @@ struct FuzzRegressionTests {
     }
 
     /// Fuzz/regressions/url/host-percent-space: the key was built from the decoded host, so `%20` became a space
-    /// and the key was no longer a URL.
+    /// and the key was no longer a URL. Such a host is now refused as the input is read (libcurl refuses `=` and an
+    /// escaped space in a host); an escape a host may hold stays encoded, its key a fixed point.
     @Test func percentEncodedHostStaysEncodedInKey() throws {
-        let url = try remoteURL("http://example.comq=%20")
+        #expect(throws: ImgError.self) { try ImageSource(parsing: "http://example.comq=%20") }
+        #expect(throws: ImgError.self) { try ImageSource(parsing: "http://example.com%20") }
+        let url = try remoteURL("http://example.co%6D")
         let key = try #require(CacheKey.original(for: url))
-        #expect(key == "http://example.comq=%20/")
+        #expect(key.hasPrefix("http://example.co%6") && key.hasSuffix("/"), "\(key)")
         let again = try remoteURL(key)
         #expect(CacheKey.original(for: again) == key)
     }
 
-    /// Fuzz/regressions/url/host-percent-slash-collision: a decoded `%2F` in the host made two different URLs share a key.
+    /// Fuzz/regressions/url/host-percent-slash-collision: a decoded `%2F` in the host made two different URLs share a
+    /// key. An escaped `/` in a host is now refused as the input is read (libcurl refuses it).
     @Test func encodedSlashInHostDoesNotCollide() throws {
-        let tricky = try #require(CacheKey.original(for: try remoteURL("http://a.com%2Fb.png/x")))
+        #expect(throws: ImgError.self) { try ImageSource(parsing: "http://a.com%2Fb.png/x") }
         let plain = try #require(CacheKey.original(for: try remoteURL("http://a.com/b.png/x")))
-        #expect(tricky != plain)
         #expect(plain == "http://a.com/b.png/x")
     }
 

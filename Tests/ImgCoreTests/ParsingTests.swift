@@ -79,6 +79,29 @@ struct ParsingTests {
         #expect(throws: ImgError.self) { try ImageSource(parsing: "http://exa mple.com/a") }
     }
 
+    /// A host libcurl would refuse is refused as the input is read (exit 2; a permanent failure in a batch), never
+    /// sent: a percent-encoded international name, an escape of a byte no host may hold, a character libcurl
+    /// refuses in a host. An escape of a letter is sent (libcurl decodes it).
+    @Test func hostsLibcurlRefusesAreRefusedAsTheInputIsRead() throws {
+        let refused: [(String, String)] = [
+            ("http://ex%C3%A4mple.invalid/x", "'%' (U+0025) at position 10 escapes a byte of a non-ASCII character (give an international name in its xn-- form)"),
+            ("http://a%2Fb.invalid/x", "'%' (U+0025) at position 9 escapes a character that can't be in a host name"),
+            ("http://a%20b.invalid/x", "escapes a character that can't be in a host name"),
+            ("http://a%zzb.invalid/x", "starts no escape (%XX) and can't be in a host name"),
+            ("http://ab.invalid%/x", "at position 18 starts no escape (%XX) and can't be in a host name"),
+            ("http://a!b.invalid/x", "'!' (U+0021) at position 9 can't be in a host name"),
+            ("http://a(b).invalid/x", "can't be in a host name"),
+            ("http://a$b.invalid:80/x", "can't be in a host name"),
+        ]
+        for (input, problem) in refused {
+            let message = UsageError.message { () throws(ImgError) in _ = try ImageSource(parsing: input) }
+            #expect(message == "malformed URL '\(input)': \(problem)" || message?.hasSuffix(problem) == true,
+                    "\(input): \(message ?? "accepted") (\(problem))")
+            #expect(ASCIIURLSpelling.spell(input) == nil, "\(input)")
+        }
+        #expect(try ImageSource(parsing: "http://ex%41mple.invalid/x") == .remote(URL(string: "http://ex%41mple.invalid/x")!))
+    }
+
     @Test func colours() {
         #expect(Color(parsing: "#fff") == .white)
         #expect(Color(parsing: "red") == Color(red: 255, green: 0, blue: 0))

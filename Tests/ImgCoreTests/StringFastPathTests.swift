@@ -33,7 +33,7 @@ struct StringFastPathTests {
 
     /// Pieces of URLs, printable ASCII mostly, with what `URLSpelling` escapes, keeps or refuses.
     static let urlPieces = ["http://", "HTTPS://", "hTtP://", "://", "h", "Host", "u", "p", ":", "@", "[", "]", "::1", "[::1]",
-                            "[fe80::1%25]", "127.0.0.1", ":8080", ":x", ":0", ":65535", ":65536", ":99999", ":00080", "%", "%4", "%41", "%zz", "%4G", "\\", "/", "?", "#",
+                            "[fe80::1%25]", "127.0.0.1", ":8080", ":x", ":0", ":65535", ":65536", ":99999", ":00080", "%", "%4", "%41", "%zz", "%4G", "%C3%A4", "%2F", "!", "\\", "/", "?", "#",
                             " ", "\"", "<", ">", "^", "`", "{", "|", "}", "'", ";", "=", "a.jpg", "é", "\u{1}", "\u{7F}",
                             "\r\n", "~", "-", "_", "."]
 
@@ -51,7 +51,8 @@ struct StringFastPathTests {
                 #expect(!input.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "printable ASCII left to the slow path: \(input)")
             }
         }
-        #expect(spelledByBytes > 2_000)
+        // Hosts refuse libcurl's characters too (`'`, `;`, `=`, `!` among the pieces), so fewer are spelled.
+        #expect(spelledByBytes > 1_000)
         #expect(ASCIIURLSpelling.spell("HTTP://u%40x:p w@Host:8080\\a\\b%zz?q=\\ '#f g") == "http://u%40x:p%20w@Host:8080/a/b%25zz?q=%5C%20%27#f%20g")
     }
 

@@ -40,7 +40,8 @@ extension Options {
             The name must be an HTTP token (letters, digits and
             .BR !#$%&\(aq*+\-.\(ha_\(ga|\(ti );
             a carriage return, line feed or NUL anywhere is refused (exit 2), since it
-            would split one header into several.
+            would split one header into several, and so is any other control character
+            but tab (U+0001 to U+001F, DEL), which no header value may hold.
             Headers given with
             .B \-H
             (Authorization and Cookie among them), and the user and password of the URL,
@@ -51,6 +52,10 @@ extension Options {
     static let userAgent = Option<String>("user-agent", value: "STRING", parser: .text, shownDefault: "imgfetch/VERSION", for: .requesting,
                          help: "the User-Agent header",
                          man: #"""
+            Send this User-Agent header.
+            A control character other than tab (a carriage return, line feed or NUL
+            among them) is refused (exit 2) before anything is fetched, as in
+            .BR \-H .
             Default:
             .BI imgfetch/ VERSION\fR.
             """#)
@@ -74,7 +79,8 @@ extension Options {
             times.
             Retried are connection failures, timeouts, replies that are not HTTP
             ("malformed HTTP response") and the statuses 408, 429 and 5xx, never other
-            4xx.
+            4xx, nor response headers larger than libcurl takes (a header over 100 KB,
+            300 KB in all: "response headers too large", exit 3, a permanent failure).
             Each retry opens a new connection.
             The pause starts at 0.5 seconds and doubles; a
             .B Retry\-After
@@ -89,7 +95,10 @@ extension Options {
             A redirect may only lead to
             .B http
             or
-            .BR https .
+            .BR https ,
+            and only to a URL that could be given as an input: one refused as an input
+            would be (a port over 65535, a host libcurl refuses) is not followed (exit 3,
+            a permanent failure naming the target).
             .B \-\-timeout
             bounds the request and its redirects together.
             """#)
@@ -110,6 +119,16 @@ extension Options {
             .BR http " (the default), " https ", " socks4 ", " socks4a ", " socks5 " or " socks5h );
             .B \(dq\(dq
             uses no proxy at all.
+            The value is checked before anything is fetched: another scheme, a host that
+            is neither a name (ASCII letters, digits,
+            .BR \- ", " . " and " _ )
+            nor a bracketed IPv6 address, a port that is not 1 to 65535, or a path after
+            the port is refused (exit 2).
+            A user and password for the proxy go before its host
+            .RI ( USER : PASSWORD @ HOST );
+            the password is shown as
+            .B ***
+            in every message.
             Without it the proxy variables of the environment are used as curl uses them
             (see ENVIRONMENT).
             Refused with

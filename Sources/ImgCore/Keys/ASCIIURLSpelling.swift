@@ -1,7 +1,8 @@
 /// `URLSpelling.spell` for an input of printable ASCII (bytes 0x20–0x7E), byte by byte: the same scheme, user info,
 /// host, port, path, query and fragment, escaped by the same sets, without making a `Character` of each byte (a list
 /// row's URL is parsed on every line of a batch, the lines of other shards included). Nil for any other input, and
-/// for one `URLSpelling` would refuse (no `://`, no host, a bad port or IPv6 address, a character no host may hold):
+/// for one `URLSpelling` would refuse (no `://`, no host, a bad port or IPv6 address, a character or an escape no host
+/// may hold):
 /// the caller then spells it character by character, which words the refusal.
 enum ASCIIURLSpelling {
     static func spell(_ input: String) -> String? {
@@ -56,6 +57,13 @@ enum ASCIIURLSpelling {
         }
         guard start != hostEnd else { return nil }
         if !bracketed, authority[start..<hostEnd].contains(where: { Self.hostUnsafe[Int($0)] }) { return nil }
+        if !bracketed, let percent = authority[start..<hostEnd].firstIndex(of: UInt8(ascii: "%")),
+           authority[percent..<hostEnd].indices.contains(where: { index in
+               authority[index] == UInt8(ascii: "%")
+                   && URLSpelling.hostEscapeProblem(Array(authority[(index + 1)..<min(index + 3, hostEnd)])) != nil
+           }) {
+            return nil
+        }
         if hostEnd < end {
             let port = authority[(hostEnd + 1)..<end]
             guard port.allSatisfy(ASCIIBytes.isDigit), URLSpelling.isPort(port.count, { Int(port[port.startIndex + $0] - 48) })

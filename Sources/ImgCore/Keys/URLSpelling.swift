@@ -4,7 +4,8 @@ import Foundation
 /// must be escaped are, as UTF-8 bytes (`/café photo.jpg` -> `/caf%C3%A9%20photo.jpg`), and existing escapes are kept,
 /// never escaped again (`%20` stays `%20`; only a `%` that starts no escape becomes `%25`). A backslash before the
 /// query is a `/`, as browsers read it. What no URL may hold (a control character, a space or a non-ASCII character
-/// in the host, a port that is not a number) is refused naming the character and its position.
+/// in the host, a character libcurl refuses in a host, an escape in the host of a byte no host name may hold, a
+/// port that is not a number) is refused naming the character and its position.
 public enum URLSpelling {
     /// The spelled URL; `ImgError.usage` saying which character at which position (1-based, in characters) is wrong.
     /// `shown` gives how messages show the input (its password hidden), asked only for a message. An input of
@@ -79,6 +80,10 @@ public enum URLSpelling {
                 throw refuse(position, "can't be in a host name (give an international name in its xn-- form)")
             }
             if hostUnsafe.contains(character) { throw refuse(position, "can't be in a host name") }
+            if character == "%" {
+                let digits = characters[(position + 1)..<min(position + 3, hostEnd)].compactMap(\.asciiValue)
+                if let why = hostEscapeProblem(digits) { throw refuse(position, why) }
+            }
         }
         var output = String(characters[start..<hostEnd])
         if hostEnd < end {
@@ -133,8 +138,26 @@ public enum URLSpelling {
     static let queryUnsafe = " \"#<>'`{}[]\\^|"
     static let fragmentUnsafe = " \"<>`#{}[]\\^|"
     static let userInfoUnsafe = " \"#<>?`{}/:;=@[\\]^|"
-    /// What no host name may hold.
-    static let hostUnsafe = " \"<>^`{|}[]@"
+    /// What no host name may hold: what libcurl refuses in one (`!$&'()*+,;=` among them) and what ends it.
+    static let hostUnsafe = " \"<>^`{|}[]@!$&'()*+,;="
+
+    /// Why the escape of a host starting with `%` and followed by `digits` (the next two bytes, fewer at the host's
+    /// end) can't be sent, or nil when it can: libcurl decodes a host's escapes, so one must spell a byte a host
+    /// name may hold (an ASCII letter, digit, `-`, `.`, `_` or `~`): not a byte of UTF-8 (an international name goes
+    /// in its xn-- form), nor a control, a space or a character no host may hold.
+    static func hostEscapeProblem(_ digits: [UInt8]) -> String? {
+        guard digits.count == 2, digits.allSatisfy(ASCIIBytes.isHexDigit),
+              let byte = UInt8(String(decoding: digits, as: UTF8.self), radix: 16) else {
+            return "starts no escape (%XX) and can't be in a host name"
+        }
+        if byte >= 0x80 {
+            return "escapes a byte of a non-ASCII character (give an international name in its xn-- form)"
+        }
+        guard ASCIIBytes.isLetter(byte) || ASCIIBytes.isDigit(byte) || "-._~".utf8.contains(byte) else {
+            return "escapes a character that can't be in a host name"
+        }
+        return nil
+    }
     private static let pathSafe = asciiSet(except: pathUnsafe)
     private static let querySafe = asciiSet(except: queryUnsafe)
     private static let fragmentSafe = asciiSet(except: fragmentUnsafe)

@@ -99,35 +99,32 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
-                let error = ImgError.network("timed out: the redirects took longer than the time allowed",
-                                             cause: .redirectsTimedOut)
+                let error = redirects == 0
+                    ? ImgError.network("timed out before the request was sent: the time allowed is too short", cause: .timedOut)
+                    : ImgError.network("timed out: the redirects took longer than the time allowed", cause: .redirectsTimedOut)
                 return .failure(TransferFailure(error: error, retryable: true))
             }
             let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)
             let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
             if code != CURLE_OK {
+                let shown = ProxyAddress.maskingPassword(of: options.proxy, in: detail)
+                if code == CURLE_URL_MALFORMAT {
+                    return .failure(TransferFailure.unusableURL(hop, redirected: redirects > 0, detail: shown))
+                }
                 let connected = imgf_info_double(handle, CURLINFO_CONNECT_TIME) > 0
-                return .failure(TransferFailure.classify(code, detail: detail, status: status, transfer: transfer,
+                return .failure(TransferFailure.classify(code, detail: shown, status: status, transfer: transfer,
                                                            maxBytes: options.maxBytes, connected: connected))
             }
             if RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) {
-                let text = String(cString: target)
                 guard redirects < options.maxRedirects else {
                     return .failure(TransferFailure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false))
                 }
-                guard let next = URL(string: text), let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    return .failure(TransferFailure(error: .network("refusing a redirect to a scheme other than http or https: \(URLCredentials.maskingPassword(in: text))",
-                                                             cause: .redirectScheme),
-                                            retryable: false))
-                }
-                do throws(ImgError) {
-                    try options.redirectJudge?.judge(next)
-                } catch {
-                    return .failure(TransferFailure(error: error, retryable: false))
+                switch RedirectPolicy.target(String(cString: target), judge: options.redirectJudge) {
+                case .success(let next): hop = next
+                case .failure(let failure): return .failure(failure)
                 }
                 redirects += 1
-                hop = next
                 continue
             }
             return response(status: status, transfer: transfer, validators: validators)
@@ -188,10 +185,10 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return .failure(TransferFailure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),
                                     retryable: false))
         case 408, 429, 500..<600:
-            return .failure(TransferFailure(error: .http(status: status, message: "HTTP \(status) \(HTTPReasonPhrase.phrase(for: status))"),
+            return .failure(TransferFailure(error: .http(status: status, message: HTTPReasonPhrase.message(for: status)),
                                     retryable: true, retryAfter: retryAfter))
         default:
-            return .failure(TransferFailure(error: .http(status: status, message: "HTTP \(status) \(HTTPReasonPhrase.phrase(for: status))"),
+            return .failure(TransferFailure(error: .http(status: status, message: HTTPReasonPhrase.message(for: status)),
                                     retryable: false))
         }
     }

@@ -51,6 +51,34 @@ struct RedirectPolicy {
         return credentials
     }
 
+    /// The URL a redirect leads to, `text` as libcurl resolved it: refused (never retried) when its scheme is not
+    /// http or https, when it is no URL that can be sent (`URLSpelling`: a port over 65535, a character no host may
+    /// hold), or when `judge` refuses it.
+    static func target(_ text: String, judge: RedirectJudge?) -> Result<URL, TransferFailure> {
+        let shown = URLCredentials.maskingPassword(in: text)
+        let scheme = text.prefix { $0 != ":" }.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            let error = ImgError.network("refusing a redirect to a scheme other than http or https: \(shown)", cause: .redirectScheme)
+            return .failure(TransferFailure(error: error, retryable: false))
+        }
+        let next: URL
+        do throws(ImgError) {
+            _ = try URLSpelling.spell(text, shown: { shown })
+            guard let url = URL(string: text) else { throw .usage("malformed URL '\(shown.escapingControlCharacters)'") }
+            next = url
+        } catch {
+            let problem = if case .usage(let problem) = error { problem } else { error.message }
+            let refusal = ImgError.network("refusing a redirect to a \(problem)", cause: .malformedRedirect)
+            return .failure(TransferFailure(error: refusal, retryable: false))
+        }
+        do throws(ImgError) {
+            try judge?.judge(next)
+        } catch {
+            return .failure(TransferFailure(error: error, retryable: false))
+        }
+        return .success(next)
+    }
+
     /// The statuses followed when they carry a `Location`: 301, 302, 303, 307, 308 and the other 3xx but 304 (an
     /// answer to a conditional request) and 305 (Use Proxy, never followed), as libcurl.
     static func follows(status: Int) -> Bool {

@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 
 /// The state of one attempt, reached from libcurl's C callbacks through their user-data pointer.
@@ -16,6 +17,10 @@ final class Transfer {
     var lastProgress: Int64 = 0
     /// The status of the response whose headers came last (0 before any): the body of a redirect is not kept.
     var status = 0
+    /// The bytes of the header lines of that response received so far (its status line included).
+    var headerBytes = 0
+    /// Whether that response's headers have ended (the blank line after them came).
+    var headersEnded = false
 
     init(options: NetworkOptions) {
         maxBytes = options.maxBytes
@@ -46,8 +51,12 @@ final class Transfer {
             robotsTags = []
             let fields = line.split(separator: " ", maxSplits: 2)
             status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headerBytes = line.utf8.count
+            headersEnded = false
             return
         }
+        headerBytes += line.utf8.count
+        if line == "\r\n" || line == "\n" { headersEnded = true }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
         let value = ASCIIBytes.trimmed(line[line.index(after: colon)...])
@@ -59,4 +68,12 @@ final class Transfer {
         }
     }
 
+    /// Whether libcurl ended the transfer with `code` because the response's headers were too large for it: it
+    /// fails with "out of memory" on one header over 100 KB (CURLE_OUT_OF_MEMORY; CURLE_TOO_LARGE, 100, since 8.6),
+    /// and with a receive error once all of them pass 300 KB, so a receive error after 256 KiB of headers is that.
+    /// Only while the headers have not ended: the body is bounded by `maxBytes`, not here.
+    func headersTooLarge(_ code: CURLcode) -> Bool {
+        guard !headersEnded else { return false }
+        return code == CURLE_OUT_OF_MEMORY || code.rawValue == 100 || (code == CURLE_RECV_ERROR && headerBytes >= 256 << 10)
+    }
 }

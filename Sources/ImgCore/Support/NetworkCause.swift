@@ -23,17 +23,22 @@ public enum NetworkCause: Sendable, Equatable {
     case privateAddress
     /// A redirect to a scheme other than http or https.
     case redirectScheme
+    /// A redirect to a URL that can't be sent: one `URLSpelling` refuses (a port over 65535, a character no host may
+    /// hold) or libcurl can't parse.
+    case malformedRedirect
+    /// The response's headers were larger than libcurl takes (one header over 100 KB, or all of them over 300 KB).
+    case headersTooLarge
     /// TLS failed: the peer's certificate, the CA file, the handshake.
     case tls
     /// Any other libcurl failure (a name that did not resolve, a proxy that failed, …), with libcurl's code.
     case curl(code: Int)
 
     /// Whether trying again later may succeed: every cause but those a retry cannot change (a private address,
-    /// a redirect's scheme, TLS, a limit). A name that did not resolve may resolve later; an interrupted run may be
-    /// run again.
+    /// a redirect's scheme or malformed target, TLS, a limit, headers too large). A name that did not resolve may
+    /// resolve later; an interrupted run may be run again.
     public var isTransient: Bool {
         switch self {
-        case .privateAddress, .redirectScheme, .tls, .noHeaderWithinLimit: false
+        case .privateAddress, .redirectScheme, .malformedRedirect, .tls, .noHeaderWithinLimit, .headersTooLarge: false
         case .timedOut, .redirectsTimedOut, .connectionFailed, .cutShort, .malformedReply, .changedWhileRead,
              .hostGivenUp, .interrupted, .curl: true
         }

@@ -673,6 +673,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._serve_file("/".join(rest), validators=False)
         self._leftover = GARBAGE
 
+    def route_huge_headers(self, rest, count):
+        # /huge-headers/<one|many>/<relpath>: the file after one 128 KiB header, or 4000 headers of 100 bytes.
+        if len(rest) < 2 or rest[0] not in ("one", "many"):
+            return self._not_found()
+        loaded = self._load("/".join(rest[1:]))
+        if loaded is None:
+            return
+        if rest[0] == "one":
+            headers = [("X-Huge", "h" * (128 << 10))]
+        else:
+            headers = [("X-Many-%d" % i, "m" * 88) for i in range(4000)]
+        self._send(200, loaded[1], ctype=self._guess_type(loaded[0]), headers=headers)
+
+    def route_content_length(self, rest, count):
+        # /content-length/<value>/<relpath>: the file with that Content-Length instead of its size, then close.
+        if len(rest) < 2:
+            return self._not_found()
+        loaded = self._load("/".join(rest[1:]))
+        if loaded is None:
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", self._guess_type(loaded[0]))
+        self.send_header("Content-Length", urllib.parse.unquote(rest[0]))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self._write(loaded[1])
+        self.close_connection = True
+
     def route_cache_control(self, rest, count):
         if len(rest) < 2:
             return self._not_found()
