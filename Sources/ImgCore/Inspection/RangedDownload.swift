@@ -63,7 +63,18 @@ struct RangedDownload {
         try take(response, at: have, asked: end - have)
     }
 
+    /// The response to a request of `range` (nil: the whole file). A server that encodes a range anyway (gzip
+    /// although no encoding was accepted) sent bytes that are not the file's: the whole file is asked for instead,
+    /// which libcurl decodes.
     private mutating func request(_ range: ClosedRange<Int64>?, validators: Validators?) throws(ImgError) -> HTTPResponse {
+        let response = try requestOnce(range, validators: validators)
+        guard range != nil, let encoding = response.contentEncoding?.trimmingCharacters(in: .whitespaces),
+              !encoding.isEmpty, encoding.lowercased() != "identity" else { return response }
+        notes.append("the server sent the range with Content-Encoding \(encoding): asking for the whole file")
+        return try requestOnce(nil, validators: validators)
+    }
+
+    private mutating func requestOnce(_ range: ClosedRange<Int64>?, validators: Validators?) throws(ImgError) -> HTTPResponse {
         requests += 1
         let response = try loader.fetch(url, validators: validators, range: range)
         let body = response.notModified ? 0 : Int64(response.content.count)

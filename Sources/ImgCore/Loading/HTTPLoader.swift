@@ -179,7 +179,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return .success(HTTPResponse(status: status, content: body, contentType: contentType,
                                          etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"],
                                          cacheControl: transfer.headers["cache-control"],
-                                         contentRange: transfer.headers["content-range"], robotsTags: transfer.robotsTags))
+                                         contentRange: transfer.headers["content-range"], robotsTags: transfer.robotsTags,
+                                         contentEncoding: transfer.headers["content-encoding"]))
         case 304:
             // Only a conditional request can be answered "not modified": there is nothing to keep using.
             return .failure(TransferFailure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),

@@ -14,6 +14,9 @@ public struct HTTPResponse: Sendable {
     public var contentRange: String? = nil
     /// Each `X-Robots-Tag` header's value, in the order sent; empty when there was none.
     public var robotsTags: [String] = []
+    /// The `Content-Encoding` header as sent (`gzip`); nil when there was none. A body asked for whole is decoded
+    /// already; a range's is not (a range is asked for without `Accept-Encoding`, its offsets the file's).
+    public var contentEncoding: String? = nil
     /// Whether `Cache-Control` says `no-store`: nothing of it may be written to the disk cache. Its other
     /// directives (`max-age`, `no-cache`, …) and `Expires` are not used: `--ttl` decides, as in Kingfisher.
     public var noStore: Bool {

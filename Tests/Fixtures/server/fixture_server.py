@@ -608,6 +608,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             headers.append(("Content-Encoding", "gzip"))
         self._send(200, data, ctype=self._guess_type(full), headers=headers)
 
+    def route_gzip_always(self, rest, count):
+        # /gzip-always/<relpath>: the file gzip-compressed, whatever Accept-Encoding and Range say (a 200).
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, _ = loaded
+        self._send(200, gzip.compress(data, mtime=0), ctype=self._guess_type(full),
+                   headers=[("Content-Encoding", "gzip")])
+
     def route_headers(self, rest, count):
         if rest:
             return self._not_found()
