@@ -136,18 +136,20 @@ struct BatchOutputMaker: Sendable {
     /// variant's entry, else from the original (cached by now: no request). An original of unknown size passes.
     /// (A rendering refuses an original the filter refuses from its header, before decoding: `ImgError.filtered`.)
     private func filter(_ outputs: [BatchOutput], source: ImageSource, originalKey: String?) -> FilteredOriginal? {
-        var size: (width: Int, height: Int)?
-        for case .success(let response) in outputs.map(\.result) {
-            size = size ?? response.image.sourceSize
-        }
         guard outputs.allSatisfy({ if case .success = $0.result { true } else { false } }) else { return nil }
-        var request = requests.request(for: source, variant: nil)
-        request.decoding.sizeFilter = nil
-        if size == nil, let original = try? pipeline.prefetchOriginal(for: request, originalKey: originalKey),
-           let width = original.image.width, let height = original.image.height {
-            size = (width, height)
-        }
+        let rendered = outputs.lazy.compactMap { if case .success(let response) = $0.result { response.image.sourceSize } else { nil } }.first
+        let size = rendered ?? originalSize(source: source, originalKey: originalKey)
         guard let size, let reason = options.sizeFilter.refusal(width: size.width, height: size.height) else { return nil }
         return FilteredOriginal(reason: reason, width: size.width, height: size.height)
+    }
+
+    /// The size the original's entry records (cached by now: no request), asked without the size filter, whose
+    /// refusal would hide it; nil when unknown.
+    private func originalSize(source: ImageSource, originalKey: String?) -> (width: Int, height: Int)? {
+        var request = requests.request(for: source, variant: nil)
+        request.decoding.sizeFilter = nil
+        guard let original = try? pipeline.prefetchOriginal(for: request, originalKey: originalKey),
+              let width = original.image.width, let height = original.image.height else { return nil }
+        return (width, height)
     }
 }
