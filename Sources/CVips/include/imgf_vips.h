@@ -22,6 +22,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_arrayjoin) \
     X(vips_autorot) \
     X(vips_avg) \
+    X(vips_black) \
     X(vips_bandjoin2) \
     X(vips_cache_get_max) \
     X(vips_cache_operation_buildp) \
@@ -52,6 +53,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_guess_libdir) \
     X(vips_icc_transform) \
     X(vips_image_copy_memory) \
+    X(vips_image_generate) \
     X(vips_image_get_array_int) \
     X(vips_image_get_bands) \
     X(vips_image_get_concurrency) \
@@ -82,8 +84,10 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_object_build) \
     X(vips_multiply) \
     X(vips_premultiply) \
+    X(vips_reduceh) \
     X(vips_region_buffer) \
     X(vips_region_new) \
+    X(vips_region_prepare) \
     X(vips_region_prepare_to) \
     X(vips_rot) \
     X(vips_sink_disc) \
@@ -162,6 +166,17 @@ long imgf_sinks_in_one_thread(void);
 void imgf_sink_in_one_thread_set(int on);
 /* Switches it off when the environment says IMGFETCH_SINK=libvips; called by imgf_vips_start. */
 void imgf_sink_read_environment(void);
+/* How many of libvips' horizontal reduces built on the calling thread compute two taps at a time rather than in
+ * libvips' scalar loop (reduceh_pairs.c). */
+long imgf_reduces_in_pairs(void);
+/* Whether an 8-bit horizontal reduce is computed in pairs (1, the default) or always by libvips' loop (0). */
+void imgf_reduceh_in_pairs_set(int on);
+/* Whether libvips' reduceh was recognised when libvips started (1): only then is it computed in pairs. */
+int imgf_reduceh_learned(void);
+/* Keeps libvips' loop when the environment says IMGFETCH_REDUCEH=libvips; called by imgf_vips_start. */
+void imgf_reduceh_read_environment(void);
+/* Builds one small reduce to learn which of libvips' calls are reduceh's; called by imgf_vips_start after vips_init. */
+void imgf_reduceh_learn(void);
 /* How many loader searches for bytes in memory were answered from the thread's last one (loader_search.c). */
 long imgf_loader_searches_answered_again(void);
 /* How many saver searches were answered from the thread's last one (saver_search.c). */
@@ -297,6 +312,10 @@ static inline int imgf_xoffset(VipsImage *image) { return V->vips_image_get_xoff
 static inline int imgf_yoffset(VipsImage *image) { return V->vips_image_get_yoffset(image); }
 static inline int imgf_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
     return V->vips_extract_area(in, out, left, top, width, height, NULL);
+}
+/* libvips' horizontal reduce by `hshrink` (>= 1) with `kernel`, as vips_resize uses it. */
+static inline int imgf_reduceh(VipsImage *in, VipsImage **out, double hshrink, VipsKernel kernel) {
+    return V->vips_reduceh(in, out, hshrink, "kernel", kernel, NULL);
 }
 static inline int imgf_extract_bands(VipsImage *in, VipsImage **out, int band, int n) {
     return V->vips_extract_band(in, out, band, "n", n, NULL);
