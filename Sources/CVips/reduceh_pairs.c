@@ -4,9 +4,10 @@
  * each output pixel and band it multiplies n_point input values by a fixed-point coefficient (a 1.6 shrink with
  * Lanczos 3 has 11), behind a switch on the format for every pixel. For a small image to 200 px it is 18 % of a
  * line's CPU (`perf record`, 2,000 of the small-image workload's JPEGs, `-j 1`): the largest single cost of the
- * line. Computed with SSE2's multiply-add of 16-bit pairs (two taps of up to four bands in one instruction), the sums
- * are the same integers, so the pixels are libvips' own, byte for byte: integer sums do not depend on their order,
- * and the rounding and clipping are libvips' ((sum + 2048) >> 12, then 0 to 255).
+ * line. Here each input row is first laid out as pairs of neighbouring pixels in 16 bits (every pixel with the next,
+ * band by band), so that an output pixel costs one SSE2 multiply-add of 16-bit pairs for every two points of the
+ * kernel, all bands at once. The sums are the same integers, so the pixels are libvips' own, byte for byte: integer
+ * sums do not depend on their order, and the rounding and clipping are libvips' ((sum + 2048) >> 12, then 0 to 255).
  *
  * libvips' generate function for reduceh is static, so this definition takes the name of vips_image_generate, which
  * reduceh's build calls to attach it (the programs that start libvips export it, as operation_build.c's), and gives
@@ -19,6 +20,7 @@
  * too, for comparison. */
 #include "imgf_vips.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -88,43 +90,54 @@ static inline __m128i pixel_pair(const VipsPel *p, const int bands, const int wi
     return _mm_unpacklo_epi8(_mm_unpacklo_epi8(pixel_at(p, bands), pixel_at(p + bands, bands)), zero);
 }
 
-/* One output pixel: the sum of the pixels from p times the coefficient pairs c, rounded and clipped as libvips'
- * reduceh_unsigned_int_tab does, in the low `bands` bytes. */
-static inline uint32_t reduce_pixel(const VipsPel *p, const __m128i *c, const int n, const int bands, const int wide) {
+/* Each pixel of an input row of `width` pixels with the next one as pixel_pair gives them (the last one with 0),
+ * so that an output pixel costs one multiply-add for every two points of the kernel. */
+static inline void pair_row(__m128i *restrict paired, const VipsPel *row, int width, const int bands) {
+    const int wide_end = width - (8 + bands - 1) / bands; /* pixels whose 8-byte load stays in the row */
+    int j = 0;
+    for (; j < wide_end; j++) paired[j] = pixel_pair(row + j * bands, bands, 1);
+    for (; j < width - 1; j++) paired[j] = pixel_pair(row + j * bands, bands, 0);
     const __m128i zero = _mm_setzero_si128();
-    __m128i sum = zero;
-    const int whole_pairs = n / 2;
-    for (int k = 0; k < whole_pairs; k++, p += 2 * bands)
-        sum = _mm_add_epi32(sum, _mm_madd_epi16(pixel_pair(p, bands, wide), c[k]));
-    if (n & 1) {
-        __m128i last = _mm_unpacklo_epi8(_mm_unpacklo_epi8(pixel_at(p, bands), zero), zero);
-        sum = _mm_add_epi32(sum, _mm_madd_epi16(last, c[whole_pairs]));
-    }
-    const __m128i half = _mm_set1_epi32(1 << (VIPS_INTERPOLATE_SHIFT - 1));
-    sum = _mm_srai_epi32(_mm_add_epi32(sum, half), VIPS_INTERPOLATE_SHIFT);
-    return (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(sum, zero), zero));
+    paired[width - 1] = _mm_unpacklo_epi8(_mm_unpacklo_epi8(pixel_at(row + (width - 1) * bands, bands), zero), zero);
 }
 
-/* One row of output as libvips' vips_reduceh_gen computes it: the same position and table for each pixel. Input
- * bytes are read up to `end`. */
-static inline void reduce_row(VipsPel *restrict q, const VipsPel *restrict p0, const VipsPel *end, int width,
-                              double x_position, const reduceh_pairs *pairs, const int bands) {
+/* One row of output as libvips' vips_reduceh_gen computes it: the same position and table for each pixel, the sum
+ * of its points times their coefficients rounded and clipped as reduceh_unsigned_int_tab does. `paired` holds the
+ * input row from pixel `first` on. A kernel of an odd count reads one pixel past its last point, times 0. */
+static inline void reduce_row(VipsPel *restrict q, const __m128i *paired, int first, int width, double x_position,
+                              const reduceh_pairs *pairs, const int bands) {
     const double hshrink = pairs->reduceh->hshrink;
-    const int n = pairs->reduceh->n_point;
-    /* The bytes a pixel's wide loads reach past its first input pixel. */
-    const ptrdiff_t reach = (ptrdiff_t)(n / 2) * 2 * bands + 8;
+    const int count = pairs->pairs;
+    const __m128i zero = _mm_setzero_si128(), half = _mm_set1_epi32(1 << (VIPS_INTERPOLATE_SHIFT - 1));
     for (int x = 0; x < width; x++) {
         const int ix = (int)x_position;
         const int sx = x_position * VIPS_TRANSFORM_SCALE * 2;
         const int six = sx & (VIPS_TRANSFORM_SCALE * 2 - 1);
         const int tx = (six + 1) >> 1;
-        const __m128i *c = pairs->coefficients + (size_t)tx * (size_t)pairs->pairs;
-        const VipsPel *p = p0 + ix * bands;
-        const uint32_t out = end - p >= reach ? reduce_pixel(p, c, n, bands, 1)
-                                              : reduce_pixel(p, c, n, bands, 0);
+        const __m128i *c = pairs->coefficients + (size_t)tx * (size_t)count;
+        const __m128i *p = paired + (ix - first);
+        __m128i sum = zero;
+        for (int k = 0; k < count; k++) sum = _mm_add_epi32(sum, _mm_madd_epi16(p[2 * k], c[k]));
+        sum = _mm_srai_epi32(_mm_add_epi32(sum, half), VIPS_INTERPOLATE_SHIFT);
+        const uint32_t out = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(sum, zero), zero));
         /* Four bytes while three pixels follow (they are written after), else the pixel's own. */
         memcpy(q + x * bands, &out, x + 3 < width ? 4 : (size_t)bands);
         x_position += hshrink;
+    }
+}
+
+/* The rows of `r` from the input region, prepared, through `paired` (room for one row). */
+static inline void reduce_rows(VipsRegion *out_region, const VipsRegion *input, __m128i *paired,
+                               const reduceh_pairs *pairs, const int bands) {
+    const reduceh_layout *reduceh = pairs->reduceh;
+    const VipsRect *r = &out_region->valid;
+    for (int y = 0; y < r->height; y++) {
+        VipsPel *q = out_region->data + (size_t)(r->top + y - out_region->valid.top) * (size_t)out_region->bpl
+                   + (size_t)(r->left - out_region->valid.left) * (size_t)bands;
+        const VipsPel *row = input->data + (size_t)(r->top + y - input->valid.top) * (size_t)input->bpl;
+        pair_row(paired, row, input->valid.width, bands);
+        double x_position = (r->left + 0.5) * reduceh->hshrink - 0.5 - reduceh->hoffset;
+        reduce_row(q, paired, input->valid.left, r->width, x_position, pairs, bands);
     }
 }
 
@@ -136,29 +149,24 @@ static int reduceh_generate_in_pairs(VipsRegion *out_region, void *sequence, voi
     const reduceh_layout *reduceh = pairs->reduceh;
     VipsRegion *input = sequence;
     const VipsRect *r = &out_region->valid;
-    const int bands = in->Bands;
     VipsRect s;
     s.left = r->left * reduceh->hshrink - reduceh->hoffset;
     s.top = r->top;
     s.width = r->width * reduceh->hshrink + reduceh->n_point;
     s.height = r->height;
     if (imgf_vips()->vips_region_prepare(input, &s)) return -1;
-    for (int y = 0; y < r->height; y++) {
-        VipsPel *q = out_region->data + (size_t)(r->top + y - out_region->valid.top) * (size_t)out_region->bpl
-                   + (size_t)(r->left - out_region->valid.left) * (size_t)bands;
-        /* The start (x == 0) of the input row, which may lie before the region's buffer: only offsets into it are
-         * read. */
-        const VipsPel *p0 = input->data + (size_t)(r->top + y - input->valid.top) * (size_t)input->bpl
-                          - (ptrdiff_t)input->valid.left * bands;
-        const VipsPel *end = input->data + (size_t)input->valid.height * (size_t)input->bpl;
-        double x_position = (r->left + 0.5) * reduceh->hshrink - 0.5 - reduceh->hoffset;
-        switch (bands) {
-        case 1: reduce_row(q, p0, end, r->width, x_position, pairs, 1); break;
-        case 2: reduce_row(q, p0, end, r->width, x_position, pairs, 2); break;
-        case 3: reduce_row(q, p0, end, r->width, x_position, pairs, 3); break;
-        default: reduce_row(q, p0, end, r->width, x_position, pairs, 4); break;
-        }
+    __m128i *paired = g_try_malloc(sizeof(__m128i) * (size_t)input->valid.width);
+    if (!paired) {
+        imgf_vips()->vips_error_system(ENOMEM, "reduceh", "%s", "cannot allocate a row");
+        return -1;
     }
+    switch (in->Bands) {
+    case 1: reduce_rows(out_region, input, paired, pairs, 1); break;
+    case 2: reduce_rows(out_region, input, paired, pairs, 2); break;
+    case 3: reduce_rows(out_region, input, paired, pairs, 3); break;
+    default: reduce_rows(out_region, input, paired, pairs, 4); break;
+    }
+    g_free(paired);
     return 0;
 }
 
