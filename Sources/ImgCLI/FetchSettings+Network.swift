@@ -4,8 +4,9 @@ import ImgCore
 extension FetchSettings {
     /// The transfer settings: `--header`, `--user-agent`, `--timeout`, `--connect-timeout`, `--retry`,
     /// `--max-redirects`, `--max-bytes`, `--cacert` (else `CURL_CA_BUNDLE`, else `SSL_CERT_FILE`, as curl),
-    /// `--deny-private-networks`, `--location-trusted`, `--proxy` (ImgCore's defaults where not given). What `-v`
-    /// should say of them (a proxy variable ignored) goes into `notes`.
+    /// `--deny-private-networks`, `--location-trusted`, `--proxy` (ImgCore's defaults where not given; without
+    /// `--proxy`, the proxy variables libcurl would use are checked as it is: `ProxyChoice`). What `-v` should say
+    /// of them (a proxy variable ignored) goes into `notes`.
     static func network(from arguments: ScannedArguments, environment: [String: String],
                         notes: inout [String]) throws(ImgError) -> NetworkOptions {
         var network = NetworkOptions()
@@ -35,26 +36,20 @@ extension FetchSettings {
             if network.denyPrivateNetworks { throw .usage("--proxy can't be combined with --deny-private-networks") }
             network.proxy = try Self.proxy(value)
         } else if network.denyPrivateNetworks {
-            let ignored = Self.proxyVariables.filter { !(environment[$0] ?? "").isEmpty }
+            let ignored = ProxyChoice.variables.filter { !(environment[$0] ?? "").isEmpty }
             if !ignored.isEmpty {
                 notes.append("ignoring the proxy in \(ignored.joined(separator: ", ")) (--deny-private-networks connects directly)")
             }
+        } else {
+            // libcurl would take these itself, and a malformed one would fail every transfer as a network failure.
+            try ProxyChoice.checkEnvironment(environment)
         }
         return network
     }
 
-    /// The proxy variables libcurl reads (it reads `http_proxy` in lower case only, as curl).
-    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
-
     /// A `--proxy` value as libcurl takes it (`ProxyAddress`), or "" for no proxy at all; else a usage error that
     /// shows the value with its password written `***`.
     static func proxy(_ text: String) throws(ImgError) -> String {
-        if text.isEmpty { return text }
-        do {
-            return try ProxyAddress(parsing: text).value
-        } catch {
-            guard case .usage(let problem) = error else { throw error }
-            throw .usage("bad --proxy '\(ProxyAddress.masked(text).escapingControlCharacters)': \(problem)")
-        }
+        text.isEmpty ? text : try ProxyChoice.checked(text, naming: "--proxy")
     }
 }

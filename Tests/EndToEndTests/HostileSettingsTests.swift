@@ -55,4 +55,63 @@ struct HostileSettingsTests {
             #expect(!FileManager.default.fileExists(atPath: manifest))
         }
     }
+
+    /// No proxy variable set, over whatever the test's own environment holds: each test sets the ones it names.
+    static let noProxies = Dictionary(uniqueKeysWithValues: (proxyVariables + ["no_proxy", "NO_PROXY"]).map { ($0, "") })
+    /// The variables libcurl may take a proxy from.
+    static let proxyVariables = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+
+    /// Malformed proxies, each with a password that must not be shown; nothing is dialled (none can be).
+    static let malformedProxies = ["http://pu:pSECRET@[::1", "http://pu:pSECRET@127.0.0.1:99999", "http://pu:pSECRET@127.0.0.1:1 x",
+                                   "http://pu:pSECRET@127.0.0.1:1\u{1}", "gopher://pu:pSECRET@127.0.0.1:1"]
+
+    @Test func aBadProxyVariableIsAUsageErrorNamingItBeforeABatchStarts() throws {
+        let list = work.file("list.txt"), manifest = work.file("m.jsonl")
+        try Data((server.url("/img/sample.jpg") + "\n").utf8).write(to: URL(fileURLWithPath: list))
+        for name in Self.proxyVariables {
+            for proxy in Self.malformedProxies {
+                let environment = Self.noProxies.merging([name: proxy]) { $1 }
+                let result = try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "--no-cache", "-o", work.file("a.jpg")],
+                                                       environment: environment)
+                try expectRefusedBeforeFetching(result, naming: "proxy in \(name)")
+                #expect(!result.stderr.contains("pSECRET") && !result.stderr.contains("\u{1}"), "\(result.stderr)")
+                #expect(result.stderr.hasPrefix("imgfetch: bad proxy in \(name) '"), "\(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: work.file("a.jpg")))
+            }
+        }
+        // The binary, a batch: refused before it starts, no manifest; a list of hosts to reach directly still
+        // leaves the proxy to the others, so the variable is judged.
+        let environment = Self.noProxies.merging(["https_proxy": "http://pu:pSECRET@[::1", "no_proxy": "127.0.0.1"]) { $1 }
+        let result = try Imgfetch.run(["batch", list, "-O", work.file("out"), "--no-cache", "--manifest", manifest, "--json"],
+                                      environment: environment)
+        try expectRefusedBeforeFetching(result, naming: "proxy in https_proxy")
+        #expect(result.stderr == "imgfetch: bad proxy in https_proxy 'http://pu:***@[::1': an IPv6 address that is not closed\n")
+        #expect(!result.stdoutText.contains("pSECRET"))
+        #expect(!FileManager.default.fileExists(atPath: manifest))
+    }
+
+    /// A well-formed variable is used (the fixture server as the proxy, given the absolute URL of an address
+    /// nothing listens on); a malformed one libcurl would not use, beside the scheme's own, is not judged; with
+    /// `no_proxy` `*` no proxy is used, so none is judged.
+    @Test func onlyTheProxyVariablesLibcurlWouldUseAreJudged() throws {
+        let proxy = "http://127.0.0.1:\(server.port)", bad = "http://pu:pSECRET@[::1"
+        let used = Self.noProxies.merging(["http_proxy": proxy, "https_proxy": proxy, "HTTPS_PROXY": bad,
+                                           "all_proxy": bad, "ALL_PROXY": bad]) { $1 }
+        let proxied = try Imgfetch.run(["http://127.0.0.5:9/img/sample.jpg", "--no-cache", "-o", work.file("a.jpg")],
+                                       environment: used)
+        #expect(proxied.status == 0, "\(proxied.stderr)")
+        #expect(try server.recordedRequests().map(\.path) == ["http://127.0.0.5:9/img/sample.jpg"])
+        // https has no variable of its own: all_proxy is its proxy, and judged.
+        let fallback = try Imgfetch.runInProcess([server.url("/img/sample.jpg"), "--no-cache", "-o", work.file("b.jpg")],
+                                                 environment: used.merging(["https_proxy": "", "HTTPS_PROXY": ""]) { $1 })
+        #expect(fallback.status == 2 && fallback.stderr.contains("bad proxy in all_proxy 'http://pu:***@[::1'"), "\(fallback.stderr)")
+        for noProxy in [["no_proxy": "*"], ["NO_PROXY": "*"]] {
+            var direct = Self.noProxies.merging(noProxy) { $1 }
+            for name in Self.proxyVariables { direct[name] = bad }
+            let result = try Imgfetch.run([server.url("/img/sample.jpg"), "--no-cache", "-o", work.file("c.jpg")],
+                                          environment: direct)
+            #expect(result.status == 0, "\(noProxy): \(result.stderr)")
+        }
+        #expect(try server.recordedRequests().map(\.path) == ["http://127.0.0.5:9/img/sample.jpg", "/img/sample.jpg", "/img/sample.jpg"])
+    }
 }
