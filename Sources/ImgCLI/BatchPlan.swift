@@ -13,6 +13,8 @@ struct BatchPlan {
     init(_ arguments: ScannedArguments, words: [String], prefetchOnly: Bool, environment: [String: String],
          console: Console) throws(ImgError) {
         settings = try FetchSettings(arguments, environment: environment, console: console)
+        // A list holds URLs: a proxy libcurl would take from the environment must be one it can use.
+        if let refusal = settings.proxyRefusal { throw refusal }
         inputs = try Self.parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
         options = try Self.parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
         let reporter = Reporter(console: console, verbose: settings.verbose)

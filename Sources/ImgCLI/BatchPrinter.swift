@@ -1,6 +1,5 @@
 import Foundation
 import ImgCore
-import Synchronization
 
 /// Prints batch events: errors and `-v` lines on stderr, `--json` records on stdout, a throttled progress line
 /// on a terminal, and the summary. Called from one thread at a time (the runner serialises events).
@@ -10,14 +9,14 @@ final class BatchPrinter: Sendable {
     private let progressLine: Bool
     /// The done/total line on a terminal.
     private let line: ProgressLine?
-    private let brokenOutput = Mutex<(@Sendable () -> Void)?>(nil)
-    private let writeFailure = Mutex<ImgError?>(nil)
-    private let givenUpHosts = Mutex<Set<String>>([])
+    private let brokenOutput = Locked<(@Sendable () -> Void)?>(nil)
+    private let writeFailure = Locked<ImgError?>(nil)
+    private let givenUpHosts = Locked<Set<String>>([])
     private let prefetchOnly: Bool
     /// `--output-format webdataset`: outputs are samples in tars.
     private let webDataset: Bool
     /// Tars completed so far.
-    private let tars = Mutex(0)
+    private let tars = Locked(0)
 
     init(settings: FetchSettings, progressLine: Bool, prefetchOnly: Bool, webDataset: Bool = false) {
         reporter = Reporter(console: settings.console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)

@@ -4,9 +4,8 @@ import ImgCore
 extension FetchSettings {
     /// The transfer settings: `--header`, `--user-agent`, `--timeout`, `--connect-timeout`, `--retry`,
     /// `--max-redirects`, `--max-bytes`, `--cacert` (else `CURL_CA_BUNDLE`, else `SSL_CERT_FILE`, as curl),
-    /// `--deny-private-networks`, `--location-trusted`, `--proxy` (ImgCore's defaults where not given; without
-    /// `--proxy`, the proxy variables libcurl would use are checked as it is: `ProxyChoice`). What `-v` should say
-    /// of them (a proxy variable ignored) goes into `notes`.
+    /// `--deny-private-networks`, `--location-trusted`, `--proxy` (ImgCore's defaults where not given). What `-v`
+    /// should say of them (a proxy variable ignored) goes into `notes`.
     static func network(from arguments: ScannedArguments, environment: [String: String],
                         notes: inout [String]) throws(ImgError) -> NetworkOptions {
         var network = NetworkOptions()
@@ -40,11 +39,22 @@ extension FetchSettings {
             if !ignored.isEmpty {
                 notes.append("ignoring the proxy in \(ignored.joined(separator: ", ")) (--deny-private-networks connects directly)")
             }
-        } else {
-            // libcurl would take these itself, and a malformed one would fail every transfer as a network failure.
-            try ProxyChoice.checkEnvironment(environment)
         }
         return network
+    }
+
+    /// Without `--proxy` and `--deny-private-networks`, the refusal of a malformed proxy variable libcurl would take
+    /// itself (`ProxyChoice`), where it would fail every transfer as a network failure; nil when there is none. It
+    /// is thrown once the command is known to fetch over the network (`sources`, a batch's plan).
+    static func environmentProxyRefusal(network: NetworkOptions,
+                                        environment: [String: String]) -> ImgError? {
+        guard network.proxy == nil, !network.denyPrivateNetworks else { return nil }
+        do throws(ImgError) {
+            try ProxyChoice.checkEnvironment(environment)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// A `--proxy` value as libcurl takes it (`ProxyAddress`), or "" for no proxy at all; else a usage error that

@@ -22,12 +22,15 @@ struct FetchSettings {
     var renderer: RendererSettings
     /// What `-v` says about the settings before anything is fetched.
     var notes: [String] = []
+    /// A malformed proxy variable libcurl would use (`environmentProxyRefusal`), thrown by a command that fetches a URL.
+    var proxyRefusal: ImgError?
 
     /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
     init(_ arguments: ScannedArguments, environment: [String: String], console: Console) throws(ImgError) {
         self.console = console
         template = ImageRequest(source: .standardInput)
         configuration.network = try Self.network(from: arguments, environment: environment, notes: &notes)
+        proxyRefusal = Self.environmentProxyRefusal(network: configuration.network, environment: environment)
 
         template.decoding = try Self.decoding(from: arguments)
 
@@ -183,17 +186,20 @@ struct FetchSettings {
     }
 
     /// Each input as an `ImageSource`, for fetch and info alike: `--cache-key` with several inputs, `-` given twice
-    /// (standard input can be read once) and, with `--deny-local`, a local input are refused before anything is read.
+    /// (standard input can be read once), with `--deny-local`, a local input, and with a URL among them, a malformed
+    /// proxy variable (`proxyRefusal`) are refused before anything is read.
     func sources(_ inputs: [String]) throws(ImgError) -> [ImageSource] {
         if template.cacheKey != nil, inputs.count > 1 {
             throw .usage("--cache-key names one image, but \(inputs.count) inputs were given")
         }
         if inputs.filter({ $0 == "-" }).count > 1 { throw .usage("standard input (-) can be read only once") }
-        return try inputs.map { input throws(ImgError) in
+        let sources = try inputs.map { input throws(ImgError) in
             let source = try ImageSource(parsing: input)
             if denyLocal, !source.isRemote { throw .usage("refusing local input '\(input)' (--deny-local)") }
             return source
         }
+        if let proxyRefusal, sources.contains(where: \.isRemote) { throw proxyRefusal }
+        return sources
     }
 
     /// `scheme://...`: what `-O` must not be given.

@@ -44,9 +44,9 @@ public final class RendererServer: Sendable {
     private let slots: DispatchSemaphore
     /// The threads of the connections being served, by number, each joined once it has ended (`joinEndedConnections`),
     /// the last ones before `serve` returns: none is left running beside the process's exit.
-    private let connectionThreads = Mutex<[Int: JoinableThread]>([:])
+    private let connectionThreads = Locked<[Int: JoinableThread]>([:])
     /// The numbers of the connections whose thread has ended or is ending.
-    private let endedConnections = Mutex<[Int]>([])
+    private let endedConnections = Locked<[Int]>([])
     private let connectionsAccepted = Atomic<Int>(0)
 
     /// `slots` renderings at once; default one more than the active cores, as in a pipeline
@@ -192,7 +192,7 @@ public final class RendererServer: Sendable {
         guard let wake = Wakeup() else { return .hungUp }
         let stop = RenderStop()
         if socket.peerHasGone { stop.stop() }
-        let result = Mutex<(RendererReply, Data)?>(nil)
+        let result = Locked<(RendererReply, Data)?>(nil)
         // Joined before this returns, a stopped rendering too (it ends soon, killed): the connection is counted
         // `active` until its rendering's thread has ended, so the server never exits beside a thread still rendering
         // or destroying its libvips buffers (`JoinableThread`).

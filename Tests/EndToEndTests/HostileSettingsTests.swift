@@ -88,6 +88,11 @@ struct HostileSettingsTests {
         #expect(result.stderr == "imgfetch: bad proxy in https_proxy 'http://pu:***@[::1': an IPv6 address that is not closed\n")
         #expect(!result.stdoutText.contains("pSECRET"))
         #expect(!FileManager.default.fileExists(atPath: manifest))
+        // A local file needs no proxy: it is converted whatever the variables hold.
+        let local = try Imgfetch.runInProcess([Paths.images + "/sample.jpg", "--resize", "20x20", "-o", work.file("l.png")],
+                                              environment: Self.noProxies.merging(["http_proxy": "http://[::1"]) { $1 })
+        #expect(local.status == 0, "\(local.stderr)")
+        #expect(FileManager.default.fileExists(atPath: work.file("l.png")))
     }
 
     /// A well-formed variable is used (the fixture server as the proxy, given the absolute URL of an address
