@@ -95,7 +95,7 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     if (orc_guard == IMGF_ORC_DISABLED) table.vips_vector_set_enabled(0);
     table.vips_cache_set_max(0);
     table.vips_leak_set(0);
-    if (table.vips_version(0) == 8 && table.vips_version(1) == 14) imgf_reduceh_learn();
+    imgf_reduceh_learn();
     /* Build the loader and saver classes now (the first search initialises all of them), while this may run
      * beside a download, rather than on the first image. */
     static const unsigned char jpeg_start[] = { 0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0 };

@@ -223,6 +223,8 @@ int vips_image_generate(VipsImage *image, VipsStartFn start_fn, VipsGenerateFn g
 void imgf_reduceh_learn(void) {
 #ifdef IMGF_REDUCEH_PAIRS
     const imgf_vips_table *vips = imgf_vips();
+    /* The layout below is 8.14's. */
+    if (vips->vips_version(0) != 8 || vips->vips_version(1) != 14) return;
     GType type = g_type_from_name("VipsReduceh");
     GTypeQuery query = { 0 };
     if (type) g_type_query(type, &query);

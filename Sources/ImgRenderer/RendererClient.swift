@@ -43,7 +43,7 @@ public struct RendererClient: Sendable {
     }
 
     /// Whether a renderer holds this address's lock (it runs, whether or not it answers).
-    public func isRunning() -> Bool { runningProcess() != nil }
+    public func isRunning() -> Bool { directory()?.isLocked(address.name + RendererServer.lockSuffix) ?? false }
 
     /// The process holding this address's lock (a renderer runs there, whether or not it answers or its socket
     /// file is still there): nil when none does, 0 when it has just taken it and not yet written its id.

@@ -97,8 +97,13 @@ final class RendererDirectory: Sendable {
         }
     }
 
-    /// Whether some process holds the lock file `name`.
-    func isLocked(_ name: String) -> Bool { holder(name) != nil }
+    /// Whether some process holds the lock file `name` (its lock alone: `holder` also reads who).
+    func isLocked(_ name: String) -> Bool {
+        let lock = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard lock >= 0 else { return false }
+        defer { close(lock) }
+        return flock(lock, LOCK_SH | LOCK_NB) != 0
+    }
 
     /// The process that holds the lock file `name`, as it wrote itself in it: nil when nobody holds it, 0 while
     /// its holder has not written its id yet (it has just taken it).

@@ -6,14 +6,9 @@ import Testing
 /// leak a secret (a proxy's password) are refused as the command line is read: exit 2, one line, nothing fetched,
 /// no manifest, the password never shown. Everything dialled is on 127.0.0.1.
 @Suite("Hostile settings")
-struct HostileSettingsTests {
-    let work: TemporaryDirectory
+struct HostileSettingsTests: EndToEndSuite {
     let server: FixtureServer
-
-    init() throws {
-        work = try TemporaryDirectory()
-        server = try FixtureServer()
-    }
+    let work: TemporaryDirectory
 
     func expectRefusedBeforeFetching(_ result: CommandResult, naming option: String,
                                      sourceLocation: SourceLocation = #_sourceLocation) throws {

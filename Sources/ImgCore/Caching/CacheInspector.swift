@@ -30,16 +30,6 @@ public struct CacheItem: Sendable, Encodable {
     public var damaged: Bool
     /// What stands at the entry's name when it is not a regular file (`a directory`, `a symbolic link`, …), else nil.
     public var notRegular: String?
-
-    init(kind: String, url: String? = nil, key: String? = nil, variant: String? = nil, path: String, size: Int64,
-         imageBytes: Int? = nil, format: String? = nil, width: Int? = nil, height: Int? = nil, created: Double? = nil,
-         lastAccess: Double, expires: Double? = nil, expired: Bool, etag: String? = nil, lastModified: String? = nil,
-         damaged: Bool, notRegular: String? = nil) {
-        (self.kind, self.url, self.key, self.variant, self.path, self.size) = (kind, url, key, variant, path, size)
-        (self.imageBytes, self.format, self.width, self.height) = (imageBytes, format, width, height)
-        (self.created, self.lastAccess, self.expires, self.expired) = (created, lastAccess, expires, expired)
-        (self.etag, self.lastModified, self.damaged, self.notRegular) = (etag, lastModified, damaged, notRegular)
-    }
 }
 
 /// `cache inspect`: a summary from stats alone, and the shown entries' metadata lines. Changes nothing (no atime
@@ -81,9 +71,8 @@ public enum CacheInspector {
         var items = entries.map { item(for: $0, root: root, now: now) }
         // What stands at an entry's name but is no regular file is listed after them, damaged.
         items += scan.irregular.prefix(limit.map { max(0, $0 - items.count) } ?? scan.irregular.count).map { odd in
-            let accessed = root.status(odd.relativeName).map { EntryIO.seconds($0.st_atim) } ?? 0
-            return CacheItem(kind: odd.isOriginal ? "original" : "variant", path: root.shown(odd.relativeName), size: 0,
-                             lastAccess: accessed, expired: false, damaged: true, notRegular: odd.kind)
+            CacheItem(kind: odd.isOriginal ? "original" : "variant", path: root.shown(odd.relativeName), size: 0,
+                      lastAccess: odd.lastAccess, expired: false, damaged: true, notRegular: odd.kind)
         }
         return Inspection(directory: root.path, summary: scan.summary(now: now), sizeLimit: sizeLimit,
                           lastPruned: CacheMaintenance.lastPrune(root: root), items: items)

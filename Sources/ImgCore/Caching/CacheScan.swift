@@ -147,7 +147,8 @@ public struct CacheScan: Sendable {
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 contents.irregular.append(IrregularEntry(folder: folder, name: name, type: info.st_mode & S_IFMT,
-                                                         inode: UInt64(info.st_ino)))
+                                                         inode: UInt64(info.st_ino),
+                                                         lastAccess: EntryIO.seconds(info.st_atim)))
                 continue
             }
             contents.entries.append(CacheEntryStat(folder: folder, name: name, size: Int64(info.st_size),

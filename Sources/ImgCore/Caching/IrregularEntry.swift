@@ -14,9 +14,11 @@ public struct IrregularEntry: Sendable, Equatable {
     /// The file type bits of its `lstat` (`S_IFDIR`, `S_IFLNK`, …).
     public var type: UInt32
     public var inode: UInt64
+    /// Its last access (its `lstat`'s atime), in seconds since 1970.
+    public var lastAccess: Double
 
-    public init(folder: String, name: String, type: UInt32, inode: UInt64) {
-        (self.folder, self.name, self.type, self.inode) = (folder, name, type, inode)
+    public init(folder: String, name: String, type: UInt32, inode: UInt64, lastAccess: Double) {
+        (self.folder, self.name, self.type, self.inode, self.lastAccess) = (folder, name, type, inode, lastAccess)
     }
 
     public var isOriginal: Bool { name == "original" }
@@ -24,11 +26,9 @@ public struct IrregularEntry: Sendable, Equatable {
     /// Its name in the cache directory: `entries/XX/<hash>/NAME`.
     var relativeName: String { "entries/\(folder)/\(name)" }
 
-    /// What it is, in words: `a directory`, `a symbolic link`, `a FIFO`, `a socket`, `a device`.
-    public var kind: String { Self.kind(ofType: type) }
-
-    /// `a directory`, `a symbolic link`, `a FIFO`, `a socket` or `a device` for `lstat`'s file type bits.
-    static func kind(ofType type: UInt32) -> String {
+    /// What it is, in words, from its file type bits: `a directory`, `a symbolic link`, `a FIFO`, `a socket`,
+    /// `a device`.
+    public var kind: String {
         switch type {
         case S_IFDIR: "a directory"
         case S_IFLNK: "a symbolic link"

@@ -57,12 +57,11 @@ enum ASCIIURLSpelling {
         }
         guard start != hostEnd else { return nil }
         if !bracketed, authority[start..<hostEnd].contains(where: { Self.hostUnsafe[Int($0)] }) { return nil }
-        if !bracketed, let percent = authority[start..<hostEnd].firstIndex(of: UInt8(ascii: "%")),
-           authority[percent..<hostEnd].indices.contains(where: { index in
-               authority[index] == UInt8(ascii: "%")
-                   && URLSpelling.hostEscapeProblem(Array(authority[(index + 1)..<min(index + 3, hostEnd)])) != nil
-           }) {
-            return nil
+        if !bracketed {
+            for index in start..<hostEnd where authority[index] == UInt8(ascii: "%") {
+                let escape = Array(authority[(index + 1)..<min(index + 3, hostEnd)])
+                if URLSpelling.hostEscapeProblem(escape) != nil { return nil }
+            }
         }
         if hostEnd < end {
             let port = authority[(hostEnd + 1)..<end]

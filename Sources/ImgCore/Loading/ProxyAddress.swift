@@ -92,7 +92,7 @@ public struct ProxyAddress: Sendable, Equatable {
         }
         if let port {
             let digits = Array(port.utf8)
-            guard !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            guard !digits.isEmpty, digits.allSatisfy(ASCIIBytes.isDigit),
                   URLSpelling.isPort(digits.count, { Int(digits[$0]) - 48 }) else {
                 throw .usage("port '\(port)' is not a port number (1 to 65535)")
             }

@@ -5,6 +5,12 @@ import Glibc
 #endif
 
 extension OutputFolder {
+    /// Writes `data` under `name` whole or not at all, only when nothing has that name yet (`stage`, then
+    /// `commitNew`).
+    func writeNew(_ data: Data, as name: String) throws(ImgError) {
+        try commitNew(stage(.memory(data), shownAs: "\(path)/\(name)"), as: name)
+    }
+
     /// Gives a staged output its name in the folder only when nothing has that name yet (`imgf_rename_new_at` for a
     /// named temporary, a link for an unnamed file): unlike `commit`, it never replaces a file. When the name is
     /// taken (another process wrote a file of that name meanwhile), or the rename fails otherwise, the staged bytes

@@ -133,7 +133,7 @@ final class TarShard {
         do throws(ImgError) {
             if try completeTable() { named.append(WebDatasetLayout.parquetName(ofTar: name)) }
             let statsName = WebDatasetLayout.statsName(ofTar: name)
-            try folder.commitNew(folder.stage(.memory(stats(size)), shownAs: "\(folder.path)/\(statsName)"), as: statsName)
+            try folder.writeNew(stats(size), as: statsName)
             named.append(statsName)
             try folder.commitNew(staged, as: name)
         } catch {
