@@ -1,6 +1,7 @@
 #include "imgf_integrity.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +65,10 @@ void imgf_inflater_free(imgf_inflater *inflater) {
     free(inflater);
 }
 
-/* libjpeg's functions, looked up in the copy libvips loaded (imgfetch links neither). */
+/* libjpeg's functions, looked up once in the copy libvips loaded (imgfetch links neither). The look-up runs under
+ * pthread_once: threads checking JPEGs at once must all wait for it (a flag set before it finished let a second
+ * thread see "looked, nothing found" and skip the check). */
 static struct {
-    int looked;
     __typeof__(jpeg_std_error) *std_error;
     __typeof__(jpeg_CreateDecompress) *create;
     __typeof__(jpeg_read_header) *read_header;
@@ -75,18 +77,21 @@ static struct {
     __typeof__(jpeg_destroy_decompress) *destroy;
     __typeof__(jpeg_resync_to_restart) *resync;
 } jpeg;
+static pthread_once_t jpeg_once = PTHREAD_ONCE_INIT;
 
-static int look_up_jpeg(void) {
-    if (jpeg.looked) return jpeg.std_error != NULL;
-    jpeg.looked = 1;
+static void find_jpeg(void) {
     void *library = dlopen("libjpeg.so.62", RTLD_LAZY | RTLD_NOLOAD);
-    if (!library) return 0;
-#define LOOK(field, name) jpeg.field = (__typeof__(jpeg.field))dlsym(library, #name); if (!jpeg.field) { jpeg.std_error = NULL; return 0; }
+    if (!library) return;
+#define LOOK(field, name) jpeg.field = (__typeof__(jpeg.field))dlsym(library, #name); if (!jpeg.field) { jpeg.std_error = NULL; return; }
     LOOK(create, jpeg_CreateDecompress) LOOK(read_header, jpeg_read_header) LOOK(start, jpeg_start_decompress)
     LOOK(read_scanlines, jpeg_read_scanlines) LOOK(destroy, jpeg_destroy_decompress) LOOK(resync, jpeg_resync_to_restart)
     LOOK(std_error, jpeg_std_error)
 #undef LOOK
-    return 1;
+}
+
+static int look_up_jpeg(void) {
+    pthread_once(&jpeg_once, find_jpeg);
+    return jpeg.std_error != NULL;
 }
 
 typedef struct {

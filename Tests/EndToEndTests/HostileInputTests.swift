@@ -119,6 +119,26 @@ struct HostileInputTests: EndToEndSuite {
         #expect(cachedEntries().isEmpty)
     }
 
+    /// The JPEG check finds libjpeg once per process; workers checking their first JPEGs at the same moment must all
+    /// wait for it (a look-up flagged done before it was let some of them skip the check and write a torn image as
+    /// `ok`: in about 4 runs in 10 of this batch).
+    @Test func truncatedJPEGsCheckedAtOnceByAFreshProcessAllFail() throws {
+        let copies = (1...16).map { work.file("torn\($0).jpg") }
+        for copy in copies { try FileManager.default.copyItem(atPath: Paths.images + "/truncated.jpg", toPath: copy) }
+        let list = work.file("torn.txt")
+        try copies.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        for round in 0..<8 {
+            let folder = work.file("torn-out-\(round)")
+            let result = try Imgfetch.run(["batch", list, "-O", folder, "-j", "16", "--no-cache", "--resize", "50x50",
+                                           "--json"])
+            #expect(result.status == 1, "a batch whose lines failed: \(result.stderr)")
+            let statuses = result.stdoutText.split(separator: "\n").filter { $0.contains("\"input\"") }
+            #expect(statuses.count == 16 && statuses.allSatisfy { $0.contains("truncated: pixel data ends at row") },
+                    "round \(round): \(result.stdoutText)")
+            #expect((FileManager.default.subpaths(atPath: folder) ?? []).isEmpty)
+        }
+    }
+
     @Test func declaredGiantsAreRefusedFromTheHeader() throws {
         // A GIF of a few dozen bytes whose screen and frame declare 65535x65535.
         var gif = Data("GIF89a".utf8) + Data([0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF])
