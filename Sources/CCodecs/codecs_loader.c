@@ -16,22 +16,24 @@ static struct { IMGF_LZ4_SYMBOLS(IMGF_CODEC_FIELD) } lz4;
 static struct { IMGF_BROTLI_SYMBOLS(IMGF_CODEC_FIELD) } brotli;
 #undef IMGF_CODEC_FIELD
 
-static char error[256];
+static char snappy_error[256], zstd_error[256], lz4_error[256], brotli_error[256];
 static int snappy_loaded, zstd_loaded, lz4_loaded, brotli_loaded;
 static pthread_once_t snappy_once = PTHREAD_ONCE_INIT, zstd_once = PTHREAD_ONCE_INIT;
 static pthread_once_t lz4_once = PTHREAD_ONCE_INIT, brotli_once = PTHREAD_ONCE_INIT;
 
 /* Defines load_CODEC: opens SONAME (NAME in messages), resolves every function SYMBOLS lists into CODEC's table and
- * sets CODEC_loaded; when the library or a function is missing, `error` says which and CODEC_loaded stays 0. */
+ * sets CODEC_loaded; when the library or a function is missing, `CODEC_error` says which and CODEC_loaded stays 0. */
 #define IMGF_RESOLVE_INTO_TABLE(function) \
     table->function = (__typeof__(function) *)dlsym(library, #function); \
-    if (!table->function) { snprintf(error, sizeof error, "%s lacks %s", name, #function); return; }
+    if (!table->function) { snprintf(error, error_size, "%s lacks %s", name, #function); return; }
 #define IMGF_DEFINE_LOADER(codec, soname, shown_name, SYMBOLS) \
     static void load_##codec(void) { \
         const char *name = shown_name; \
         __typeof__(codec) *table = &codec; \
+        char *error = codec##_error; \
+        size_t error_size = sizeof codec##_error; \
         void *library = dlopen(soname, RTLD_LAZY | RTLD_LOCAL); \
-        if (!library) { snprintf(error, sizeof error, "cannot open %s: %s", name, dlerror()); return; } \
+        if (!library) { snprintf(error, error_size, "cannot open %s: %s", name, dlerror()); return; } \
         SYMBOLS(IMGF_RESOLVE_INTO_TABLE) \
         codec##_loaded = 1; \
     }
@@ -136,6 +138,12 @@ imgf_codec_status imgf_gzip_decompress(const void *in, size_t count, void *out, 
     return complete ? IMGF_CODEC_OK : IMGF_CODEC_CORRUPT;
 }
 
-const char *imgf_codec_load_error(void) {
-    return error;
+const char *imgf_codec_load_error(imgf_codec_library library) {
+    switch (library) {
+    case IMGF_CODEC_SNAPPY: pthread_once(&snappy_once, load_snappy); return snappy_error;
+    case IMGF_CODEC_ZSTD: pthread_once(&zstd_once, load_zstd); return zstd_error;
+    case IMGF_CODEC_LZ4: pthread_once(&lz4_once, load_lz4); return lz4_error;
+    case IMGF_CODEC_BROTLI: pthread_once(&brotli_once, load_brotli); return brotli_error;
+    }
+    return "";
 }

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "imgf_integrity.h"
 
 #include <dlfcn.h>
@@ -65,9 +66,9 @@ void imgf_inflater_free(imgf_inflater *inflater) {
     free(inflater);
 }
 
-/* libjpeg's functions, looked up once in the copy libvips loaded (imgfetch links neither). The look-up runs under
- * pthread_once: threads checking JPEGs at once must all wait for it (a flag set before it finished let a second
- * thread see "looked, nothing found" and skip the check). */
+/* libjpeg's functions, looked up in the copy libvips loaded (imgfetch links neither), under a lock: threads checking
+ * JPEGs at once all wait for the look-up (a flag set before it finished let a second thread see "looked, nothing
+ * found" and skip the check). Only a complete look-up is kept: one made before libvips was loaded is made again. */
 static struct {
     __typeof__(jpeg_std_error) *std_error;
     __typeof__(jpeg_CreateDecompress) *create;
@@ -77,21 +78,26 @@ static struct {
     __typeof__(jpeg_destroy_decompress) *destroy;
     __typeof__(jpeg_resync_to_restart) *resync;
 } jpeg;
-static pthread_once_t jpeg_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t jpeg_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void find_jpeg(void) {
+    /* libvips is opened RTLD_GLOBAL, so its libjpeg's symbols are global whatever that library's file name. */
     void *library = dlopen("libjpeg.so.62", RTLD_LAZY | RTLD_NOLOAD);
-    if (!library) return;
-#define LOOK(field, name) jpeg.field = (__typeof__(jpeg.field))dlsym(library, #name); if (!jpeg.field) { jpeg.std_error = NULL; return; }
+    if (!library) library = RTLD_DEFAULT;
+#define LOOK(field, name) jpeg.field = (__typeof__(jpeg.field))dlsym(library, #name); if (!jpeg.field) return;
     LOOK(create, jpeg_CreateDecompress) LOOK(read_header, jpeg_read_header) LOOK(start, jpeg_start_decompress)
     LOOK(read_scanlines, jpeg_read_scanlines) LOOK(destroy, jpeg_destroy_decompress) LOOK(resync, jpeg_resync_to_restart)
     LOOK(std_error, jpeg_std_error)
 #undef LOOK
 }
 
+/* Whether every function was found (std_error, looked up last, is set only then). */
 static int look_up_jpeg(void) {
-    pthread_once(&jpeg_once, find_jpeg);
-    return jpeg.std_error != NULL;
+    pthread_mutex_lock(&jpeg_lock);
+    if (!jpeg.std_error) find_jpeg();
+    int found = jpeg.std_error != NULL;
+    pthread_mutex_unlock(&jpeg_lock);
+    return found;
 }
 
 typedef struct {
@@ -171,7 +177,7 @@ int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, i
                    int *rows, int *height) {
     *rows = 0;
     *height = 0;
-    if (!look_up_jpeg()) return -1;
+    if (!look_up_jpeg()) return -2;
     struct jpeg_decompress_struct cinfo;
     error_state errors;
     source_state *source = calloc(1, sizeof *source);
@@ -183,13 +189,16 @@ int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, i
     errors.manager.emit_message = note_message;
     errors.manager.output_message = ignore_output;
     volatile int result = -1;
+    volatile int created = 0;
     if (setjmp(errors.escape)) {
+        if (!created) { result = -2; goto done; } /* another libjpeg version's structures */
         /* libjpeg gave up: truncated only if the data had run out by then (before any scan: no rows at all). */
         if (source->ended && !source->short_of_data) source->rows_at_end = cinfo.total_iMCU_rows > 0 ? cinfo.input_iMCU_row : 0;
         result = source->ended ? 1 : -1;
         goto done;
     }
     jpeg.create(&cinfo, JPEG_LIB_VERSION, sizeof cinfo);
+    created = 1;
     /* Over this, libjpeg asks for backing store, which this build has none of: an error, not an allocation. */
     if (max_memory > 0) cinfo.mem->max_memory_to_use = max_memory;
     source->memory = memory;

@@ -166,17 +166,16 @@ void png_set_read_fn(png_ptr_t png, void *io, png_reader reader) {
         if (own) own(png, io, reader);
         return;
     }
-    guarded_read *entry = NULL;
-    if (png && reader && libpng_current_row && libpng_current_pass && libpng_error) {
-        pthread_mutex_lock(&reads_lock);
-        entry = entry_for(png);
-        if (entry) *entry = (guarded_read){.png = png, .inner = reader, .next_chunk = 8};
-        pthread_mutex_unlock(&reads_lock);
-    }
-    if (!entry) {
-        libpng_set_read_fn(png, io, reader); /* unguarded (no memory, or no reader), and not counted as seen */
+    if (!(png && reader && libpng_current_row && libpng_current_pass && libpng_error)) {
+        libpng_set_read_fn(png, io, reader); /* unguarded (no reader, or libpng lacks a function): not counted as seen */
         return;
     }
+    /* Without memory for the entry the guarded reader finds none and fails the read: once a guard was seen, the
+     * integrity check leaves the tail's bound to it, so an unguarded read would be unbounded. */
+    pthread_mutex_lock(&reads_lock);
+    guarded_read *entry = entry_for(png);
+    if (entry) *entry = (guarded_read){.png = png, .inner = reader, .next_chunk = 8};
+    pthread_mutex_unlock(&reads_lock);
     Dl_info caller;
     if (libvips_base && dladdr(__builtin_return_address(0), &caller) && caller.dli_fbase == libvips_base)
         atomic_store_explicit(&guard_seen, 1, memory_order_relaxed);

@@ -55,7 +55,7 @@ struct BoundedCheckTests {
         try VipsRuntime.start()  // the check uses the libjpeg libvips loads, looked up once
         let data = Self.truncatedProgressiveJPEG()
         let input = VipsInput(.memory(data))
-        let bounded = data.withUnsafeBytes { JPEGCheck.damage(in: input, reader: ByteReader(memory: $0), memoryLimit: 16 << 20) }
+        let bounded = try data.withUnsafeBytes { try JPEGCheck.damage(in: input, reader: ByteReader(memory: $0), memoryLimit: 16 << 20) }
         #expect(bounded == nil)
     }
 

@@ -33,7 +33,7 @@
 /* What a decompression ended with. */
 typedef enum {
     IMGF_CODEC_OK = 0,
-    /* The library could not be opened: imgf_codec_load_error() says why. */
+    /* The library could not be opened: imgf_codec_load_error(library) says why. */
     IMGF_CODEC_UNAVAILABLE = 1,
     /* The bytes are not a valid stream of the codec, or do not make exactly the size expected. */
     IMGF_CODEC_CORRUPT = 2,
@@ -66,8 +66,11 @@ imgf_codec_status imgf_brotli_decompress(const void *in, size_t count, void *out
 /* Decompresses gzip members (RFC 1952; zlib and raw deflate are also accepted) into exactly `capacity` bytes. */
 imgf_codec_status imgf_gzip_decompress(const void *in, size_t count, void *out, size_t capacity);
 
-/* Why the last library that could not be opened could not be (snappy's, zstd's, LZ4's or Brotli's); empty when
- * every one opened. */
-const char *imgf_codec_load_error(void);
+/* The libraries the codecs are opened from, each on first use. */
+typedef enum { IMGF_CODEC_SNAPPY, IMGF_CODEC_ZSTD, IMGF_CODEC_LZ4, IMGF_CODEC_BROTLI } imgf_codec_library;
+
+/* Why `library` could not be opened (each has its own text, written once, before its first use returns); empty
+ * when it opened or was not asked for yet. */
+const char *imgf_codec_load_error(imgf_codec_library library);
 
 #endif

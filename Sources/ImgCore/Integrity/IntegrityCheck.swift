@@ -17,7 +17,7 @@ enum IntegrityCheck {
                        decodeBoundsPNGTail: Bool = false) throws(ImgError) -> DataDamage? {
         let bytes = reader ?? input.reader()
         switch format {
-        case .jpeg: return JPEGCheck.damage(in: input, reader: bytes, memoryLimit: memoryLimit)
+        case .jpeg: return try JPEGCheck.damage(in: input, reader: bytes, memoryLimit: memoryLimit)
         case .png:
             return try PNGCheck.damage(in: bytes, timeLimit: timeLimit, deadline: Date() + timeLimit,
                                        decodeBoundsTail: decodeBoundsPNGTail)

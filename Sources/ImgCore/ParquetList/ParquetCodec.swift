@@ -41,8 +41,20 @@ enum ParquetCodec: Int64 {
         }
         switch status {
         case IMGF_CODEC_OK: return output
-        case IMGF_CODEC_UNAVAILABLE: throw ParquetFormatError(String(cString: imgf_codec_load_error()))
+        case IMGF_CODEC_UNAVAILABLE:
+            throw ParquetFormatError(library.map { String(cString: imgf_codec_load_error($0)) } ?? "\(name) is unavailable")
         default: throw ParquetFormatError("a \(name) page that does not decompress to its \(size) bytes")
+        }
+    }
+
+    /// The library the codec is opened from on first use; nil for gzip (zlib is linked) and no codec.
+    private var library: imgf_codec_library? {
+        switch self {
+        case .snappy: IMGF_CODEC_SNAPPY
+        case .zstd: IMGF_CODEC_ZSTD
+        case .brotli: IMGF_CODEC_BROTLI
+        case .lz4, .lz4Raw: IMGF_CODEC_LZ4
+        case .gzip, .uncompressed: nil
         }
     }
 
