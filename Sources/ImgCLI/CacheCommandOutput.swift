@@ -46,6 +46,7 @@ struct CacheCommandOutput {
                 "temporaries": report.temporaries, "temporaryBytes": report.temporaryBytes, "locks": report.locks,
                 "paths": report.paths,
                 "failed": report.failures.map { ["path": $0.path, "error": $0.reason] },
+                "interrupted": report.interrupted,
             ]
             if command == "cache prune" {
                 document["sizeLimit"] = limit.map { $0 as Any } ?? NSNull()

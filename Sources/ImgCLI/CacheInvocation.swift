@@ -52,9 +52,11 @@ struct CacheInvocation {
         try noArguments()
         let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
         guard let root else { return try output.nothing(dryRun) }
-        let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
-                                                  listingPaths: output.listsPaths)
-        return try output.report(report, dryRun: dryRun)
+        return try stoppable { stop throws(ImgError) in
+            let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
+                                                      listingPaths: output.listsPaths, stop: stop)
+            return try output.report(report, dryRun: dryRun)
+        }
     }
 
     /// `cache prune`: least recently used entries until the cache is within its size limit.
@@ -65,15 +67,31 @@ struct CacheInvocation {
                          + "or store one with 'imgfetch cache config size-limit=500M'")
         }
         guard let root else { return try output.nothing(dryRun, limit: limit) }
-        let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun, listingPaths: output.listsPaths)
-        return try output.report(report, dryRun: dryRun, limit: limit)
+        return try stoppable { stop throws(ImgError) in
+            let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun,
+                                                listingPaths: output.listsPaths, stop: stop)
+            return try output.report(report, dryRun: dryRun, limit: limit)
+        }
     }
 
     /// `cache clear`: every entry.
     func clear() throws(ImgError) -> Int32 {
         try noArguments()
         guard let root else { return try output.nothing(dryRun) }
-        return try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun), dryRun: dryRun)
+        return try stoppable { stop throws(ImgError) in
+            try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun, stop: stop), dryRun: dryRun)
+        }
+    }
+
+    /// Runs an upkeep command that SIGINT and SIGTERM stop between entries instead of ending the process: what it
+    /// removed until then is reported (`interrupted`), then one line says so and the status is a shell's for the
+    /// signal (128 + N).
+    private func stoppable(_ body: (Cancellation) throws(ImgError) -> Int32) throws(ImgError) -> Int32 {
+        let stop = Cancellation()
+        let watch = SignalWatcher.watch(for: console) { stop.cancel(signal: $0) }
+        defer { watch.end() }
+        let status = try body(stop)
+        return Interruption.exitStatus(of: stop, console: console) ?? status
     }
 
     /// `cache remove URL`: the URL's original and every variant made from it.

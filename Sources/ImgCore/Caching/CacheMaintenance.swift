@@ -25,10 +25,11 @@ public enum CacheMaintenance {
     /// Removes expired entries, temporaries and unheld lock files older than `tempAge` seconds, and empty entry folders.
     /// The cache is walked folder by folder (`CacheScan.visitFolders`) and the expired entries found are removed
     /// `removalBatch` at a time, so that memory stays flat whatever the number of entries.
-    /// `listingPaths` (default true): the report lists the removed entries' paths (for `-v` and `--json`).
+    /// `listingPaths` (default true): the report lists the removed entries' paths (for `-v` and `--json`). Once
+    /// `stop` (default none) is cancelled, the entries gathered are removed and nothing more is done (`interrupted`).
     public static func cleanExpired(root: CacheRoot, tempAge: Double = defaultTempAge, dryRun: Bool = false,
                                     listingPaths: Bool = true, now: Double = Date().timeIntervalSince1970,
-                                    removalBatch: Int = CacheMaintenance.removalBatch) -> Report {
+                                    removalBatch: Int = CacheMaintenance.removalBatch, stop: Cancellation? = nil) -> Report {
         var report = Report()
         var expired: [CacheEntryStat] = []
         func removeExpired() {
@@ -37,12 +38,16 @@ public enum CacheMaintenance {
             })
             expired.removeAll(keepingCapacity: true)
         }
-        CacheScan.visitFolders(root: root) { folder, contents in
+        CacheScan.visitFolders(root: root, stop: stop) { folder, contents in
             if !contents.anything, dryRun || root.removeFolder("entries/\(folder)") == 0 { report.folders += 1 }
             expired += contents.entries.filter { $0.isExpired(at: now) }
             if expired.count >= max(1, removalBatch) { removeExpired() }
         }
         removeExpired()
+        if stop?.isCancelled == true {
+            report.interrupted = true
+            return report
+        }
         removeTemporaries(root: root, olderThan: tempAge, dryRun: dryRun, now: now, into: &report)
         report.locks = KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun)
         return report
@@ -95,8 +100,9 @@ public enum CacheMaintenance {
     /// variants go together), then the `XX/` folders that emptied. What can't be removed (a read-only folder) stays
     /// where it was, named in the failures, so that `inspect` still counts it and the next clear tries it again; a
     /// dry run counts what a run would try to remove. Entry names that are not regular files count as entries (of no
-    /// bytes) and go too (`IrregularEntry`).
-    public static func clear(root: CacheRoot, dryRun: Bool = false) -> Report {
+    /// bytes) and go too (`IrregularEntry`). Once `stop` (default none) is cancelled, no further entry folder is
+    /// removed (`interrupted`).
+    public static func clear(root: CacheRoot, dryRun: Bool = false, stop: Cancellation? = nil) -> Report {
         var report = Report()
         let top = root.openFolder("entries")
         guard top >= 0 else {
@@ -115,6 +121,10 @@ public enum CacheMaintenance {
             let hashes = DirectoryListing.children(of: folder).map(\.name).filter(CacheNames.isKeyFolder)
             close(folder)
             for hash in hashes {
+                if stop?.isCancelled == true {
+                    report.interrupted = true
+                    return report
+                }
                 let name = "entries/\(prefix)/\(hash)"
                 if dryRun {
                     record(CacheScan(root: root, folder: "\(prefix)/\(hash)"), root: root, in: &report)

@@ -18,6 +18,9 @@ extension CacheMaintenance {
         public var paths: [String] = []
         /// What was to be removed and could not be (a read-only folder or file system): none counts as removed.
         public var failures: [RemovalFailure] = []
+        /// Whether the command was stopped (`stop` cancelled: SIGINT or SIGTERM) before it was done: what the report
+        /// counts was removed, the rest was not looked at. Default false.
+        public var interrupted = false
         public init() {}
 
         /// Adds another report's entries, bytes, paths (after this one's) and failures.

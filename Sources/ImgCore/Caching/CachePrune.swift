@@ -20,44 +20,61 @@ extension CacheMaintenance {
     /// with counts, removals and a bucket of its own, merged in folder order.
     /// `listingPaths` (default true): the report lists the removed paths (for `-v` and `--json`). When most entries
     /// share the cut's bucket (a cache filled within a minute or so), that bucket is held whole, as a scan was.
-    /// Prunes of one cache run one at a time, across processes (`withPruneLock`).
+    /// Prunes of one cache run one at a time, across processes (`withPruneLock`). Once `stop` (default none) is
+    /// cancelled, the batches begun are removed and nothing more (`interrupted`); the remaining total is then known
+    /// only when the stop came after a whole walk had summed it.
     public static func prune(root: CacheRoot, sizeLimit: Int64, target: Int64? = nil, keeping: Set<String> = [],
                              dryRun: Bool = false, listingPaths: Bool = true,
                              now: Double = Date().timeIntervalSince1970, removalBatch: Int = CacheMaintenance.removalBatch,
-                             walkThreads: Int = CacheScan.defaultWalkThreads) -> Report {
-        withPruneLock(root: root, unless: dryRun) {
-            pruneHoldingTheLock(root: root, sizeLimit: sizeLimit, target: target, keeping: keeping, dryRun: dryRun,
-                                listingPaths: listingPaths, now: now, removalBatch: removalBatch, walkThreads: walkThreads)
+                             walkThreads: Int = CacheScan.defaultWalkThreads, stop: Cancellation? = nil) -> Report {
+        withPruneLock(root: root, unless: dryRun, stop: stop) {
+            pruneHoldingTheLock(root: root, sizeLimit: sizeLimit, target: target ?? sizeLimit / 2, keeping: keeping,
+                                dryRun: dryRun, listingPaths: listingPaths, now: now, removalBatch: removalBatch,
+                                walkThreads: walkThreads, stop: stop)
         }
     }
 
     /// Runs `body` holding the cache's prune lock, an exclusive `flock` on `locks/prune` (waited for), unless
     /// `dryRun`: two prunes at once each removed what they had planned from the same scan, together far past the
     /// target, and said a total that was not on the disk. The next prune's scan sees what the last one removed.
-    /// A lock that can't be opened (no `locks/` folder) is gone without.
-    private static func withPruneLock(root: CacheRoot, unless dryRun: Bool, _ body: () -> Report) -> Report {
+    /// A lock that can't be opened (no `locks/` folder) is gone without. A `stop` while waiting for the lock ends
+    /// the wait: nothing is done (`interrupted`).
+    private static func withPruneLock(root: CacheRoot, unless dryRun: Bool, stop: Cancellation?,
+                                      _ body: () -> Report) -> Report {
         let descriptor = dryRun ? -1 : root.openFile("locks/\(pruneLockName)", O_RDWR | O_CREAT)
         defer { if descriptor >= 0 { close(descriptor) } }
-        if descriptor >= 0 { while flock(descriptor, LOCK_EX) != 0, errno == EINTR {} }
+        if descriptor >= 0 {
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK || errno == EINTR {
+                if stop?.isCancelled == true {
+                    var report = Report()
+                    report.interrupted = true
+                    return report
+                }
+                usleep(lockPollMicroseconds)
+            }
+        }
         return body()
     }
+
+    /// How often a prune waiting for another's lock tries it again: every 20 ms.
+    static let lockPollMicroseconds: UInt32 = 20_000
 
     /// The file in `locks/` whose lock a prune holds.
     static let pruneLockName = "prune"
 
-    private static func pruneHoldingTheLock(root: CacheRoot, sizeLimit: Int64, target: Int64?, keeping: Set<String>,
+    private static func pruneHoldingTheLock(root: CacheRoot, sizeLimit: Int64, target: Int64, keeping: Set<String>,
                                             dryRun: Bool, listingPaths: Bool, now: Double, removalBatch: Int,
-                                            walkThreads: Int) -> Report {
+                                            walkThreads: Int, stop: Cancellation?) -> Report {
         var report = Report()
-        let target = target ?? sizeLimit / 2
         var total: Int64 = 0
         for walk in 0..<3 {
             let ages: AccessAges
-            (total, ages) = sizesAndAges(root: root, keeping: keeping, now: now, walkThreads: walkThreads)
+            (total, ages) = sizesAndAges(root: root, keeping: keeping, now: now, walkThreads: walkThreads, stop: stop)
+            if stop?.isCancelled == true { return interrupted(report, root: root, dryRun: dryRun) }
             guard total > (walk == 0 ? sizeLimit : target) else { break }
             let cut = ages.cut(freeing: total - target)
             let removal = PruneRemoval(root: root, dryRun: dryRun, listingPaths: listingPaths)
-            let passes = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads,
+            let passes = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads, stop: stop,
                                                             start: { removal }) { pass, folder, contents in
                 guard keeping.isEmpty || !keeping.contains(folder) else { return }
                 for entry in contents.entries {
@@ -74,6 +91,10 @@ extension CacheMaintenance {
                 total -= pass.report.bytes
                 removedInWalk += pass.report.entries
                 boundary += pass.boundary
+            }
+            if stop?.isCancelled == true {
+                report.remainingBytes = total
+                return interrupted(report, root: root, dryRun: dryRun)
             }
             // Of the cut's bucket, the least recently used until the total would be at the target; ties by path.
             boundary.sort { a, b in a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name) }
@@ -94,10 +115,18 @@ extension CacheMaintenance {
         return report
     }
 
+    /// `report` of a prune stopped before it was done, its time recorded when it removed something.
+    private static func interrupted(_ report: Report, root: CacheRoot, dryRun: Bool) -> Report {
+        var report = report
+        report.interrupted = true
+        if !dryRun, report.entries > 0 { recordPrune(root: root) }
+        return report
+    }
+
     /// One walk of the cache: the size of all its entries, and the last accesses of those not in `keeping`'s folders.
-    private static func sizesAndAges(root: CacheRoot, keeping: Set<String>, now: Double,
-                                     walkThreads: Int) -> (total: Int64, ages: AccessAges) {
-        let sums = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads,
+    private static func sizesAndAges(root: CacheRoot, keeping: Set<String>, now: Double, walkThreads: Int,
+                                     stop: Cancellation?) -> (total: Int64, ages: AccessAges) {
+        let sums = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads, stop: stop,
                                                       start: { PruneSum(ages: AccessAges(now: now)) }) { sum, folder, contents in
             let counted = keeping.isEmpty || !keeping.contains(folder)
             for entry in contents.entries {

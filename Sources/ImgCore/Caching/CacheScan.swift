@@ -72,12 +72,14 @@ public struct CacheScan: Sendable {
 
     /// Walks `entries/` one entry folder at a time, in the order `init(directory:)` lists them, holding only that
     /// folder's entries: what clean and the size check of prune take, so that their memory does not grow with the
-    /// number of entries in the cache (a whole scan holds ~250 bytes an entry: 10 MB for 40,000).
-    public static func visitFolders(root: CacheRoot, _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
+    /// number of entries in the cache (a whole scan holds ~250 bytes an entry: 10 MB for 40,000). Once `stop`
+    /// (default none) is cancelled, no further folder is visited.
+    public static func visitFolders(root: CacheRoot, stop: Cancellation? = nil,
+                                    _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
         let top = root.openFolder("entries")
         guard top >= 0 else { return }
         defer { close(top) }
-        for prefix in prefixFolders(of: top) { visitPrefix(prefix, in: top, body) }
+        for prefix in prefixFolders(of: top) { visitPrefix(prefix, in: top, stop: stop, body) }
     }
 
     /// How many threads a walk of the whole cache shares its folders among: the cores, at most 4.
@@ -86,9 +88,10 @@ public struct CacheScan: Sendable {
     /// Walks `entries/` as `visitFolders` does, its `XX/` folders shared among `threads` threads (default
     /// `defaultWalkThreads`), each taking a run of them in order and adding what it finds to a partial result of its
     /// own, made by `start`. Returns the partial results in folder order (at least one), so that taking them in turn
-    /// follows `visitFolders`' order. What one folder holds reaches one thread, once.
+    /// follows `visitFolders`' order. What one folder holds reaches one thread, once. Once `stop` (default none) is
+    /// cancelled, no further folder is visited.
     static func visitFoldersConcurrently<Partial: Sendable>(
-        root: CacheRoot, threads: Int = defaultWalkThreads, start: @Sendable () -> Partial,
+        root: CacheRoot, threads: Int = defaultWalkThreads, stop: Cancellation? = nil, start: @Sendable () -> Partial,
         _ body: @Sendable (_ partial: inout Partial, _ folder: String, _ contents: FolderContents) -> Void
     ) -> [Partial] {
         let top = root.openFolder("entries")
@@ -101,7 +104,7 @@ public struct CacheScan: Sendable {
         DispatchQueue.concurrentPerform(iterations: shares) { share in
             var partial = start()
             for prefix in prefixes[min(prefixes.count, share * run)..<min(prefixes.count, (share + 1) * run)] {
-                visitPrefix(prefix, in: top) { folder, contents in body(&partial, folder, contents) }
+                visitPrefix(prefix, in: top, stop: stop) { folder, contents in body(&partial, folder, contents) }
             }
             partials.withLock { $0[share] = partial }
         }
@@ -113,12 +116,15 @@ public struct CacheScan: Sendable {
         DirectoryListing.children(of: top).map(\.name).filter(CacheNames.isPrefixFolder)
     }
 
-    /// Visits the entry folders of one `XX/` folder of an open `entries/`.
-    private static func visitPrefix(_ prefix: String, in top: Int32, _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
+    /// Visits the entry folders of one `XX/` folder of an open `entries/`; none once `stop` is cancelled.
+    private static func visitPrefix(_ prefix: String, in top: Int32, stop: Cancellation?,
+                                    _ body: (_ folder: String, _ contents: FolderContents) -> Void) {
+        guard stop?.isCancelled != true else { return }
         let prefixDescriptor = openat(top, prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard prefixDescriptor >= 0 else { return }
         defer { close(prefixDescriptor) }
         for (hash, _) in DirectoryListing.children(of: prefixDescriptor) where CacheNames.isKeyFolder(hash) {
+            if stop?.isCancelled == true { return }
             let folderDescriptor = openat(prefixDescriptor, hash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard folderDescriptor >= 0 else { continue }
             defer { close(folderDescriptor) }

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import ImgCore
+
+/// SIGINT and SIGTERM stop `cache clean-expired`, `prune` and `clear` between entries: what was removed until then
+/// is reported as removed, and the command says it was interrupted (before, the signal ended the process at once
+/// and a cron job's log had no word of what went).
+@Suite("Interrupted cache upkeep")
+struct InterruptedUpkeepTests {
+    /// `count` originals of 1,000 bytes in a cache at `home`, accessed a second apart, none expired.
+    func fill(_ home: TemporaryDirectory, count: Int) throws {
+        let cache = try DiskCache(directory: home.path)
+        for index in 0..<count {
+            let body = Data(repeating: UInt8(index % 251), count: 1000)
+            let url = "http://h/\(index).png"
+            let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
+                                              xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
+                                              created: Date().timeIntervalSince1970, ttl: 3600)
+            try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
+                            now: Date(timeIntervalSinceNow: Double(index - count)))
+        }
+    }
+
+    /// A prune waiting for another's lock is stopped by SIGINT at once (it waited until the lock was free): exit
+    /// 130, one line on stderr, a JSON report of nothing removed and `interrupted` true.
+    @Test func aPruneWaitingForTheLockStopsAtTheSignal() throws {
+        let home = try TemporaryDirectory()
+        try fill(home, count: 6)
+        let held = open(home.file("locks/\(CacheMaintenance.pruneLockName)"), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(held) }
+        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+        let errors = try CapturedOutput(), output = home.file("report.json")
+        defer { errors.remove() }
+        let process = try Imgfetch.launch(["cache", "prune", "--cache-dir", home.path, "--size-limit", "4000", "--json"],
+                                          output: output, errors: errors)
+        try waitUntil(process, holdsOpen: "locks/\(CacheMaintenance.pruneLockName)")
+        try interrupt(process)
+        let stderr = String(decoding: try errors.collect(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(stderr == "imgfetch: interrupted by SIGINT\n")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+            as? [String: Any])
+        #expect(report["interrupted"] as? Bool == true && report["entries"] as? Int == 0)
+        #expect(CacheScan(directory: home.path).entries.count == 6)
+    }
+
+    /// Stopped in the middle of its removals, a prune reports exactly the entries that are gone, and the total
+    /// left is what the disk holds.
+    @Test func aPruneStoppedMidwayReportsWhatIsGone() throws {
+        let home = try TemporaryDirectory()
+        try fill(home, count: 3000)
+        let root = try CacheRoot.at(home.path)
+        let before = CacheScan(directory: home.path).entries.reduce(Int64(0)) { $0 + $1.size }
+        let stop = Cancellation()
+        let watcher = startThreads(1) { _ in
+            while CacheScan(directory: home.path).entries.count == 3000 { usleep(200) }
+            stop.cancel(signal: SIGTERM)
+        }
+        let report = CacheMaintenance.prune(root: root, sizeLimit: 100_000, target: 0, removalBatch: 1,
+                                            walkThreads: 1, stop: stop)
+        watcher.wait()
+        let left = CacheScan(directory: home.path).entries
+        #expect(report.interrupted)
+        let leftBytes = left.reduce(Int64(0)) { $0 + $1.size }
+        #expect(report.entries == 3000 - left.count && report.bytes == before - leftBytes)
+        #expect(report.entries > 0 && !left.isEmpty, "stopped midway: \(report.entries) removed")
+        #expect(report.remainingBytes == leftBytes)
+    }
+
+    /// `clean-expired` and `clear` stopped before they start remove nothing and say so.
+    @Test func cleanAndClearStoppedRemoveNothingAndSaySo() throws {
+        let home = try TemporaryDirectory()
+        try fill(home, count: 5)
+        let root = try CacheRoot.at(home.path)
+        let stop = Cancellation()
+        stop.cancel(signal: SIGINT)
+        let cleaned = CacheMaintenance.cleanExpired(root: root, tempAge: 0, now: Date().timeIntervalSince1970 + 7200,
+                                                    stop: stop)
+        let cleared = CacheMaintenance.clear(root: root, stop: stop)
+        #expect(cleaned.interrupted && cleaned.entries == 0 && cleared.interrupted && cleared.entries == 0)
+        #expect(CacheScan(directory: home.path).entries.count == 5)
+        let whole = CacheMaintenance.cleanExpired(root: root, tempAge: 0, now: Date().timeIntervalSince1970 + 7200)
+        #expect(!whole.interrupted && whole.entries == 5)
+    }
+
+    /// Sends SIGINT until `process` ends (every 100 ms: a signal in the moment libdispatch arms its watcher is
+    /// lost), for at most 10 s; then kills it and fails.
+    func interrupt(_ process: Process) throws {
+        for _ in 0..<100 where process.isRunning {
+            kill(process.processIdentifier, SIGINT)
+            usleep(100_000)
+        }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            throw TestFailure("the prune went on waiting for the lock after SIGINT")
+        }
+        process.waitUntilExit()
+    }
+
+    /// Waits (at most 10 s) until `process` has the cache file `relative` open: it then watches its signals.
+    func waitUntil(_ process: Process, holdsOpen relative: String) throws {
+        let folder = "/proc/\(process.processIdentifier)/fd"
+        for _ in 0..<1000 {
+            let targets = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\($0)")
+            } ?? []
+            if targets.contains(where: { $0.hasSuffix("/" + relative) }) { return }
+            usleep(10_000)
+        }
+        throw TestFailure("the prune never opened \(relative)")
+    }
+}
