@@ -61,8 +61,10 @@ let package = Package(
         // start), the server and the client the CLI plugs into ImgCore's pipeline. ImgCore never imports it.
         .target(name: "CRenderer"),
         .target(name: "ImgRenderer", dependencies: ["ImgCore", "CRenderer"]),
+        // SIGINT and SIGTERM caught into a pipe (self-pipe), so that none is lost before the CLI watches for them.
+        .target(name: "CSignals"),
         // The CLI front as a library: option declarations, parsing, commands, the wording of errors and reports.
-        .target(name: "ImgCLI", dependencies: ["ImgCore", "ImgRenderer"]),
+        .target(name: "ImgCLI", dependencies: ["ImgCore", "ImgRenderer", "CSignals"]),
         .executableTarget(name: "imgfetch", dependencies: ["ImgCLI"], linkerSettings: exportsLibvipsStandIns),
         // Tests by layer, sharing Tests/Support (linked into each as Support/): ImgCore and the warm renderer's parts
         // called directly; command lines run in process through ImgCLI; the built binary, end to end.

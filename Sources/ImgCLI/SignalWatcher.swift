@@ -1,20 +1,36 @@
+import CSignals
 import Dispatch
 import Foundation
 
 /// Turns SIGINT and SIGTERM into a call of `handler` (on a global queue) instead of an abrupt exit, so that
 /// transfers are cancelled and no partial output is left behind. A signal the process was started with ignored
 /// stays ignored (a shell starts a script's background jobs with SIGINT ignored, so that Ctrl-C spares them).
+///
+/// The signals are caught by a handler that writes them into a pipe (`imgf_signal_pipe_catch`), read by a dispatch
+/// source: one that comes before the source is armed waits in the pipe. (A libdispatch signal source arms itself
+/// later, on its manager thread; a signal in between found the signal ignored and was lost, and a command then ran on
+/// as if never told.)
 enum SignalWatcher {
     /// Watches until the returned watch ends (`SignalWatch.end`), when `console` takes signals (the process's does);
     /// else watches nothing.
     static func watch(for console: Console, _ handler: @escaping @Sendable (Int32) -> Void) -> SignalWatch {
         let watched = console.takesSignals ? [SIGINT, SIGTERM].filter { !ignoredAtStart.contains($0) } : []
+        var ends: [Int32] = [-1, -1]
+        guard !watched.isEmpty, imgf_signal_pipe_open(&ends) == 0 else { return SignalWatch() }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let reader = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        reader.setEventHandler {
+            var number: UInt8 = 0
+            while read(readEnd, &number, 1) == 1 { handler(Int32(number)) }
+        }
+        reader.setCancelHandler {
+            close(readEnd)
+            close(writeEnd)
+        }
         var previous: [(number: Int32, action: sigaction)] = []
         for number in watched {
-            var ignoring = sigaction()
-            ignoring.__sigaction_handler.sa_handler = SIG_IGN
             var before = sigaction()
-            sigaction(number, &ignoring, &before)
+            imgf_signal_pipe_catch(number, writeEnd, &before)
             previous.append((number, before))
         }
         // A parent may have started us with these blocked (threads of libdispatch block them): unblock them here.
@@ -22,13 +38,8 @@ enum SignalWatcher {
         sigemptyset(&unblocked)
         for number in watched { sigaddset(&unblocked, number) }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        let sources = watched.map { number -> DispatchSourceSignal in
-            let watcher = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            watcher.setEventHandler { handler(number) }
-            watcher.resume()
-            return watcher
-        }
-        return SignalWatch(sources: sources, previous: previous)
+        reader.resume()
+        return SignalWatch(reader: reader, writeEnd: writeEnd, previous: previous)
     }
 
     /// The signals the process was started with ignored: read once, at the first watch, before it changes any.
@@ -43,16 +54,18 @@ enum SignalWatcher {
 }
 
 /// A watch of SIGINT and SIGTERM (`SignalWatcher.watch`). Its end puts back what each signal did before, so that
-/// a process that goes on (the CLI front run as a library) neither ignores them nor hands that on to its children.
+/// a process that goes on (the CLI front run as a library) neither catches them nor hands that on to its children.
 struct SignalWatch {
-    fileprivate let sources: [DispatchSourceSignal]
-    fileprivate let previous: [(number: Int32, action: sigaction)]
+    fileprivate var reader: DispatchSourceRead?
+    fileprivate var writeEnd: Int32 = -1
+    fileprivate var previous: [(number: Int32, action: sigaction)] = []
 
     func end() {
-        sources.forEach { $0.cancel() }
         for (number, action) in previous {
             var action = action
             sigaction(number, &action, nil)
         }
+        if writeEnd >= 0 { imgf_signal_pipe_forget(writeEnd) }
+        reader?.cancel()
     }
 }
