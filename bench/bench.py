@@ -756,8 +756,22 @@ class Bench:
                   "another binary. The image set is made once into `bench/work/` and kept.", ""]
         return "\n".join(lines)
 
+    def settle(self):
+        """Waits until files deleted before the bench (a test suite's, an earlier run's) are no longer "recently
+        deleted" to ext4 without a journal (see `rm`): a sync, then the kernel's dirty-expire interval plus the 5 s
+        it adds for a dirty block, and a second (36 s by default)."""
+        try:
+            with open("/proc/sys/vm/dirty_expire_centisecs") as f:
+                expire = int(f.read().strip()) / 100
+        except (OSError, ValueError):
+            expire = 30
+        os.sync()
+        log(f"settling {expire + 6:.0f} s: files deleted before the bench must not be recent to the inode allocator")
+        time.sleep(expire + 6)
+
     def run(self):
         t0 = time.time()
+        self.settle()
         self.load_start = self.load()
         steps = [(1, self.w1), (2, self.w2_w3), (4, self.w4), (5, self.w5), (6, self.w6)]
         peer_python = os.environ.get("BENCH_PEER_PYTHON", "")
