@@ -756,18 +756,15 @@ class Bench:
                   "another binary. The image set is made once into `bench/work/` and kept.", ""]
         return "\n".join(lines)
 
+    SETTLE_SECONDS = 61
+
     def settle(self):
         """Waits until files deleted before the bench (a test suite's, an earlier run's) are no longer "recently
-        deleted" to ext4 without a journal (see `rm`): a sync, then the kernel's dirty-expire interval plus the 5 s
-        it adds for a dirty block, and a second (36 s by default)."""
-        try:
-            with open("/proc/sys/vm/dirty_expire_centisecs") as f:
-                expire = int(f.read().strip()) / 100
-        except (OSError, ValueError):
-            expire = 30
+        deleted" to ext4 without a journal (see `rm`): the kernel's inode allocator skips an inode freed less than 60 s
+        ago (RECENTCY_MIN in fs/ext4/ialloc.c), 360 s while its inode-table block is dirty. So: a sync, then 61 s."""
         os.sync()
-        log(f"settling {expire + 6:.0f} s: files deleted before the bench must not be recent to the inode allocator")
-        time.sleep(expire + 6)
+        log(f"settling {self.SETTLE_SECONDS} s: files deleted before the bench must not be recent to the inode allocator")
+        time.sleep(self.SETTLE_SECONDS)
 
     def run(self):
         t0 = time.time()

@@ -173,6 +173,20 @@ static void note_message(j_common_ptr common, int level) {
 }
 static void ignore_output(j_common_ptr cinfo) { (void)cinfo; }
 
+/* The check's source: `length` bytes from `memory`, else from `descriptor` at `offset`. */
+static void set_up_source(source_state *source, const unsigned char *memory, size_t length, int descriptor,
+                          int64_t offset) {
+    source->memory = memory;
+    source->length = length;
+    source->descriptor = descriptor;
+    source->offset = offset;
+    source->manager.init_source = init_source;
+    source->manager.fill_input_buffer = fill_input;
+    source->manager.skip_input_data = skip_input;
+    source->manager.resync_to_restart = jpeg.resync;
+    source->manager.term_source = term_source;
+}
+
 int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, int64_t offset, long max_memory,
                    int *rows, int *height) {
     *rows = 0;
@@ -182,7 +196,7 @@ int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, i
     error_state errors;
     source_state *source = calloc(1, sizeof *source);
     JSAMPLE *volatile line = NULL;
-    if (!source) return -1;
+    if (!source) return -2; /* no verdict must not pass a torn image */
     memset(&cinfo, 0, sizeof cinfo);
     cinfo.err = jpeg.std_error(&errors.manager);
     errors.manager.error_exit = escape_on_error;
@@ -201,15 +215,7 @@ int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, i
     created = 1;
     /* Over this, libjpeg asks for backing store, which this build has none of: an error, not an allocation. */
     if (max_memory > 0) cinfo.mem->max_memory_to_use = max_memory;
-    source->memory = memory;
-    source->length = length;
-    source->descriptor = descriptor;
-    source->offset = offset;
-    source->manager.init_source = init_source;
-    source->manager.fill_input_buffer = fill_input;
-    source->manager.skip_input_data = skip_input;
-    source->manager.resync_to_restart = jpeg.resync;
-    source->manager.term_source = term_source;
+    set_up_source(source, memory, length, descriptor, offset);
     cinfo.src = &source->manager;
     jpeg.read_header(&cinfo, TRUE);
     *height = (int)cinfo.image_height;
@@ -221,7 +227,10 @@ int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, i
     if (cinfo.jpeg_color_space == JCS_YCbCr || cinfo.jpeg_color_space == JCS_GRAYSCALE) cinfo.out_color_space = JCS_GRAYSCALE;
     jpeg.start(&cinfo);
     line = malloc((size_t)cinfo.output_width * (size_t)cinfo.output_components + 16);
-    if (!line) goto done;
+    if (!line) {
+        result = -2;
+        goto done;
+    }
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW row = line;
         if (jpeg.read_scanlines(&cinfo, &row, 1) != 1) break;

@@ -55,7 +55,7 @@ struct CacheInvocation {
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
                                                       listingPaths: output.listsPaths, stop: stop)
-            return try output.report(report, dryRun: dryRun)
+            return (try output.report(report, dryRun: dryRun), report.interrupted)
         }
     }
 
@@ -70,7 +70,7 @@ struct CacheInvocation {
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun,
                                                 listingPaths: output.listsPaths, stop: stop)
-            return try output.report(report, dryRun: dryRun, limit: limit)
+            return (try output.report(report, dryRun: dryRun, limit: limit), report.interrupted)
         }
     }
 
@@ -79,18 +79,21 @@ struct CacheInvocation {
         try noArguments()
         guard let root else { return try output.nothing(dryRun) }
         return try stoppable { stop throws(ImgError) in
-            try output.report(CacheMaintenance.clear(root: root, dryRun: dryRun, stop: stop), dryRun: dryRun)
+            let report = CacheMaintenance.clear(root: root, dryRun: dryRun, stop: stop)
+            return (try output.report(report, dryRun: dryRun), report.interrupted)
         }
     }
 
     /// Runs an upkeep command that SIGINT and SIGTERM stop between entries instead of ending the process: what it
     /// removed until then is reported (`interrupted`), then one line says so and the status is a shell's for the
-    /// signal (128 + N).
-    private func stoppable(_ body: (Cancellation) throws(ImgError) -> Int32) throws(ImgError) -> Int32 {
+    /// signal (128 + N). A signal after the command's last stop point finds it done: its report and status stand.
+    private func stoppable(_ body: (Cancellation) throws(ImgError) -> (status: Int32, interrupted: Bool))
+        throws(ImgError) -> Int32 {
         let stop = Cancellation()
         let watch = SignalWatcher.watch(for: console) { stop.cancel(signal: $0) }
         defer { watch.end() }
-        let status = try body(stop)
+        let (status, interrupted) = try body(stop)
+        guard interrupted else { return status }
         return Interruption.exitStatus(of: stop, console: console) ?? status
     }
 

@@ -27,10 +27,11 @@ enum SignalWatcher {
             close(readEnd)
             close(writeEnd)
         }
+        let replaced = imgf_signal_pipe_use(writeEnd)
         var previous: [(number: Int32, action: sigaction)] = []
         for number in watched {
             var before = sigaction()
-            imgf_signal_pipe_catch(number, writeEnd, &before)
+            imgf_signal_pipe_catch(number, &before)
             previous.append((number, before))
         }
         // A parent may have started us with these blocked (threads of libdispatch block them): unblock them here.
@@ -39,7 +40,7 @@ enum SignalWatcher {
         for number in watched { sigaddset(&unblocked, number) }
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         reader.resume()
-        return SignalWatch(reader: reader, writeEnd: writeEnd, previous: previous)
+        return SignalWatch(reader: reader, writeEnd: writeEnd, replaced: replaced, previous: previous)
     }
 
     /// The signals the process was started with ignored: read once, at the first watch, before it changes any.
@@ -58,6 +59,8 @@ enum SignalWatcher {
 struct SignalWatch {
     fileprivate var reader: DispatchSourceRead?
     fileprivate var writeEnd: Int32 = -1
+    /// The pipe in use before this watch's (an enclosing watch's, -1: none), in use again after it.
+    fileprivate var replaced: Int32 = -1
     fileprivate var previous: [(number: Int32, action: sigaction)] = []
 
     func end() {
@@ -65,7 +68,7 @@ struct SignalWatch {
             var action = action
             sigaction(number, &action, nil)
         }
-        if writeEnd >= 0 { imgf_signal_pipe_forget(writeEnd) }
-        reader?.cancel()
+        if writeEnd >= 0 { imgf_signal_pipe_forget(writeEnd, replaced) }
+        reader?.cancel()  // closes the pipe: no handler writes to it any more
     }
 }

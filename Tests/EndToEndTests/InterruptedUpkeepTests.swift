@@ -10,9 +10,11 @@ import Glibc
 /// and a cron job's log had no word of what went).
 @Suite("Interrupted cache upkeep")
 struct InterruptedUpkeepTests {
-    /// `count` originals of 1,000 bytes in a cache at `home`, accessed a second apart, none expired.
-    func fill(_ home: TemporaryDirectory, count: Int) throws {
+    /// `count` originals of 1,000 bytes in a cache at `home`, accessed `apart` seconds apart (default 1), none
+    /// expired.
+    func fill(_ home: TemporaryDirectory, count: Int, apart: Double = 1) throws {
         let cache = try DiskCache(directory: home.path)
+        let start = Date()
         for index in 0..<count {
             let body = Data(repeating: UInt8(index % 251), count: 1000)
             let url = "http://h/\(index).png"
@@ -20,7 +22,7 @@ struct InterruptedUpkeepTests {
                                               xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
                                               created: Date().timeIntervalSince1970, ttl: 3600)
             try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
-                            now: Date(timeIntervalSinceNow: Double(index - count)))
+                            now: start.addingTimeInterval(-100 + apart * Double(index - count)))
         }
     }
 
@@ -53,15 +55,23 @@ struct InterruptedUpkeepTests {
     }
 
     /// Stopped in the middle of its removals, a prune reports exactly the entries that are gone, and the total
-    /// left is what the disk holds.
-    @Test func aPruneStoppedMidwayReportsWhatIsGone() throws {
+    /// left is what the disk holds: entries accessed a second apart (removed as older than the cut), and entries all
+    /// accessed at once (all in the cut's bucket, removed after the walk).
+    @Test(arguments: [1.0, 0.0])
+    func aPruneStoppedMidwayReportsWhatIsGone(apart: Double) throws {
         let home = try TemporaryDirectory()
-        try fill(home, count: 3000)
+        try fill(home, count: 3000, apart: apart)
         let root = try CacheRoot.at(home.path)
-        let before = CacheScan(directory: home.path).entries.reduce(Int64(0)) { $0 + $1.size }
+        let scanned = CacheScan(directory: home.path).entries
+        let before = scanned.reduce(Int64(0)) { $0 + $1.size }
+        // One thread, one entry a batch: the walk's first entry (the scan's order) is the first removed; of entries
+        // all in the cut's bucket, the first by path.
+        let firstRemoved = apart > 0 ? scanned.first : scanned.min { ($0.folder, $0.name) < ($1.folder, $1.name) }
+        let first = home.path + "/" + (try #require(firstRemoved)).relativeName
         let stop = Cancellation()
         let watcher = startThreads(1) { _ in
-            while CacheScan(directory: home.path).entries.count == 3000 { usleep(200) }
+            let deadline = Date() + 10
+            while FileManager.default.fileExists(atPath: first), Date() < deadline { usleep(100) }
             stop.cancel(signal: SIGTERM)
         }
         let report = CacheMaintenance.prune(root: root, sizeLimit: 100_000, target: 0, removalBatch: 1,
@@ -105,13 +115,15 @@ struct InterruptedUpkeepTests {
     /// Waits (at most 10 s) until `process` has the cache file `relative` open: it then watches its signals.
     func waitUntil(_ process: Process, holdsOpen relative: String) throws {
         let folder = "/proc/\(process.processIdentifier)/fd"
-        for _ in 0..<20_000 {
+        for _ in 0..<20_000 where process.isRunning {
             let targets = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.compactMap {
                 try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\($0)")
             } ?? []
             if targets.contains(where: { $0.hasSuffix("/" + relative) }) { return }
             usleep(500)
         }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
         throw TestFailure("the prune never opened \(relative)")
     }
 }

@@ -21,7 +21,8 @@ void imgf_inflater_free(imgf_inflater *inflater);
  * memory when `memory` is not NULL, else `length` bytes of `descriptor` from `offset` (pread). Returns 0 when every
  * scan's data reaches the last MCU row, 1 when the data ends before (then `*rows` is how many pixel rows the last
  * scan reached), -1 when libjpeg refuses the data for another reason (not this check's to judge), -2 when the check
- * can't be made: libjpeg's functions are not found, or that libjpeg refuses to start (another version's structures).
+ * can't be made: libjpeg's functions are not found, that libjpeg refuses to start (another version's structures), or
+ * memory for the check can't be had.
  * `*height` is the image's height when the header was read, else 0. `max_memory` (bytes, 0 for libjpeg's default)
  * is libjpeg's max_memory_to_use: a check needing more ends in libjpeg's error (-1). */
 int imgf_jpeg_rows(const unsigned char *memory, size_t length, int descriptor, int64_t offset, long max_memory,

@@ -9,6 +9,15 @@ extension CacheMaintenance {
     /// `removeEntry` over many entries on up to `threads` threads (default 4; one for every 512 entries), none in a
     /// dry run; returns the report of those removed (or that would be), in order, their paths listed when
     /// `listingPaths`.
+    /// `stillDoomed`, false for every entry once `stop` is cancelled: a removal stopped midway keeps the rest, and
+    /// its report counts exactly what it removed.
+    static func unlessStopped(_ stop: Cancellation?,
+                              _ stillDoomed: @escaping @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool)
+        -> @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool {
+        guard let stop else { return stillDoomed }
+        return { scanned, current in !stop.isCancelled && stillDoomed(scanned, current) }
+    }
+
     static func removeEntries(_ entries: [CacheEntryStat], root: CacheRoot, dryRun: Bool, listingPaths: Bool, threads: Int = 4,
                               stillDoomed: @Sendable (_ scanned: CacheEntryStat, _ current: CacheEntryStat) -> Bool) -> Report {
         let workers = min(threads, max(1, entries.count / 512))

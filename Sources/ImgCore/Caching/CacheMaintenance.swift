@@ -33,9 +33,8 @@ public enum CacheMaintenance {
         var report = Report()
         var expired: [CacheEntryStat] = []
         func removeExpired() {
-            report.absorb(removeEntries(expired, root: root, dryRun: dryRun, listingPaths: listingPaths) { _, current in
-                current.isExpired(at: now)
-            })
+            report.absorb(removeEntries(expired, root: root, dryRun: dryRun, listingPaths: listingPaths,
+                                        stillDoomed: unlessStopped(stop) { _, current in current.isExpired(at: now) }))
             expired.removeAll(keepingCapacity: true)
         }
         CacheScan.visitFolders(root: root, stop: stop) { folder, contents in

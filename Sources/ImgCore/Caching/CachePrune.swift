@@ -37,13 +37,15 @@ extension CacheMaintenance {
     /// Runs `body` holding the cache's prune lock, an exclusive `flock` on `locks/prune` (waited for), unless
     /// `dryRun`: two prunes at once each removed what they had planned from the same scan, together far past the
     /// target, and said a total that was not on the disk. The next prune's scan sees what the last one removed.
-    /// A lock that can't be opened (no `locks/` folder) is gone without. A `stop` while waiting for the lock ends
-    /// the wait: nothing is done (`interrupted`).
+    /// A lock that can't be opened (no `locks/` folder) is gone without. With a `stop`, the lock is tried every 20 ms
+    /// and a stop while waiting ends the wait: nothing is done (`interrupted`); without one, the wait blocks.
     private static func withPruneLock(root: CacheRoot, unless dryRun: Bool, stop: Cancellation?,
                                       _ body: () -> Report) -> Report {
         let descriptor = dryRun ? -1 : root.openFile("locks/\(pruneLockName)", O_RDWR | O_CREAT)
         defer { if descriptor >= 0 { close(descriptor) } }
-        if descriptor >= 0 {
+        if descriptor >= 0, stop == nil {
+            while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+        } else if descriptor >= 0 {
             while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK || errno == EINTR {
                 if stop?.isCancelled == true {
                     var report = Report()
@@ -70,10 +72,10 @@ extension CacheMaintenance {
         for walk in 0..<3 {
             let ages: AccessAges
             (total, ages) = sizesAndAges(root: root, keeping: keeping, now: now, walkThreads: walkThreads, stop: stop)
-            if stop?.isCancelled == true { return interrupted(report, root: root, dryRun: dryRun) }
+            if stop?.isCancelled == true { return interrupted(report, remaining: nil, root: root, dryRun: dryRun) }
             guard total > (walk == 0 ? sizeLimit : target) else { break }
             let cut = ages.cut(freeing: total - target)
-            let removal = PruneRemoval(root: root, dryRun: dryRun, listingPaths: listingPaths)
+            let removal = PruneRemoval(root: root, dryRun: dryRun, listingPaths: listingPaths, stop: stop)
             let passes = CacheScan.visitFoldersConcurrently(root: root, threads: walkThreads, stop: stop,
                                                             start: { removal }) { pass, folder, contents in
                 guard keeping.isEmpty || !keeping.contains(folder) else { return }
@@ -92,10 +94,7 @@ extension CacheMaintenance {
                 removedInWalk += pass.report.entries
                 boundary += pass.boundary
             }
-            if stop?.isCancelled == true {
-                report.remainingBytes = total
-                return interrupted(report, root: root, dryRun: dryRun)
-            }
+            if stop?.isCancelled == true { return interrupted(report, remaining: total, root: root, dryRun: dryRun) }
             // Of the cut's bucket, the least recently used until the total would be at the target; ties by path.
             boundary.sort { a, b in a.lastAccess != b.lastAccess ? a.lastAccess < b.lastAccess : (a.folder, a.name) < (b.folder, b.name) }
             var planned = total
@@ -104,10 +103,12 @@ extension CacheMaintenance {
                 taken.append(entry)
                 planned -= entry.size
             }
-            let last = removeEntries(taken, root: root, dryRun: dryRun, listingPaths: listingPaths, stillDoomed: sameAccess)
+            let last = removeEntries(taken, root: root, dryRun: dryRun, listingPaths: listingPaths,
+                                     stillDoomed: unlessStopped(stop, sameAccess))
             report.absorb(last)
             total -= last.bytes
             removedInWalk += last.entries
+            if stop?.isCancelled == true { return interrupted(report, remaining: total, root: root, dryRun: dryRun) }
             if dryRun || total <= target || removedInWalk == 0 { break }
         }
         report.remainingBytes = total
@@ -115,10 +116,12 @@ extension CacheMaintenance {
         return report
     }
 
-    /// `report` of a prune stopped before it was done, its time recorded when it removed something.
-    private static func interrupted(_ report: Report, root: CacheRoot, dryRun: Bool) -> Report {
+    /// `report` of a prune stopped before it was done, with the total left (nil: not summed since the last removal),
+    /// its time recorded when it removed something.
+    private static func interrupted(_ report: Report, remaining: Int64?, root: CacheRoot, dryRun: Bool) -> Report {
         var report = report
         report.interrupted = true
+        report.remainingBytes = remaining
         if !dryRun, report.entries > 0 { recordPrune(root: root) }
         return report
     }
@@ -160,18 +163,19 @@ extension CacheMaintenance {
         let root: CacheRoot
         let dryRun: Bool
         let listingPaths: Bool
+        let stop: Cancellation?
         var doomed: [CacheEntryStat] = []
         var boundary: [CacheEntryStat] = []
         var report = Report()
 
-        init(root: CacheRoot, dryRun: Bool, listingPaths: Bool) {
-            (self.root, self.dryRun, self.listingPaths) = (root, dryRun, listingPaths)
+        init(root: CacheRoot, dryRun: Bool, listingPaths: Bool, stop: Cancellation?) {
+            (self.root, self.dryRun, self.listingPaths, self.stop) = (root, dryRun, listingPaths, stop)
         }
 
         /// Removes the doomed entries on this thread (the walk's threads are the removal's), in order.
         mutating func removeDoomed() {
             report.absorb(removeEntries(doomed, root: root, dryRun: dryRun, listingPaths: listingPaths, threads: 1,
-                                        stillDoomed: sameAccess))
+                                        stillDoomed: unlessStopped(stop, sameAccess)))
             doomed.removeAll(keepingCapacity: true)
         }
     }

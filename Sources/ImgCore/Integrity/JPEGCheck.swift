@@ -6,8 +6,8 @@ import Foundation
 enum JPEGCheck {
     /// `memoryLimit` (bytes, 0 for none) is libjpeg's `max_memory_to_use` for the check, with room for libjpeg's
     /// own tables on top (`slack`): a check that would need more gives no verdict (the decode-memory limit judged
-    /// the header before). Throws when the check can't be made (libjpeg's functions not found, or another
-    /// version's): a JPEG cut short would otherwise pass as whole.
+    /// the header before). Throws when the check can't be made (libjpeg's functions not found or another version's,
+    /// no memory for the check): a JPEG cut short would otherwise pass as whole.
     static func damage(in input: VipsInput, reader: ByteReader, memoryLimit: Int64 = 0) throws(ImgError) -> DataDamage? {
         // The usual case costs one pass of memchr: an end-of-image marker after the last scan means nothing is cut.
         if hasEndAfterLastScan(reader) { return nil }
@@ -19,7 +19,7 @@ enum JPEGCheck {
         case .region(let region):
             imgf_jpeg_rows(nil, region.count, region.descriptor, region.offset, limit, &rows, &height)
         }
-        if result == -2 { throw .internalFailure("the JPEG integrity check can't use the libjpeg libvips loaded") }
+        if result == -2 { throw .internalFailure("the JPEG integrity check can't be made (libjpeg not usable, or no memory)") }
         guard result == 1 else { return nil }
         return height > 0 ? .truncated(row: Int(rows), of: Int(height))
             : DataDamage(severity: .truncated, message: "truncated: the file ends inside the JPEG header (\(input.count) bytes)")
