@@ -21,11 +21,14 @@ enum Paths {
             ?? packageRoot + "/.build/debug/imgfetch"
     }()
 
-    /// The environment every imgfetch the tests start runs with: no cache settings from the developer's shell, and
-    /// no warm renderer even if the shell opted in (the renderer suites opt in for themselves, under folders and
-    /// names of their own), so that no test leaves a renderer running or is served by one.
+    /// The environment every imgfetch the tests start runs with: no cache settings from the developer's shell, the
+    /// default cache under `.build/test-cache-home` (a command given no cache folder never writes the developer's
+    /// `~/.cache/imgfetch`), and no warm renderer even if the shell opted in (the renderer suites opt in for
+    /// themselves, under folders and names of their own), so that no test leaves a renderer running or is served by
+    /// one.
     static var childEnvironment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = packageRoot + "/.build/test-cache-home"
         for key in ["IMGFETCH_CACHE_DIR", "IMGFETCH_TTL", "IMGFETCH_SIZE_LIMIT", "IMGFETCH_FAIL_ON", "IMGFETCH_RENDERER_SOCKET", "IMGFETCH_RENDERER_IDLE"] {
             environment[key] = nil
         }
