@@ -172,13 +172,9 @@ struct CacheBoundTests {
         // One creation time for all, so every entry's metadata (and so its size) is the same length.
         let created = Date().timeIntervalSince1970.rounded()
         for index in 0..<10 {
-            let body = Data(repeating: UInt8(index), count: 1000)
             let url = "http://h/\(index).png"
-            let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
-                                              xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
-                                              created: created, ttl: 3600)
-            try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
-                            now: Date(timeIntervalSinceNow: Double(index - 100)))
+            try EntryFixtures.storeOriginal(in: cache, url: url, fill: UInt8(index), created: created,
+                                            accessed: Date(timeIntervalSinceNow: Double(index - 100)))
             folders.append(DiskCache.entryFolder(originalKey: url))
         }
         let sizes = Set(CacheScan(directory: home.path).entries.map(\.size))
@@ -199,13 +195,8 @@ struct CacheBoundTests {
         let home = try TemporaryDirectory()
         let cache = try DiskCache(directory: home.path)
         for index in 0..<6 {
-            let body = Data(repeating: UInt8(index), count: 1000)
-            let url = "http://h/\(index).png"
-            let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
-                                              xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
-                                              created: Date().timeIntervalSince1970, ttl: 3600)
-            try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
-                            now: Date(timeIntervalSinceNow: Double(index - 100)))
+            try EntryFixtures.storeOriginal(in: cache, url: "http://h/\(index).png", fill: UInt8(index),
+                                            accessed: Date(timeIntervalSinceNow: Double(index - 100)))
         }
         let held = open(home.file("locks/\(CacheMaintenance.pruneLockName)"), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(held >= 0 && flock(held, LOCK_EX) == 0)

@@ -16,13 +16,8 @@ struct InterruptedUpkeepTests {
         let cache = try DiskCache(directory: home.path)
         let start = Date()
         for index in 0..<count {
-            let body = Data(repeating: UInt8(index % 251), count: 1000)
-            let url = "http://h/\(index).png"
-            let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
-                                              xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
-                                              created: Date().timeIntervalSince1970, ttl: 3600)
-            try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url),
-                            now: start.addingTimeInterval(-100 + apart * Double(index - count)))
+            try EntryFixtures.storeOriginal(in: cache, url: "http://h/\(index).png", fill: UInt8(index % 251),
+                                            accessed: start.addingTimeInterval(-100 + apart * Double(index - count)))
         }
     }
 

@@ -22,6 +22,17 @@ enum EntryFixtures {
                            etag: nil, lastModified: nil, contentType: nil)
     }
 
+    /// Stores in `cache` an original of `bytes` bytes (all `fill`) for `url`, created at `created` (seconds since
+    /// 1970; default now), last accessed at `accessed` (default now), kept an hour.
+    static func storeOriginal(in cache: DiskCache, url: String, bytes: Int = 1000, fill: UInt8 = 0,
+                              created: Double = Date().timeIntervalSince1970, accessed: Date = Date()) throws {
+        let body = Data(repeating: fill, count: bytes)
+        let metadata = CacheEntryMetadata(url: url, key: url, variant: nil, kind: .original, size: body.count,
+                                          xxh3: Digest.integrity(body), format: "png", width: 1, height: 1,
+                                          created: created, ttl: 3600)
+        try cache.store(.memory(body), metadata: metadata, at: cache.originalPath(originalKey: url), now: accessed)
+    }
+
     /// `body` spooled as a download for `cache` is (hashed, in the cache's tmp/, 16 KiB at a time as libcurl hands it
     /// over).
     static func spooled(_ body: Data, for cache: DiskCache) throws -> FileRegion {

@@ -43,17 +43,10 @@ extension CacheMaintenance {
                                       _ body: () -> Report) -> Report {
         let descriptor = dryRun ? -1 : root.openFile("locks/\(pruneLockName)", O_RDWR | O_CREAT)
         defer { if descriptor >= 0 { close(descriptor) } }
-        if descriptor >= 0, stop == nil {
-            while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
-        } else if descriptor >= 0 {
-            while flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK || errno == EINTR {
-                if stop?.isCancelled == true {
-                    var report = Report()
-                    report.interrupted = true
-                    return report
-                }
-                usleep(lockPollMicroseconds)
-            }
+        let waiting = stop == nil ? LOCK_EX : LOCK_EX | LOCK_NB
+        while descriptor >= 0, flock(descriptor, waiting) != 0, errno == EWOULDBLOCK || errno == EINTR {
+            if let stop, stop.isCancelled { return interrupted(Report(), remaining: nil, root: root, dryRun: dryRun) }
+            if errno == EWOULDBLOCK { usleep(lockPollMicroseconds) }
         }
         return body()
     }
