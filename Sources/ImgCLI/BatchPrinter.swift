@@ -105,7 +105,18 @@ final class BatchPrinter: Sendable {
             // Every tar given up is said, as it is: its samples' lines are not done after all.
             if progressLine { reporter.clearProgress() }
             console.error(failure.error.commandLineMessage)
+            if reporter.json { failure.lost.forEach { printWithdrawal(of: $0, reason: failure.notDoneReason) } }
         }
+    }
+
+    /// `--json`: a line whose `ok` record was printed before its sample's tar was given up is printed again, `skipped`
+    /// (not done) with `withdrawsOK`, as its manifest record is: a line's last record counts.
+    private func printWithdrawal(of item: BatchItem, reason: String) {
+        let input = URLCredentials.maskingPassword(in: item.input)
+        var record = Reporter.Record(input: input, status: "skipped", ms: 0, url: input)
+        record.reason = reason
+        record.withdrawsOK = true
+        emit(record, of: item)
     }
 
     /// A line filtered by its original's size: `-v` says why, `--json` has status `filtered`, the reason and the

@@ -49,6 +49,9 @@ struct Reporter: Sendable {
         var directive: String?
         /// `batch --robots-txt`: the robots.txt rule that disallowed a line.
         var rule: String?
+        /// `batch --output-format webdataset`: true on a `skipped` record of a line whose sample's tar could not be
+        /// written; the line's earlier `ok` record no longer counts.
+        var withdrawsOK: Bool?
         /// `batch --keep-columns`: the row's kept columns.
         var columns: [String: ColumnValue]?
         /// `batch`: the item's line in the list (1-based, counting blank and comment lines), as in the manifest.

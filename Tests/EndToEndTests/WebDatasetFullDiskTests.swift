@@ -14,12 +14,14 @@ struct WebDatasetFullDiskTests {
     private struct Outcome {
         var result: CommandResult
         var records: [[String: Any]]
+        /// The `--json` records on stdout.
+        var printed: [[String: Any]] = []
         var members: [String: [String]] = [:]
         var files: [String] = []
     }
 
     /// `batch` of 20 photos (23 KB each) into a 160 KiB tmpfs, all in one tar of up to 100 samples, 4 at once.
-    private func runIntoFullFolder() throws -> Outcome {
+    private func runIntoFullFolder(json: Bool = false) throws -> Outcome {
         let fixture = try BatchFixture(count: 20)
         let list = try fixture.list((1...20).map { fixture.server.url("/img/img\($0).jpg") })
         let out = fixture.output, manifest = fixture.root.file("m.jsonl")
@@ -30,13 +32,16 @@ struct WebDatasetFullDiskTests {
         let namespace = geteuid() == 0 ? "-m" : "-rm"
         let result = try Imgfetch.run(["batch", list, "-O", out, "--output-format", "webdataset", "--samples-per-shard",
                                        "100", "-j", "4", "--manifest", manifest, "--cache-dir", fixture.cache,
-                                       "--no-auto-clean", "--no-progress"],
+                                       "--no-auto-clean", "--no-progress"] + (json ? ["--json"] : []),
                                       program: "/usr/bin/unshare", prefix: [namespace, "sh", "-c", script, out, Paths.binary])
         var outcome = Outcome(result: result, records: try JSONLines.objects(inFile: manifest))
         for line in result.stdoutText.split(separator: "\n") {
             let words = line.split(separator: " ").map(String.init)
             if words.first == "member", words.count == 3 { outcome.members[words[1], default: []].append(words[2]) }
             if words.first == "file", words.count == 2 { outcome.files.append(words[1]) }
+            if line.hasPrefix("{"), let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] {
+                outcome.printed.append(object)
+            }
         }
         withExtendedLifetime(fixture) {}
         return outcome
@@ -69,5 +74,23 @@ struct WebDatasetFullDiskTests {
         let written = "\(keys.count) sample\(keys.count == 1 ? "" : "s") written into \(tars.count) tar\(tars.count == 1 ? "" : "s")"
         let reached = notReached > 0 ? ", \(notReached) not reached" : ""
         #expect(stderr.contains("\(keys.count) ok, 0 failed, \(last.count - keys.count) not done\(reached), \(written)"), "\(stderr)")
+    }
+
+    /// The `--json` records tell the same as the manifest: a line's last record counts, `ok` exactly for the samples on
+    /// disk, and a withdrawn `ok` says so.
+    @Test func theJSONRecordsWithdrawTheOKOfTheLinesTheTarTook() throws {
+        let outcome = try runIntoFullFolder(json: true)
+        #expect(outcome.result.status == 7, "\(outcome.result.stderr)")
+        let keys = Set(outcome.members.values.joined().map { String($0.prefix(9)) })
+        var last: [Int: [String: Any]] = [:]
+        for record in outcome.printed { if let line = record["line"] as? Int { last[line] = record } }
+        let ok = last.filter { $0.value["status"] as? String == "ok" }.keys.map { String(format: "%09d", $0) }
+        #expect(Set(ok) == keys, "ok \(ok.sorted()), on disk \(keys.sorted())")
+        let withdrawn = last.values.filter { $0["withdrawsOK"] as? Bool == true }
+        #expect(!withdrawn.isEmpty, "\(outcome.printed)")
+        #expect(withdrawn.allSatisfy { $0["status"] as? String == "skipped" && ($0["reason"] as? String)?.contains("not done") == true })
+        let summary = try #require(outcome.printed.last)
+        #expect(summary["summary"] as? Bool == true && summary["ok"] as? Int == keys.count
+                && summary["written"] as? Int == keys.count, "\(summary)")
     }
 }

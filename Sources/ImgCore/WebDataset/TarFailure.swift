@@ -9,11 +9,14 @@ public struct TarFailure: Sendable {
     /// The lines whose samples were in it, in the order they were retired; empty when it held none.
     public var lost: [BatchItem]
 
+    /// Why the `lost` lines are not done, as their records say.
+    public var notDoneReason: String { "not done: its sample was in \(path), which could not be written" }
+
     /// The manifest records of the `lost` lines as they are now: `skipped` (not done), saying why.
     public var notDoneRecords: [ManifestRecord] {
         lost.map { item in
             var record = ManifestRecord(report: BatchItemReport(item: item, outputs: [], skipped: true), wording: \.message)
-            record.reason = "not done: its sample was in \(path), which could not be written"
+            record.reason = notDoneReason
             record.withdrawsOK = true
             return record
         }
