@@ -60,6 +60,11 @@ public enum CacheInspector {
                                sizeLimit: Int64? = nil, now: Double = Date().timeIntervalSince1970) -> Inspection {
         let scan = originalKey.map { CacheScan(root: root, folder: DiskCache.entryFolder(originalKey: $0)) }
             ?? CacheScan(root: root)
+        return inspect(scan, root: root, limit: limit, sizeLimit: sizeLimit, now: now)
+    }
+
+    /// The inspection of what `scan` found, as the entries are now: one removed since is neither listed nor counted.
+    static func inspect(_ scan: CacheScan, root: CacheRoot, limit: Int?, sizeLimit: Int64?, now: Double) -> Inspection {
         var entries = scan.entries
         let count = limit.map { min($0, entries.count) } ?? entries.count
         if count < entries.count {
@@ -68,13 +73,22 @@ public enum CacheInspector {
         } else {
             entries.sort { $0.lastAccess > $1.lastAccess }
         }
-        var items = entries.map { item(for: $0, root: root, now: now) }
+        // Another process's prune or clear may have removed an entry since the scan found it.
+        var items: [CacheItem] = [], gone = Set<String>()
+        for entry in entries {
+            if let item = item(for: entry, root: root, now: now) { items.append(item) } else { gone.insert(entry.relativeName) }
+        }
+        var summary = scan.summary(now: now)
+        if !gone.isEmpty {
+            summary = CacheScan.summarise(scan.entries.filter { !gone.contains($0.relativeName) }, now: now)
+            summary.irregular = scan.irregular.count
+        }
         // What stands at an entry's name but is no regular file is listed after them, damaged.
         items += scan.irregular.prefix(limit.map { max(0, $0 - items.count) } ?? scan.irregular.count).map { odd in
             CacheItem(kind: odd.isOriginal ? "original" : "variant", path: root.shown(odd.relativeName), size: 0,
                       lastAccess: odd.lastAccess, expired: false, damaged: true, notRegular: odd.kind)
         }
-        return Inspection(directory: root.path, summary: scan.summary(now: now), sizeLimit: sizeLimit,
+        return Inspection(directory: root.path, summary: summary, sizeLimit: sizeLimit,
                           lastPruned: CacheMaintenance.lastPrune(root: root), items: items)
     }
 
@@ -85,10 +99,12 @@ public enum CacheInspector {
         return inspect(root: root, originalKey: originalKey, limit: limit, sizeLimit: sizeLimit, now: now)
     }
 
-    /// Reads one entry's header and metadata line (the first 64 KiB at most, never the body).
-    public static func item(for entry: CacheEntryStat, root: CacheRoot, now: Double) -> CacheItem {
+    /// Reads one entry's header and metadata line (the first 64 KiB at most, never the body); nil when the entry is
+    /// gone (removed since it was found).
+    public static func item(for entry: CacheEntryStat, root: CacheRoot, now: Double) -> CacheItem? {
         let path = root.shown(entry.relativeName)
         let prefix = EntryIO.readUntouched(entry.relativeName, in: root, limit: CacheEntryFile.magic.count + CacheEntryFile.maxMetadataBytes)
+        if prefix == nil, !root.exists(entry.relativeName) { return nil }
         let metadata = prefix.flatMap { CacheEntryFile.parseHeader($0.data)?.0 }
         // A host's robots.txt (`--robots-txt`) is kept as an original under its own key namespace.
         let kind = !entry.isOriginal ? "variant" : metadata?.key.hasPrefix(RobotsTxtGate.key("")) == true ? "robots" : "original"
