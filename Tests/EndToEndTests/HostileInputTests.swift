@@ -67,6 +67,20 @@ struct HostileInputTests: EndToEndSuite {
         #expect(redirected.status == 0, "\(redirected.stderr)")
     }
 
+    /// A 206 to a request for the whole image (none asks a range) is taken only when it is the whole: a part of it
+    /// (a blurry progressive JPEG's first scans decode) is a transfer cut short, neither written nor cached.
+    @Test func aPartOfTheImageIsNotTheImage() throws {
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: Paths.images + "/sample.jpg")[.size] as? Int)
+        let part = try fetch(server.url("/partial/sample.jpg?n=\(size / 2)"), ["--retry", "0"])
+        expectCleanFailure(part, status: 3, mentioning: "the server sent part of the image (206 Partial Content, "
+                           + "Content-Range bytes 0-\(size / 2 - 1)/\(size), \(size / 2) bytes)")
+        #expect(part.stderr.contains("cut short"), "\(part.stderr)")
+        // A range past the total it gives is no range of the file.
+        expectCleanFailure(try fetch(server.url("/partial/sample.jpg?total=10"), ["--retry", "0"]), status: 3)
+        let whole = try fetch(server.url("/partial/sample.jpg"))
+        #expect(whole.status == 0, "a 206 of the whole file is the image: \(whole.stderr)")
+    }
+
     @Test(arguments: ["cl=1", "cl=0", "cl=1&gzip=1", "cl=0&gzip=1"])
     func bodiesOverTheLimitStopEarly(variant: String) throws {
         expectCleanFailure(try fetch(server.url("/big?size=8000000&\(variant)"), ["--max-bytes", "1M"]), status: 3, mentioning: "--max-bytes")

@@ -117,7 +117,7 @@ struct RangedDownload {
         return !overflow && range.last == last
     }
 
-    /// `bytes A-B/TOTAL` (TOTAL may be `*`): the first and last offsets and the total, or nil.
+    /// `bytes A-B/TOTAL` (TOTAL may be `*`; B below TOTAL): the first and last offsets and the total, or nil.
     static func contentRange(_ value: String?) -> (first: Int64, last: Int64, total: Int64?)? {
         guard let value, value.lowercased().hasPrefix("bytes ") else { return nil }
         let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
@@ -127,6 +127,8 @@ struct RangedDownload {
               let last = Int64(offsets[1].trimmingCharacters(in: .whitespaces)), last >= first else { return nil }
         let total = parts[1] == "*" ? nil : Int64(parts[1].trimmingCharacters(in: .whitespaces))
         if parts[1] != "*", total == nil { return nil }
+        // A range that ends at or past the total it gives is not a range of that file.
+        if let total, last >= total { return nil }
         return (first, last, total)
     }
 }

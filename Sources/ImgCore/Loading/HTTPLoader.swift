@@ -127,7 +127,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 redirects += 1
                 continue
             }
-            return response(status: status, transfer: transfer, validators: validators)
+            return response(status: status, transfer: transfer, validators: validators, range: range)
         }
     }
 
@@ -166,9 +166,17 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         return (code, transfer, detail)
     }
 
-    /// The outcome of a final (not redirected) response with `status`.
-    private func response(status: Int, transfer: Transfer, validators: Validators?) -> Result<HTTPResponse, TransferFailure> {
+    /// The outcome of a final (not redirected) response with `status` to a request for `range` (nil: all of it).
+    private func response(status: Int, transfer: Transfer, validators: Validators?,
+                          range: ClosedRange<Int64>?) -> Result<HTTPResponse, TransferFailure> {
         let retryAfter = transfer.headers["retry-after"].flatMap(TransferFailure.retryAfterSeconds)
+        if status == 206, range == nil, !Self.isWhole(transfer.headers["content-range"], count: transfer.body.count) {
+            // A part of the image, to a request for all of it: it would be taken for the image.
+            let shown = transfer.headers["content-range"] ?? "(none)"
+            let error = ImgError.network("transfer cut short: the server sent part of the image (206 Partial Content, "
+                                         + "Content-Range \(shown), \(transfer.body.count) bytes)", cause: .cutShort)
+            return .failure(TransferFailure(error: error, retryable: true))
+        }
         switch status {
         // A 304 is a success only for a request that sent validators.
         case let code where (200..<300).contains(code) || (code == 304 && validators.map({ !$0.isEmpty }) == true):
@@ -192,6 +200,12 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return .failure(TransferFailure(error: .http(status: status, message: HTTPReasonPhrase.message(for: status)),
                                     retryable: false))
         }
+    }
+
+    /// Whether a 206's `Content-Range` is the whole file in `count` bytes (`bytes 0-(N-1)/N`).
+    static func isWhole(_ contentRange: String?, count: Int) -> Bool {
+        guard let range = RangedDownload.contentRange(contentRange), let total = range.total else { return false }
+        return range.first == 0 && total == Int64(count) && RangedDownload.range(range, covers: count, from: 0)
     }
 
     private func configure(url: URL, headerList: UnsafeMutablePointer<curl_slist>?, errorBuffer: UnsafeMutablePointer<CChar>,

@@ -468,6 +468,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._write(data[: len(data) // 2])
         self.close_connection = True
 
+    def route_partial(self, rest, count):
+        """Always 206, whatever was asked: the first `n` bytes of the file (all of them without `n`) with a
+        Content-Range of them, its total the file's size or `total`."""
+        loaded = self._load("/".join(rest))
+        if loaded is None:
+            return
+        full, data, _ = loaded
+        n = self._qparam("n", len(data), int)
+        total = self._qparam("total", len(data), int)
+        headers = [("Content-Range", "bytes 0-%d/%d" % (n - 1, total))]
+        self._send(206, data[:n], ctype=self._guess_type(full), headers=headers)
+
     def route_stall(self, rest, count):
         loaded = self._load("/".join(rest))
         if loaded is None:
