@@ -62,9 +62,15 @@ struct CacheInvocation {
     /// `cache prune`: least recently used entries until the cache is within its size limit.
     func prune() throws(ImgError) -> Int32 {
         try noArguments()
-        guard let limit = try settings().sizeLimit else {
-            throw .usage("cache prune needs a size limit: give --size-limit SIZE (e.g. 500M), set IMGFETCH_SIZE_LIMIT, "
-                         + "or store one with 'imgfetch cache config size-limit=500M'")
+        let settings = try settings()
+        guard let limit = settings.sizeLimit else {
+            let noLimit = switch settings.sizeLimitOrigin {
+            case .option: "--size-limit none sets none"
+            case .environment: "IMGFETCH_SIZE_LIMIT sets none"
+            case .config, .builtIn: "the cache's config sets none"
+            }
+            throw .usage("cache prune needs a size limit and \(noLimit): give --size-limit SIZE (e.g. 500M), "
+                         + "set IMGFETCH_SIZE_LIMIT, or store one with 'imgfetch cache config size-limit=500M'")
         }
         guard let root else { return try output.nothing(dryRun, limit: limit) }
         return try stoppable { stop throws(ImgError) in

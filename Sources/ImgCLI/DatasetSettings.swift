@@ -32,6 +32,12 @@ enum DatasetSettings {
         if layout.writesParquet, let clash = keptColumns.first(where: SampleTableShape.ownFields.contains) {
             throw .usage("--keep-columns \(clash): a --parquet table has a column of that name")
         }
+        // The table's `caption` is what KEY.txt holds: another column kept as `caption` would take its place.
+        if layout.writesParquet, keptColumns.contains("caption"), let captionColumn = try arguments[Options.captionColumn],
+           captionColumn != "caption" {
+            throw .usage("--keep-columns caption: a --parquet table's caption column holds the --caption-column "
+                         + "\(captionColumn) text")
+        }
         layout.failureWording = { $0.commandLineMessage }
         return layout
     }

@@ -102,8 +102,16 @@ enum FetchCommand {
         if settings.json, settings.outputFile == nil || settings.outputFile == "-", settings.outputDirectory == nil {
             throw .usage("--json prints reports on stdout: the image needs -o FILE or -O DIR")
         }
-        if settings.outputFile == nil, settings.outputDirectory == nil, settings.console.standardOutput.isTerminal {
+        let standardOutput = settings.console.standardOutput
+        if settings.json, let file = settings.outputFile, file != "-", standardOutput.isSameStream(as: file) {
+            throw .usage("--json prints reports on stdout, which -o \(file) is too: the image needs another -o FILE or -O DIR")
+        }
+        if settings.outputFile == nil, settings.outputDirectory == nil, standardOutput.isTerminal {
             throw .usage("refusing to write an image to a terminal; use -o FILE or -O DIR")
+        }
+        let imageToStandardOutput = settings.outputDirectory == nil && (settings.outputFile ?? "-") == "-"
+        if imageToStandardOutput, !standardOutput.isWritable {
+            throw .io("cannot write to standard output: it is closed (or open for reading only); use -o FILE or -O DIR")
         }
         if let file = settings.outputFile { try OutputWriter.check(file) }
         return try settings.outputDirectory.map { directory throws(ImgError) in try OutputWriter.prepareDirectory(directory) }

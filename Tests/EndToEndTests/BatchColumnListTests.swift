@@ -22,7 +22,8 @@ struct BatchColumnListTests {
         #expect(fixture.outputs() == ["first.jpg", "second.jpg"])
         let records = try JSONLines.objects(inFile: manifest).filter { $0["summary"] == nil }
         #expect(records.map { $0["line"] as? Int } == [2, 5])
-        #expect((records[0]["columns"] as? [String: String]) == ["caption": "a, \"quoted\"\nsecond line"])
+        // The line break inside the quoted field is kept as written (CR LF), as Python's csv module reads it.
+        #expect((records[0]["columns"] as? [String: String]) == ["caption": "a, \"quoted\"\r\nsecond line"])
         #expect((records[1]["columns"] as? [String: String]) == ["caption": "plain"])
         #expect(records[0]["url"] as? String == one)
         let json = try BatchFixture.records(result).filter { $0["summary"] == nil }
@@ -119,6 +120,11 @@ struct BatchColumnListTests {
         #expect(parser.feed("x\"y,,\"\"") == .complete(["x\"y", "", ""]))
         var tabs = DelimitedRecordParser(delimiter: 0x09)
         #expect(tabs.feed("a,b\t\"c\td\"") == .complete(["a,b", "c\td"]))
+        // A line break inside quotes is kept as written: CR LF or LF; the record's own line end is not kept.
+        #expect(parser.feed("\"one\r") == .incomplete)
+        #expect(parser.feed("two\r") == .incomplete)
+        #expect(parser.feed("three\",x\r") == .complete(["one\r\ntwo\r\nthree", "x"]))
+        #expect(ListRowReader.asWritten(["\"one\r", "two\",x\r"]) == "\"one\r\ntwo\",x")
     }
 
     /// Text after a closing quote names the field it follows, counted from 1 across the record's lines.

@@ -77,6 +77,26 @@ struct BatchManifestTests {
         #expect(FileManager.default.fileExists(atPath: fixture.root.file("m-1-of-3.jsonl")))
     }
 
+    /// A record's `key` is the one asked (`--resume` compares it); with the original's format kept, the cache keeps
+    /// the output under the format made, which `cache_key` gives as `-v` and `cache inspect` show it.
+    @Test func aRecordGivesTheKeyTheCacheKeepsItsOutputUnder() throws {
+        let fixture = try BatchFixture(count: 1)
+        let url = fixture.server.url("/img/img1.jpg"), manifest = fixture.root.file("m.jsonl")
+        let result = try fixture.batch([url], ["--manifest", manifest, "--resize", "40x", "-v"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let output = try #require((try JSONLines.objects(inFile: manifest).first?["outputs"] as? [[String: Any]])?.first)
+        let asked = try #require(output["key"] as? String), kept = try #require(output["cache_key"] as? String)
+        #expect(asked.contains("@source(") && kept.contains("@jpeg(") && asked != kept, "\(asked), \(kept)")
+        #expect(result.stderr.contains("variant key:  \(kept)"), "\(result.stderr)")
+        let inspected = try Imgfetch.run(["cache", "inspect", url, "--json", "--cache-dir", fixture.cache])
+        let items = try #require(try JSONSerialization.jsonObject(with: inspected.stdout) as? [String: Any])["items"]
+        #expect((items as? [[String: Any]])?.contains { $0["key"] as? String == kept } == true, "\(inspected.stdoutText)")
+        // Asked with the format made, the two are one: no cache_key.
+        let jpeg = try fixture.batch([url], ["--manifest", manifest, "--resize", "40x", "--format", "jpeg"])
+        let same = try #require((try JSONLines.objects(inFile: manifest).first?["outputs"] as? [[String: Any]])?.first)
+        #expect(jpeg.status == 0 && same["key"] as? String == kept && same["cache_key"] == nil, "\(same)")
+    }
+
     /// A line over a limit the user set fails in the manifest with the message stderr prints for it, which names the
     /// option (`--max-bytes`), not with the library's own wording.
     @Test func aManifestErrorIsWordedAsStderrWordsIt() throws {

@@ -154,6 +154,14 @@ struct CacheBoundTests {
         #expect(try Imgfetch.run(["cache", "config", "size-limit=none", "--cache-dir", cache]).status == 0)
         let off = try Imgfetch.run(["cache", "inspect", "--cache-dir", cache])
         #expect(off.stdoutText.contains("size limit none"), "\(off.stdoutText)")
+        // A prune with no limit to prune to says which setting gave none.
+        for (arguments, environment, says) in [([String](), [String: String](), "the cache's config sets none"),
+                                               (["--size-limit", "none"], [:], "--size-limit none sets none"),
+                                               ([], ["IMGFETCH_SIZE_LIMIT": "none"], "IMGFETCH_SIZE_LIMIT sets none")] {
+            let prune = try Imgfetch.runInProcess(["cache", "prune", "--cache-dir", cache] + arguments, environment: environment)
+            #expect(prune.status == 2 && prune.stderr.contains("cache prune needs a size limit and \(says): give --size-limit SIZE"),
+                    "\(prune.stderr)")
+        }
     }
 
     @Test func aLocalFilesOriginalIsNotCopiedIntoTheCacheOnlyItsVariant() throws {

@@ -28,6 +28,15 @@ struct OutputPathTests: EndToEndSuite {
         #expect(try server.requests("/img/sample.jpg") == 0)
     }
 
+    /// A folder that lets its writer in but makes no file (procfs, to root) is named as what refused: the file it
+    /// said "No such file or directory" of exists (the output is written beside it first).
+    @Test(.enabled(if: geteuid() == 0)) func aFolderThatMakesNoFileIsNamed() throws {
+        let result = try fetch([sample, "-o", "/proc/version", "--no-cache"])
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot write /proc/version: no file can be made in /proc (No such file or directory)"),
+                "\(result.stderr)")
+    }
+
     /// A path checked before the fetch that is a directory by the time the output is written (another process made
     /// it meanwhile) is an I/O failure, exit 7 as a batch's line says, not the usage error of the check (exit 2).
     @Test func aPathThatBecameADirectoryIsAnIOFailure() throws {
@@ -149,6 +158,25 @@ struct OutputPathTests: EndToEndSuite {
         #expect(try shell("\"$IMGFETCH\" --bogus 2>&-").status == 2)
         #expect(try shell("\"$IMGFETCH\" --bogus 2>/dev/full").status == 2)
         #expect(try shell("\"$IMGFETCH\" '\(sample)' -o '\(work.file("e.png"))' -v\(cache) 2>&-").status == 0)
+    }
+
+    /// Standard output that can't take the image, or that takes the reports too, is refused before the download:
+    /// a closed one (exit 7), and `-o /dev/stdout` or `/proc/self/fd/1` with `--json` (exit 2: the two would mix).
+    @Test func standardOutputIsJudgedBeforeTheDownload() throws {
+        let url = server.url("/img/sample.jpg"), cache = " --cache-dir '\(cache)'"
+        let closed = try shell("\"$IMGFETCH\" '\(url)' -o -\(cache) >&-")
+        #expect(closed.status == 7 && closed.stderr.contains("cannot write to standard output: it is closed"), "\(closed.stderr)")
+        for alias in ["/dev/stdout", "/proc/self/fd/1"] {
+            let report = work.file("report.jsonl")
+            let mixed = try shell("\"$IMGFETCH\" '\(url)' -o \(alias) --json\(cache) > '\(report)'")
+            #expect(mixed.status == 2 && mixed.stderr.contains("--json prints reports on stdout, which -o \(alias) is too"),
+                    "\(mixed.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: report)).isEmpty)
+        }
+        #expect(try server.requests("/img/sample.jpg") == 0)
+        // A device is no stream the two would mix in: the report alone is wanted.
+        let discarded = try shell("\"$IMGFETCH\" '\(url)' -o /dev/null --json\(cache)")
+        #expect(discarded.status == 0 && discarded.stdoutText.contains("\"status\":\"ok\""), "\(discarded.stderr)")
     }
 
     @Test func aBatchWhoseReportsCantBeWrittenStopsWithOneLine() throws {

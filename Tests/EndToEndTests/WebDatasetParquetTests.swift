@@ -117,6 +117,16 @@ struct WebDatasetParquetTests {
         #expect(clash.status == 2 && clash.stderr.contains("--keep-columns status: a --parquet table has a column of that name"),
                 "\(clash.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fixture.root.file("other")), "refused before anything is written")
+        // The table's caption is KEY.txt's: a kept column of that name from another column is refused too.
+        let captions = try fixture.write("url,caption,txt\n\(urls[1]),kept,real\n", to: "c.csv")
+        let table = ["batch", captions, "-O", fixture.root.file("other"), "--cache-dir", fixture.cache,
+                     "--output-format", "webdataset", "--parquet", "--keep-columns", "caption"]
+        let other = try Imgfetch.run(table + ["--caption-column", "txt"])
+        #expect(other.status == 2 && other.stderr.contains("--keep-columns caption: a --parquet table's caption column holds "
+                                                           + "the --caption-column txt text"), "\(other.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.file("other")), "refused before anything is written")
+        let same = try Imgfetch.run(table + ["--caption-column", "caption", "--no-progress"])
+        #expect(same.status == 0, "the caption kept is the caption: \(same.stderr)")
     }
 
     /// A row without a URL has its table row too: `url` null (its manifest record keeps the row as written, under

@@ -70,7 +70,15 @@ extension Options {
             zero-padded to 9 digits, so it is the same in every run and every shard.
             Only
             .B ok
-            lines are samples; a tar holds them in list order.
+            lines are samples, each one, but for a near-duplicate not written with
+            .B \-\-skip\-duplicates
+            (its manifest record
+            .B ok
+            with its output
+            .BR "skipped: duplicate" ,
+            its stats and table status
+            .BR duplicate );
+            a tar holds them in list order.
             With
             .BR \-\-shard ,
             the names carry the shard
@@ -215,6 +223,16 @@ extension Options {
             A table or stats file beside no tar (a run killed after writing them, before its tar took its name)
             is removed by the next run of the same shard into the folder, so the tables count exactly the
             lines the tars count.
+            A line done again by a later run (a failed one, with
+            .B \-\-resume
+            or
+            .BR \-\-retry\-failed ;
+            with
+            .BR \-\-resume ,
+            a filtered, opted-out or disallowed one too) has a row in that run's table too, and its tar, with no sample
+            if none of them gave one: across a folder, a
+            .BR key 's
+            row in the highest-numbered tar of its shard is its last.
             Default: no table.
             """#)
     static let captionColumn = Option<String>("caption-column", value: "NAME", parser: .text, for: [.batch],

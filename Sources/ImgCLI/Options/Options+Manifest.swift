@@ -108,11 +108,21 @@ extension Options {
             .B sha256
             of the output,
             .B key
-            (the variant key it was asked under, as
-            .B \-v
-            shows it; for
+            (the variant key it was asked under, which
+            .B \-\-resume
+            compares; for
             .B prefetch
-            the original key) and
+            the original key),
+            .B cache_key
+            when the cache keeps the output under another key, the one
+            .B \-v
+            and
+            .B cache inspect
+            show (an output whose format follows the original's is asked as
+            .B @source(...)
+            and kept as the format made, e.g.
+            .BR @jpeg(q=85,bg=#ffffff) ),
+            and
             .BR source :
             .BR network ,
             .BR memory ,

@@ -56,7 +56,12 @@ extension Options {
             image then needs
             .B \-o
             or
-            .BR \-O .
+            .B \-O
+            (a file other than standard output: an
+            .B \-o
+            that is standard output by another name, as
+            .BR /dev/stdout ,
+            is refused).
             .B info
             prints one JSON object per input.
             The

@@ -2,7 +2,8 @@
 /// a quote inside a quoted field is doubled (`""`), and a quoted field may hold delimiters and line breaks, so one
 /// record may take several lines. A quote inside an unquoted field is kept as it is; text after a closing quote
 /// (`"a"b`) is malformed. TSV is read alike with a tab for the comma (fields are seldom quoted there, and a caption
-/// holding a tab must be). A line's trailing carriage return (CRLF line ends) is not part of it.
+/// holding a tab must be). A line's trailing carriage return (CRLF line ends) is not part of it, but for a line break
+/// inside a quoted field: that is kept as written (CR LF or LF), as RFC 4180 keeps a quoted field's bytes.
 struct DelimitedRecordParser {
     enum Outcome: Equatable {
         /// The record's fields, in order.
@@ -33,8 +34,9 @@ struct DelimitedRecordParser {
     /// Reads one physical line (without its newline) into the record.
     mutating func feed(_ line: String) -> Outcome {
         var text = Substring(line)
-        if text.hasSuffix("\r") { text = text.dropLast() }
-        bytes += text.utf8.count + 1
+        let carriageReturn = text.hasSuffix("\r")
+        if carriageReturn { text = text.dropLast() }
+        bytes += line.utf8.count + 1
         for byte in text.utf8 {
             if inQuotes {
                 if byte == 0x22 { (inQuotes, afterClosingQuote) = (false, true) } else { field.append(byte) }
@@ -60,7 +62,7 @@ struct DelimitedRecordParser {
             }
         }
         if inQuotes {
-            field.append(0x0A)
+            field.append(contentsOf: carriageReturn ? [0x0D, 0x0A] : [0x0A])
             return .incomplete
         }
         endField()

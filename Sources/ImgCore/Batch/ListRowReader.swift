@@ -124,6 +124,12 @@ final class ListRowReader: ListRowSource {
 
     // MARK: CSV and TSV
 
+    /// A record's physical lines as written, joined by newlines (a CR before each kept), without the last line's CR.
+    static func asWritten(_ lines: [String]) -> String {
+        let text = lines.joined(separator: "\n")
+        return text.hasSuffix("\r") ? String(text.dropLast()) : text
+    }
+
     /// The record starting with `first` and the lines it takes; nil when that was the header or a blank line.
     private func delimitedRow(startingWith first: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
         if ASCIIBytes.isBlank(first.text) || first.text == "\r" { return nil }
@@ -134,9 +140,9 @@ final class ListRowReader: ListRowSource {
         while let physical = next {
             switch parser.feed(physical.text) {
             case .complete(let fields):
-                return row(fields, line: first.line, raw: taken.map(\.text).joined(separator: "\n"))
+                return row(fields, line: first.line, raw: Self.asWritten(taken.map(\.text)))
             case .malformed(let reason):
-                return failed(first.line, taken.map(\.text).joined(separator: "\n"), reason)
+                return failed(first.line, Self.asWritten(taken.map(\.text)), reason)
             case .incomplete:
                 next = parser.bytes > BatchListReader.maxLineBytes ? nil : nextPhysicalLine()
                 if let line = next {
@@ -147,7 +153,7 @@ final class ListRowReader: ListRowSource {
         // A quoted field that never closed: the lines after the record's first are read again as rows of their own.
         parser.reset()
         replay.insert(contentsOf: taken.dropFirst(), at: 0)
-        return failed(first.line, first.text, "a quoted field is not closed (within \(BatchListReader.maxLineBytes) bytes)")
+        return failed(first.line, Self.asWritten([first.text]), "a quoted field is not closed (within \(BatchListReader.maxLineBytes) bytes)")
     }
 
     private func take(header names: [String]) {

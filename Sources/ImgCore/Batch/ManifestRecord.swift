@@ -85,9 +85,12 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     public var bytes: Int
     /// SHA-256 of the output's bytes, lower-case hex.
     public var sha256: String
-    /// The key the output was asked under: its variant key (`variant:ORIGINAL@CHAIN@ENCODING`, as `-v` shows it),
-    /// the original key for `prefetch`. `--resume` skips a line only when this run would ask the same.
+    /// The key the output was asked under: its variant key (`variant:ORIGINAL@CHAIN@ENCODING`), the original key for
+    /// `prefetch`. `--resume` skips a line only when this run would ask the same.
     public var key: String?
+    /// The key the cache keeps the output under, as `-v` and `cache inspect` show it, when it is not `key`: a key
+    /// asked with the original's format (`@source(...)`) is kept under the format made (`@jpeg(q=85,...)`).
+    public var cacheKey: String?
     /// Where it came from: `network`, `memory`, `disk`, `disk-original`, `revalidated`, `local`.
     public var source: String
     /// The output's perceptual hash (16 hex digits), with `--facts`: what `--resume` compares later lines with.
@@ -103,7 +106,7 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case variant, path, tar, tarID = "tar_id", member, format, quality, distance, width, height, bytes, sha256, key, source, phash, duplicateOf = "duplicate_of", skipped
-        case queryDiffers = "query_differs", recordedURL = "recorded_url"
+        case cacheKey = "cache_key", queryDiffers = "query_differs", recordedURL = "recorded_url"
     }
 }
 
@@ -214,7 +217,9 @@ extension ManifestRecord {
                                               format: data.format?.rawValue,
                                               quality: data.chosen?.quality, distance: data.chosen?.distance,
                                               width: data.width, height: data.height, bytes: data.bytes.count,
-                                              sha256: data.bytes.sha256, key: output.key, source: response.source.rawValue,
+                                              sha256: data.bytes.sha256, key: output.key,
+                                              cacheKey: response.variantKey == output.key ? nil : response.variantKey,
+                                              source: response.source.rawValue,
                                               phash: data.facts?.phash,
                                               duplicateOf: output.duplicateOf.map(URLCredentials.maskingPassword(in:)),
                                               skipped: output.skippedAsDuplicate ? "duplicate" : nil,

@@ -184,8 +184,10 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
             if named >= 0 { return (named, name) }
             if errno != EEXIST { break }
         }
-        noteFailure(errno)
-        throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
+        let reason = errno
+        noteFailure(reason)
+        // The file to write is made beside the target first: say that it is the folder that refused.
+        throw .io("cannot write \(shown): no file can be made in \(path) (\(String(cString: strerror(reason))))")
     }
 
     /// A file written as it goes (a tar shard): a new named temporary in the folder, open for writing (the

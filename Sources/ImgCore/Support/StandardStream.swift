@@ -25,6 +25,21 @@ public struct StandardStream: Sendable, Equatable {
     /// Whether a terminal reads it (`isatty`).
     public var isTerminal: Bool { isatty(descriptor) != 0 }
 
+    /// Whether it can be written: open, and not read-only (a descriptor the caller closed is `/dev/null` opened
+    /// read-only, `guardClosedDescriptors`).
+    public var isWritable: Bool {
+        let flags = fcntl(descriptor, F_GETFL)
+        return flags >= 0 && flags & O_ACCMODE != O_RDONLY
+    }
+
+    /// Whether `path` names the file, pipe or socket it writes to (`/dev/stdout`, `/proc/self/fd/1`, the file it was
+    /// redirected to); a device (`/dev/null`) is not one file whose bytes would mix.
+    public func isSameStream(as path: String) -> Bool {
+        var own = stat(), named = stat()
+        guard fstat(descriptor, &own) == 0, stat(path, &named) == 0 else { return false }
+        return own.st_dev == named.st_dev && own.st_ino == named.st_ino && own.st_mode & S_IFMT != S_IFCHR
+    }
+
     /// Why a write failed: the reader went away (EPIPE), or anything else (a full disk, a closed descriptor).
     public struct WriteFailure: Error, Sendable {
         /// The errno of the failed write.
