@@ -27,14 +27,15 @@ struct CacheCommandOutput {
     var listsPaths: Bool { json || (verbose && !quiet) }
 
     /// `removed 12 entries, 3.4 MiB`, then temporaries and locks when there were any; `-v` lists the paths. Each
-    /// removal that failed is a warning on stderr naming its path (with `-q` too); returns the exit status: 7 when
-    /// anything could not be removed, else 0.
+    /// removal that failed (a dry run: would fail) is a warning on stderr naming its path (with `-q` too); returns the
+    /// exit status: 7 when anything could not be removed, else 0 (a dry run: 0).
     @discardableResult
     func report(_ report: CacheMaintenance.Report, dryRun: Bool, limit: Int64? = nil) throws(ImgError) -> Int32 {
         for failure in report.failures {
-            console.error("warning: could not remove \(failure.path): \(failure.reason)")
+            console.error("warning: \(dryRun ? "would not remove" : "could not remove") \(failure.path): \(failure.reason)")
         }
-        let status: Int32 = report.failures.isEmpty ? 0 : ImgError.io("").exitCode
+        // A dry run that names what the run would not remove did what it was asked.
+        let status: Int32 = report.failures.isEmpty || dryRun ? 0 : ImgError.io("").exitCode
         try summarize(report, dryRun: dryRun, limit: limit)
         return status
     }
@@ -61,7 +62,7 @@ struct CacheCommandOutput {
             text += "; \(Counted.of(report.temporaries, "temporary", "temporaries")), \(ByteSize.format(report.temporaryBytes))"
         }
         if report.locks > 0 { text += "; \(Counted.of(report.locks, "stale lock file", "stale lock files"))" }
-        if !report.failures.isEmpty { text += "; \(report.failures.count) could not be removed" }
+        if !report.failures.isEmpty { text += "; \(report.failures.count) \(dryRun ? "would not" : "could not") be removed" }
         if let limit, let remaining = report.remainingBytes {
             text += " (total \(ByteSize.format(remaining)), limit \(ByteSize.format(limit)))"
         }

@@ -65,16 +65,16 @@ public enum CacheMaintenance {
             // A temporary is a file, a removal a folder: anything else of those names isn't ours.
             guard isFolder ? CacheNames.isRemoval(name) : info.st_mode & S_IFMT == S_IFREG && CacheNames.isTemporary(name) else { continue }
             var bytes = Int64(info.st_size)
-            if dryRun {
-                if isFolder { bytes = treeBytes(relative, in: root) }
-            } else if isFolder {
-                let removal = CacheNames.removeOwnTree(relative, in: root, shownAs: path)
-                report.failures += removal.failures
-                report.temporaryBytes += removal.bytes
+            if isFolder {
+                // What is removed of it (a dry run: would be), and whether it is gone (nothing else was in it).
+                let removal = dryRun ? RemovalForecast.ownTree(relative, in: root, shownAs: path)
+                    : (report: CacheNames.removeOwnTree(relative, in: root, shownAs: path), emptied: !root.exists(relative))
+                report.failures += removal.report.failures
+                report.temporaryBytes += removal.report.bytes
                 // Counted only when gone: what could not be emptied (a read-only folder in it) stays, and says so.
-                guard !root.exists(relative) else { continue }
+                guard removal.emptied else { continue }
                 bytes = 0
-            } else if root.unlink(relative) != 0 {
+            } else if !dryRun, root.unlink(relative) != 0 {
                 report.failures.append(RemovalFailure(path: path, code: errno))
                 continue
             }
@@ -84,23 +84,14 @@ public enum CacheMaintenance {
         }
     }
 
-    private static func treeBytes(_ name: String, in root: CacheRoot) -> Int64 {
-        var total: Int64 = 0
-        for child in root.names(in: name) {
-            guard let info = root.status("\(name)/\(child)") else { continue }
-            total += info.st_mode & S_IFMT == S_IFDIR ? treeBytes("\(name)/\(child)", in: root) : Int64(info.st_size)
-        }
-        return total
-    }
-
     // MARK: clear and remove
 
     /// Removes every entry, one entry folder at a time (`CacheNames.removeEntryFolder`: an original and its
     /// variants go together), then the `XX/` folders that emptied. What can't be removed (a read-only folder) stays
     /// where it was, named in the failures, so that `inspect` still counts it and the next clear tries it again; a
-    /// dry run counts what a run would try to remove. Entry names that are not regular files count as entries (of no
-    /// bytes) and go too (`IrregularEntry`). Once `stop` (default none) is cancelled, no further entry folder is
-    /// removed (`interrupted`).
+    /// dry run counts what a run would remove and names what it would not (`RemovalForecast`). Entry names that are
+    /// not regular files count as entries (of no bytes) and go too (`IrregularEntry`). Once `stop` (default none) is
+    /// cancelled, no further entry folder is removed (`interrupted`).
     public static func clear(root: CacheRoot, dryRun: Bool = false, stop: Cancellation? = nil) -> Report {
         var report = Report()
         let top = root.openFolder("entries")
@@ -126,7 +117,7 @@ public enum CacheMaintenance {
                 }
                 let name = "entries/\(prefix)/\(hash)"
                 if dryRun {
-                    record(CacheScan(root: root, folder: "\(prefix)/\(hash)"), root: root, in: &report)
+                    report.absorb(RemovalForecast.ownTree(name, in: root, shownAs: root.shown(name)).report)
                 } else {
                     report.absorb(CacheNames.removeEntryFolder(name, in: root))
                 }
@@ -140,18 +131,8 @@ public enum CacheMaintenance {
     public static func remove(root: CacheRoot, originalKey: String, dryRun: Bool = false) throws(ImgError) -> Report {
         let folder = DiskCache.entryFolder(originalKey: originalKey)
         guard dryRun else { return try DiskCache(root: root).removeAll(originalKey: originalKey) }
-        var report = Report()
-        record(CacheScan(root: root, folder: folder), root: root, in: &report)
-        return report
-    }
-
-    /// Records what a scan found as what a removal would remove: its entries, and its irregular entries (no bytes).
-    private static func record(_ scan: CacheScan, root: CacheRoot, in report: inout Report) {
-        for entry in scan.entries { record(entry, root: root, in: &report) }
-        for odd in scan.irregular {
-            report.entries += 1
-            report.paths.append(root.shown(odd.relativeName))
-        }
+        let name = "entries/\(folder)"
+        return RemovalForecast.ownTree(name, in: root, shownAs: root.shown(name)).report
     }
 
     // MARK: auto clean

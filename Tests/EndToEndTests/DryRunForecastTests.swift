@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import ImgCore
+
+/// A dry run says what the run does: what stands in the way of a removal (a directory holding files at an entry's
+/// name, a file of another name in a removal folder) is named as not removed by both, and counted by neither.
+@Suite("Dry runs forecast their runs")
+struct DryRunForecastTests {
+    private func json(_ result: CommandResult) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stdoutText)")
+    }
+
+    /// The same cache twice: an original, and a directory holding a file at one of its variants' names.
+    private func blockedCache() throws -> (fixture: CacheFixture, url: String) {
+        let fixture = try CacheFixture()
+        let url = fixture.server.url("/img/rgba.png")
+        #expect(try fixture.fetch("/img/rgba.png").status == 0)
+        let original = try #require(fixture.entries().keys.first { $0.hasSuffix("/original") })
+        let variant = fixture.cache + "/entries/" + (original as NSString).deletingLastPathComponent + "/"
+            + String(repeating: "c", count: 64) + ".variant"
+        try FileManager.default.createDirectory(atPath: variant, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: variant + "/keep"))
+        return (fixture, url)
+    }
+
+    @Test(arguments: ["clear", "remove"])
+    func aClearOrRemoveDryRunCountsWhatTheRunRemoves(command: String) throws {
+        let (fixture, url) = try blockedCache()
+        let arguments = ["cache", command] + (command == "remove" ? [url] : []) + ["--json"]
+        let dry = try fixture.run(arguments + ["--dry-run"])
+        #expect(dry.status == 0 && dry.stderr.contains("warning: would not remove ") && dry.stderr.contains("not empty"),
+                "\(dry.stderr)")
+        let run = try fixture.run(arguments)
+        #expect(run.status == 7 && run.stderr.contains("warning: could not remove "), "\(run.stderr)")
+        let (forecast, done) = (try json(dry), try json(run))
+        // The original and its variant go; the directory stays.
+        #expect(forecast["entries"] as? Int == 2 && done["entries"] as? Int == 2, "\(forecast) \(done)")
+        #expect(forecast["bytes"] as? Int == done["bytes"] as? Int)
+        #expect((forecast["failed"] as? [Any])?.count == 1 && (done["failed"] as? [Any])?.count == 1)
+        // Once they are gone, what stands in the way still would be.
+        let text = try fixture.run(["cache", command] + (command == "remove" ? [url] : []) + ["--dry-run"])
+        #expect(text.stdoutText.contains("would remove 0 entries, 0 B; 1 would not be removed"), "\(text.stdoutText)")
+    }
+
+    /// A removal folder holding a file of another name keeps it and stays: not a temporary removed, though the
+    /// entries in it go (their bytes count), in the dry run as in the run.
+    @Test func aCleanDryRunCountsARemovalFolderOnlyWhenTheRunEmptiesIt() throws {
+        let fixture = try CacheFixture()
+        let ended = try Imgfetch.endedProcessID()
+        let kept = fixture.cache + "/tmp/\(ended)-1.removing", emptied = fixture.cache + "/tmp/\(ended)-2.removing"
+        for folder in [kept, emptied] {
+            let entry = folder + "/ab/" + String(repeating: "d", count: 64)
+            try FileManager.default.createDirectory(atPath: entry, withIntermediateDirectories: true)
+            try Data(count: 100).write(to: URL(fileURLWithPath: entry + "/original"))
+        }
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: kept + "/notes.txt"))
+        let arguments = ["cache", "clean-expired", "--temp-age", "0", "--json"]
+        let (forecast, done) = (try json(try fixture.run(arguments + ["--dry-run"])), try json(try fixture.run(arguments)))
+        #expect(forecast["temporaries"] as? Int == 1 && done["temporaries"] as? Int == 1, "\(forecast) \(done)")
+        #expect(forecast["temporaryBytes"] as? Int == 200 && done["temporaryBytes"] as? Int == 200, "\(forecast) \(done)")
+        #expect(FileManager.default.fileExists(atPath: kept + "/notes.txt") && !FileManager.default.fileExists(atPath: emptied))
+    }
+}
