@@ -88,7 +88,9 @@ struct RangedDownload {
         let body = response.content.data
         last = response
         guard response.status == 206 else {
-            (bytes, isWhole, fileSize) = (body, true, Int64(body.count))
+            // A server that ignores ranges: the whole file, or of one over --max-bytes its first bytes.
+            (bytes, isWhole) = (body, !response.isPrefix)
+            if isWhole { fileSize = Int64(body.count) }
             return
         }
         let range = Self.contentRange(response.contentRange)
@@ -115,6 +117,12 @@ struct RangedDownload {
         guard range.first == offset, count > 0 else { return false }
         let (last, overflow) = offset.addingReportingOverflow(Int64(count) - 1)
         return !overflow && range.last == last
+    }
+
+    /// Whether a 206's `Content-Range` is the whole file in `count` bytes (`bytes 0-(N-1)/N`).
+    static func isWholeFile(_ contentRange: String?, count: Int) -> Bool {
+        guard let range = Self.contentRange(contentRange), let total = range.total else { return false }
+        return total == Int64(count) && Self.range(range, covers: count, from: 0)
     }
 
     /// `bytes A-B/TOTAL` (TOTAL may be `*`; B below TOTAL): the first and last offsets and the total, or nil.

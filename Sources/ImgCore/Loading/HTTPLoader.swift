@@ -107,7 +107,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
                                                    freshConnection: freshConnection && redirects == 0, timeout: remaining)
             let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
-            if code != CURLE_OK {
+            if code != CURLE_OK, !(code == CURLE_WRITE_ERROR && transfer.keptPrefix) {
                 let shown = ProxyAddress.maskingPassword(of: options.proxy, in: detail)
                 if code == CURLE_URL_MALFORMAT {
                     return .failure(TransferFailure.unusableURL(hop, redirected: redirects > 0, detail: shown))
@@ -158,6 +158,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 // Byte offsets of the body as sent: a compressed reply's offsets would be of the compressed bytes.
                 _ = imgf_setopt_string(handle, CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
                 _ = imgf_setopt_pointer(handle, CURLOPT_ACCEPT_ENCODING, nil)
+                // A whole file sent instead is read to --max-bytes only: its length is no refusal.
+                transfer.prefixEnd = options.maxBytes
+                _ = imgf_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, 0)
             }
             return imgf_curl_easy_perform(handle)
         }
@@ -170,7 +173,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     private func response(status: Int, transfer: Transfer, validators: Validators?,
                           range: ClosedRange<Int64>?) -> Result<HTTPResponse, TransferFailure> {
         let retryAfter = transfer.headers["retry-after"].flatMap(TransferFailure.retryAfterSeconds)
-        if status == 206, range == nil, !Self.isWhole(transfer.headers["content-range"], count: transfer.body.count) {
+        if status == 206, range == nil, !RangedDownload.isWholeFile(transfer.headers["content-range"], count: transfer.body.count) {
             // A part of the image, to a request for all of it: it would be taken for the image.
             let shown = transfer.headers["content-range"] ?? "(none)"
             let error = ImgError.network("transfer cut short: the server sent part of the image (206 Partial Content, "
@@ -188,7 +191,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                                          etag: transfer.headers["etag"], lastModified: transfer.headers["last-modified"],
                                          cacheControl: transfer.headers["cache-control"],
                                          contentRange: transfer.headers["content-range"], robotsTags: transfer.robotsTags,
-                                         contentEncoding: transfer.headers["content-encoding"]))
+                                         contentEncoding: transfer.headers["content-encoding"], isPrefix: transfer.keptPrefix))
         case 304:
             // Only a conditional request can be answered "not modified": there is nothing to keep using.
             return .failure(TransferFailure(error: .http(status: status, message: "HTTP 304 Not Modified to a request that was not conditional"),
@@ -200,12 +203,6 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             return .failure(TransferFailure(error: .http(status: status, message: HTTPReasonPhrase.message(for: status)),
                                     retryable: false))
         }
-    }
-
-    /// Whether a 206's `Content-Range` is the whole file in `count` bytes (`bytes 0-(N-1)/N`).
-    static func isWhole(_ contentRange: String?, count: Int) -> Bool {
-        guard let range = RangedDownload.contentRange(contentRange), let total = range.total else { return false }
-        return range.first == 0 && total == Int64(count) && RangedDownload.range(range, covers: count, from: 0)
     }
 
     private func configure(url: URL, headerList: UnsafeMutablePointer<curl_slist>?, errorBuffer: UnsafeMutablePointer<CChar>,

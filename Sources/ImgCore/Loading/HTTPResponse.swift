@@ -17,6 +17,9 @@ public struct HTTPResponse: Sendable {
     /// The `Content-Encoding` header as sent (`gzip`); nil when there was none. A body asked for whole is decoded
     /// already; a range's is not (a range is asked for without `Accept-Encoding`, its offsets the file's).
     public var contentEncoding: String? = nil
+    /// A 200 to a request of a range (the server ignored it) for a file over `--max-bytes`: the body is its first
+    /// bytes, not the whole file (`Transfer.prefixEnd`).
+    public var isPrefix = false
     /// Whether `Cache-Control` says `no-store`: nothing of it may be written to the disk cache. Its other
     /// directives (`max-age`, `no-cache`, …) and `Expires` are not used: `--ttl` decides, as in Kingfisher.
     public var noStore: Bool {

@@ -10,6 +10,11 @@ final class Transfer {
     /// The body as it arrives: in memory, or spooled to a file once it is large.
     let body: BodySpool
     var exceededLimit = false
+    /// For a request of a range, `maxBytes`: a server that ignores the range answers 200 with the whole file, and
+    /// of a file larger than that its first bytes are kept to here and the transfer stopped (`keptPrefix`), where a
+    /// body asked for whole would be refused (the header a range looks for is in them).
+    var prefixEnd: Int64?
+    private(set) var keptPrefix = false
     var blockedAddress: String?
     var headers: [String: String] = [:]
     /// Each `X-Robots-Tag` header's value, in order (not joined: a header's agent prefix covers that header only).
@@ -33,6 +38,11 @@ final class Transfer {
     /// Appends body bytes; false (stop the transfer) once they pass `maxBytes` or can't be spooled.
     func receive(_ pointer: UnsafeRawPointer, count: Int) -> Bool {
         if RedirectPolicy.follows(status: status), headers["location"] != nil { return true }
+        if let prefixEnd, status == 200, Int64(body.count) + Int64(count) > prefixEnd {
+            let room = Int(max(0, prefixEnd - Int64(body.count)))
+            keptPrefix = room == 0 || body.append(UnsafeRawBufferPointer(start: pointer, count: room))
+            return false
+        }
         if Int64(body.count) + Int64(count) > maxBytes {
             exceededLimit = true
             return false
