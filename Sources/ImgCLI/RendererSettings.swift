@@ -29,8 +29,9 @@ struct RendererSettings {
 
     /// With auto only: starts a renderer in the background when this process had to load libvips (so the next
     /// command needn't), unless one runs already (whether or not it answers).
-    func startIfUseful() {
-        guard enabled, VipsRuntime.wasStarted, let client, !client.isRunning() else { return }
-        RendererLauncher.startDetached(idleLimit: idleLimit)
+    /// Returns the renderer's pid, nil when none was started.
+    func startIfUseful() -> Int32? {
+        guard enabled, VipsRuntime.wasStarted, let client, !client.isRunning() else { return nil }
+        return RendererLauncher.startDetached(idleLimit: idleLimit)
     }
 }

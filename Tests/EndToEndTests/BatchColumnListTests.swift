@@ -55,11 +55,15 @@ struct BatchColumnListTests {
         let fixture = try BatchFixture(count: 1)
         let one = fixture.server.url("/img/img1.jpg")
         let jsonl = "{\"url\":\"\(one)\",\"meta\":{\"n\":3,\"r\":2.5,\"ok\":true,\"tags\":[\"a\",null]}}\n[1]\n{\"link\":\"x\"}\n"
+            + "{\"url\":\"\(one)\",\"meta\":1e400}\n{\"url\":\"\(one)\",\"meta\":\"\\ud800\"}\n"
         let manifest = fixture.root.file("m.jsonl")
         let result = try run(fixture, try fixture.write(jsonl, to: "list.ndjson"), ["--keep-columns", "meta", "--manifest", manifest])
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("line 2: not a JSON object"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 2: not a JSON object: an array"), "\(result.stderr)")
         #expect(result.stderr.contains("line 3: no column 'url'"), "\(result.stderr)")
+        // An object whose value can't be read says why, not that it is no object.
+        #expect(result.stderr.contains("line 4: cannot be read as JSON: Number 1e400 is not representable"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 5: cannot be read as JSON: "), "\(result.stderr)")
         let text = try String(contentsOfFile: manifest, encoding: .utf8)
         #expect(text.contains(#""columns":{"meta":{"n":3,"ok":true,"r":2.5,"tags":["a",null]}}"#), "\(text)")
     }

@@ -84,7 +84,7 @@ enum CommandCatalog {
         cache prune                    down to 50% of the size limit, least recent first
         cache clear | remove URL       everything, or one URL's entries
         cache verify [--repair]        check every entry
-        cache config [size-limit=SIZE] [ttl=DURATION] [keep-query=NAMES]
+        cache config [size-limit=SIZE] [ttl=DURATION] [keep-query=NAMES] [fail-on=LEVEL]
         Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL, then the directory's
         config, then defaults (size limit \(ByteSize.exact(CacheSettings.defaultSizeLimit)), ttl 7d).
         Exit codes: 0 ok, 2 usage (e.g. prune with size limit none), 7 unsafe or

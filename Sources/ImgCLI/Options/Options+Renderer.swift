@@ -21,7 +21,13 @@ extension Options {
             .B fetch
             hands each rendering whose input is in memory (at most 8 MiB) to the warm
             renderer when one is running, and starts one in the background when it had to
-            load libvips itself (unless one runs already).
+            load libvips itself (unless one runs already);
+            .B \-v
+            then says so, with its pid, its idle time (see
+            .BR \-\-idle )
+            and that
+            .B imgfetch renderer stop
+            ends it.
             .B batch
             and
             .B prefetch

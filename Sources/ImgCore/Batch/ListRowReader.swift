@@ -184,9 +184,23 @@ final class ListRowReader: ListRowSource {
         let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty { return nil }
         guard let object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
-            return failed(physical.line, trimmed, "not a JSON object")
+            return failed(physical.line, trimmed, Self.whyNotAnObject(trimmed))
         }
         return layout.row(from: { object[$0] }, line: physical.line, raw: trimmed)
+    }
+
+    /// Why a JSON Lines row is not an object the list reads: what JSON it is instead, or why it is no JSON.
+    static func whyNotAnObject(_ text: String) -> String {
+        do {
+            let value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+            let kind = value is [Any] ? "an array" : value is String ? "a string" : value is NSNull ? "null"
+                : value is [String: Any] ? "an object with a value it can't hold" : "a number or boolean"
+            return "not a JSON object: \(kind)"
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            let reason = detail.map { $0.replacingOccurrences(of: " in Swift", with: "") } ?? "it does not parse"
+            return "cannot be read as JSON: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)"
+        }
     }
 }
 
