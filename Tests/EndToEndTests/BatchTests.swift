@@ -104,6 +104,19 @@ struct BatchTests {
         #expect(try fixture.server.stats().total < 21)
     }
 
+    /// With lines at once, the first failure stops the starts at once, not when the slow lines before it are done
+    /// (the runner stopped only once the failure was retired in list order: 90 more lines were fetched and written).
+    @Test func failFastStopsStartingAsSoonAsALineFails() throws {
+        let fixture = try BatchFixture(count: 40)
+        var lines = [fixture.server.url("/delay/1.5/img1.jpg"), fixture.server.url("/status/404/second.jpg")]
+        lines += (3...40).map { fixture.server.url("/img/img\($0).jpg") }
+        let result = try fixture.batch(lines, ["-j", "4", "--fail-fast"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let started = try fixture.server.stats().paths.filter { $0.key.hasPrefix("/img/") }.count
+        #expect(started < 12, "\(started) lines after the failure were started")
+        #expect(fixture.outputs().count == started + 1, "\(fixture.outputs())")
+    }
+
     @Test func jsonRecordsAgreeWithTheFiles() throws {
         let fixture = try BatchFixture()
         var lines = (1...5).map { fixture.server.url("/img/img\($0).jpg") }

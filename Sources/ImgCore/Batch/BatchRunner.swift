@@ -210,6 +210,8 @@ public final class BatchRunner: Sendable {
     // MARK: retiring in input order
 
     private func finish(_ report: BatchItemReport) {
+        // --fail-fast: no line starts once one has failed, though lines before it are still being made.
+        if options.failFast, report.failed { stopAfterFailure() }
         var stopForFailure = false, stopForTar = false
         order.withLock { order in
             order.pending[report.item.sequence] = report
@@ -226,11 +228,15 @@ public final class BatchRunner: Sendable {
             order.progress.elapsed = Date().timeIntervalSince(started)
             events(.progress(order.progress))
         }
-        if stopForFailure, !stopping.load(ordering: .relaxed) {
-            stoppedByFailure.store(true, ordering: .relaxed)
-            stop()
-        }
+        // A line whose failure came as it was retired (its sample not written into the tar).
+        if stopForFailure { stopAfterFailure() }
         if stopForTar { stop() }
+    }
+
+    private func stopAfterFailure() {
+        guard !stopping.load(ordering: .relaxed) else { return }
+        stoppedByFailure.store(true, ordering: .relaxed)
+        stop()
     }
 
     /// Reports the tars given up since last asked: the lines whose samples they held are not done after all.
