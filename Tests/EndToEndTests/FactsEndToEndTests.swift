@@ -34,6 +34,20 @@ struct FactsEndToEndTests: EndToEndSuite {
         #expect(BlurHash.components(of: try #require(record["blurhash"] as? String))! == (4, 3))
     }
 
+    /// Of the image written: a circle's corners written as JPEG are the background, so its facts change with
+    /// `--background` (they were the facts of the transparent image, whatever the background); as PNG they stay.
+    @Test func theFactsAreOfTheImageFlattenedOntoTheBackground() throws {
+        func facts(_ format: String, _ background: String) throws -> [String?] {
+            let run = try fetch([server.url("/img/sample.jpg"), "--resize", "80x80:fill", "--circle", "--format", format,
+                                 "--background", background, "--facts", "--json", "-o", work.file("c-\(background).\(format)")])
+            #expect(run.status == 0, "\(run.stderr)")
+            return Self.facts(of: try Self.record(run.stdout))
+        }
+        let (black, white) = (try facts("jpeg", "black"), try facts("jpeg", "white"))
+        #expect(black[0] != white[0] && black[1] != white[1], "blurhash and thumbhash: \(black) \(white)")
+        #expect(try facts("png", "black") == (try facts("png", "white")), "PNG keeps the alpha: the background is unused")
+    }
+
     @Test func withoutFactsTheRecordHasNone() throws {
         let run = try fetch([server.url("/img/sample.jpg"), "--resize", "50x", "--json", "-o", work.file("b.jpg")])
         #expect(run.status == 0, "\(run.stderr)")
@@ -54,6 +68,12 @@ struct FactsEndToEndTests: EndToEndSuite {
         #expect(try server.requests("/img/sample.jpg") == requests)
         #expect(second.stderr.contains("facts: blurhash \(record["blurhash"] as! String)"), "\(second.stderr)")
         #expect(second.stderr.contains("libvips: not started"), "a hit with its facts stored decodes nothing")
+        // The same hit without --facts reports none, as a run that makes the variant does.
+        let plain = try fetch([server.url("/img/sample.jpg"), "--resize", "100x", "--json", "-v", "-o", work.file("3.jpg")])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let plainRecord = try Self.record(plain.stdout)
+        #expect(Self.facts(of: plainRecord) == [nil, nil, nil, nil], "\(plain.stdoutText)")
+        #expect(!plain.stderr.contains("facts:"), "\(plain.stderr)")
     }
 
     @Test func aVariantStoredWithoutFactsIsRenderedAgainFromTheCachedOriginal() throws {

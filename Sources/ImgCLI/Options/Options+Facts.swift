@@ -29,12 +29,14 @@ extension Options {
             .RI ( #rrggbb ,
             the colour that covers the most of the image, not the mean: colour clusters
             whose centres are near are one region, so a sky's gradient is one colour and
-            one picture gives the same colour at any size) and
+            one picture gives nearly the same colour at any size: within about ten levels of 255 in each channel) and
             .B phash
             (64-bit DCT perceptual hash, 16 hex digits).
-            They are computed from the processed image just before it is encoded (a
+            They are computed from the processed image as it is encoded (a
             shrink of it to at most 100 pixels a side, the first frame of an
-            animation): no second download or decode.
+            animation; flattened onto
+            .B \-\-background
+            for a format without alpha, as the encoder flattens it): no second download or decode.
             They are stored with the variant in the cache, so a hit reports them
             too; a cached variant stored without them (or with other
             .B \-\-blurhash

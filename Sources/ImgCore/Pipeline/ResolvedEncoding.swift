@@ -19,10 +19,13 @@ extension ImagePipeline {
     /// `image(for:)` with the request's original key already worked out (`originalKey(for:)`: a batch's line, once
     /// for all its outputs). A request that keeps the source format learns it from the cached original's record
     /// (no body read), else from the original it then fetches first, and is served under the resolved encoding.
-    /// Whatever served it, `-v` notes the encoder settings given that its format has no use for.
+    /// Whatever served it, `-v` notes the encoder settings given that its format has no use for; it has facts only
+    /// when the request asks for them.
     func image(for request: ImageRequest, originalKey: String?) throws(ImgError) -> ImageResponse {
         var response = try imageResolvingEncoding(for: request, originalKey: originalKey)
         response.ignoredSettings = request.encoding.ignoredSettings(for: response.image.format)
+        // A cached variant keeps the facts a run asked for: a request without facts reports none, as when it is made.
+        if request.facts == nil { response.image.facts = nil }
         return response
     }
 

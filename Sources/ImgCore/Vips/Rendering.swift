@@ -34,8 +34,8 @@ public enum Rendering {
     /// the pixels on that many threads (`DecodedImage.limitingThreads`), nil for libvips' own number. A failure's
     /// message is this rendering's own (`VipsErrorScope`), and a rendering past `--max-render-time` is stopped. With
     /// `stop`, the rendering ends as soon as it is stopped (its result is then a failure, to be dropped). With
-    /// `job.facts`, the facts come from a small shrink of the processed image made just before encoding (no second
-    /// decode).
+    /// `job.facts`, the facts come from a small shrink of the processed image kept in memory for the encoder (no
+    /// second decode), flattened onto the background as the encoder flattens it for a format without alpha.
     public static func render(_ bytes: EncodedBytes, job: Job, context: RenderingContext = RenderingContext(),
                               stop: RenderStop? = nil) throws(ImgError) -> EncodedImage {
         var attempts = 0
@@ -126,15 +126,18 @@ public enum Rendering {
         for step in remaining {
             image = try step.process(image)
         }
-        var imageFacts: ImageFacts?
-        if let facts {
-            // The input is read once, in order: the processed image is kept in memory for both the sample and the
-            // encoder (it is usually a thumbnail by now).
+        if facts != nil {
+            // The input is read once, in order: the processed image is kept in memory for both the encoder and the
+            // sample (it is usually a thumbnail by now).
             image = try image.derive("facts: processed image in memory") { imgf_copy_memory($0, $1) }
-            imageFacts = ImageFacts(pixels: try image.factPixels(), blurhashComponents: (facts.blurhashX, facts.blurhashY))
         }
         var encoded = try AutoEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
-        encoded.facts = imageFacts
+        if let facts {
+            // Of the image written: flattened onto --background as the encoder flattened it for a format without alpha.
+            let written = image.hasAlpha && !encoded.format.supportsAlpha
+                ? try ImageEncoder.flatten(image, onto: encoding.background) : image
+            encoded.facts = ImageFacts(pixels: try written.factPixels(), blurhashComponents: (facts.blurhashX, facts.blurhashY))
+        }
         encoded.sourceSize = header.orientedSize(autorotate: decoding.autorotate)
         if header.framesInFile > 1, header.format?.supportsAnimation != true {
             encoded.notes.append("read the first of \(header.framesInFile) pages")
