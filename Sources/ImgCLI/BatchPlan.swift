@@ -17,6 +17,9 @@ struct BatchPlan {
         if let refusal = settings.proxyRefusal { throw refusal }
         inputs = try Self.parseInputs(arguments, words: words, prefetchOnly: prefetchOnly, settings: settings)
         options = try Self.parseOptions(arguments, settings: settings, prefetchOnly: prefetchOnly)
+        if let template = options.nameTemplate {
+            try FetchSettings.applyNamedFormat(of: template, to: &settings.template.encoding)
+        }
         let reporter = Reporter(console: console, verbose: settings.verbose)
         options.shard = try Self.shard(arguments, environment: environment, reporter: reporter)
         settings.configuration.connectionsPerHost = try arguments[Options.perHost] ?? Options.perHost.defaultValue

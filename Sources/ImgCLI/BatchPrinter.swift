@@ -36,6 +36,10 @@ final class BatchPrinter: Sendable {
         var filtered: Int?
         var optedOut: Int?
         var robotsDisallowed: Int?
+        /// Lines the `--resume` or `--retry-failed` manifest records as done (not fetched), and lines never started
+        /// by a run that stopped once its list was read whole; absent when none.
+        var doneEarlier: Int?
+        var notReached: Int?
         var written: Int
         var ms: Int
         var signal: Int32?
@@ -190,6 +194,8 @@ final class BatchPrinter: Sendable {
                                filtered: progress.filtered > 0 ? progress.filtered : nil,
                                optedOut: progress.optedOut > 0 ? progress.optedOut : nil,
                                robotsDisallowed: progress.robotsDisallowed > 0 ? progress.robotsDisallowed : nil,
+                               doneEarlier: progress.doneEarlier > 0 ? progress.doneEarlier : nil,
+                               notReached: progress.notReached.flatMap { $0 > 0 ? $0 : nil },
                                written: summary.written,
                                         ms: Int(progress.elapsed * 1000), signal: summary.signal == 0 ? nil : summary.signal,
                                         redone: progress.redone.isEmpty ? nil : progress.redoneCount))

@@ -97,6 +97,19 @@ struct BatchManifestTests {
         #expect(jpeg.status == 0 && same["key"] as? String == kept && same["cache_key"] == nil, "\(same)")
     }
 
+    /// The --json summary of a resumed run counts the lines the manifest settled, as stderr and the manifest do
+    /// (it said total 0, ok 0 of a shard whose lines were all done earlier).
+    @Test func aResumedRunsJSONSummaryCountsTheLinesDoneEarlier() throws {
+        let fixture = try BatchFixture(count: 3)
+        let lines = (1...3).map { fixture.server.url("/img/img\($0).jpg") }, manifest = fixture.root.file("m.jsonl")
+        #expect(try fixture.batch(lines, ["--manifest", manifest]).status == 0)
+        let again = try fixture.batch(lines, ["--manifest", manifest, "--resume", manifest, "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let summary = try #require(try BatchFixture.records(again).last)
+        #expect(summary["summary"] as? Bool == true && summary["doneEarlier"] as? Int == 3 && summary["total"] as? Int == 0,
+                "\(summary)")
+    }
+
     /// A line over a limit the user set fails in the manifest with the message stderr prints for it, which names the
     /// option (`--max-bytes`), not with the library's own wording.
     @Test func aManifestErrorIsWordedAsStderrWordsIt() throws {
