@@ -10,7 +10,15 @@ extension FetchSettings {
                         notes: inout [String]) throws(ImgError) -> NetworkOptions {
         var network = NetworkOptions()
         network.headers = try Options.header.values(in: arguments).map { header throws(ImgError) in
-            try Options.header.reading(header, with: RequestHeader.curlLine(parsing:))
+            do throws(ImgError) {
+                return try RequestHeader.curlLine(parsing: header)
+            } catch {
+                // A header's value may be a secret (a token, a cookie): the refusal names the header, not its value.
+                guard case .usage(let problem) = error else { throw error }
+                var name = "***"
+                if let colon = header.firstIndex(of: ":") { name = String(header[..<colon]).escapingControlCharacters + ": ***" }
+                throw .usage("bad --\(Options.header.long) '\(name)': \(problem)")
+            }
         }
         if let agent = try arguments[Options.userAgent] {
             try Options.userAgent.reading(agent) { text throws(ImgError) in try RequestHeader.checkValue(text, of: "the User-Agent") }

@@ -8,7 +8,8 @@ extension FetchSettings {
     /// original would be written under `.jpg`.
     static func applyNamedFormat(of template: NameTemplate, to encoding: inout OutputEncoding) throws(ImgError) {
         let named = (template.text as NSString).pathExtension
-        guard template.extensionCount == 0, !named.contains("}"), let format = ImageFormat(name: named) else { return }
+        guard template.extensionCount == 0, !named.contains("}"), let format = ImageFormat(name: named),
+              ImageFormat.writable.contains(format) else { return }
         if encoding.candidateFormats != nil {
             throw .usage("--name \(template.text) names .\(named) but --format auto chooses the format: "
                          + "use {ext} in the name (it takes the chosen format's extension)")
@@ -16,9 +17,6 @@ extension FetchSettings {
         if let given = encoding.format, given != format {
             throw .usage("--name \(template.text) names \(format.fileExtension.uppercased()) but --format is "
                          + "\(given.rawValue): give a matching extension, or {ext}")
-        }
-        guard ImageFormat.writable.contains(format) else {
-            throw .usage("--name \(template.text) names .\(named), which imgfetch can't write: give --format, or {ext}")
         }
         encoding.format = format
         try checkNamedFormat(encoding)

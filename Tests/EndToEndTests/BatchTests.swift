@@ -108,7 +108,7 @@ struct BatchTests {
     /// (the runner stopped only once the failure was retired in list order: 90 more lines were fetched and written).
     @Test func failFastStopsStartingAsSoonAsALineFails() throws {
         let fixture = try BatchFixture(count: 40)
-        var lines = [fixture.server.url("/delay/1.5/img1.jpg"), fixture.server.url("/status/404/second.jpg")]
+        var lines = [fixture.server.url("/delay/3/img1.jpg"), fixture.server.url("/status/404/second.jpg")]
         lines += (3...40).map { fixture.server.url("/img/img\($0).jpg") }
         let result = try fixture.batch(lines, ["-j", "4", "--fail-fast"])
         #expect(result.status == 1, "\(result.stderr)")

@@ -42,6 +42,29 @@ struct DryRunForecastTests {
         #expect(text.stdoutText.contains("would remove 0 entries, 0 B; 1 would not be removed"), "\(text.stdoutText)")
     }
 
+    /// An entry folder the run can't write (mounted read-only here: root too gets EROFS) keeps its entries: the dry
+    /// run names them as not removed, as the run does, and counts only the others.
+    @Test(.enabled(if: geteuid() == 0, "mounts a folder read-only")) func aDryRunNamesWhatAReadOnlyFolderKeeps() throws {
+        let (fixture, _) = try blockedCache()
+        #expect(try fixture.fetch("/img/sample.jpg").status == 0)
+        let original = try #require(fixture.entries().keys.first { $0.hasSuffix("/original") && !$0.contains("cccc") })
+        let folder = fixture.cache + "/entries/" + (original as NSString).deletingLastPathComponent
+        let script = "mount --bind \"$0\" \"$0\" && mount -o remount,ro,bind \"$0\" || exit 99; "
+            + "\"$1\" cache clear --dry-run --json --cache-dir \"$2\"; echo; \"$1\" cache clear --json --cache-dir \"$2\""
+        let run = try Imgfetch.run([], program: "/usr/bin/unshare",
+                                   prefix: ["-m", "sh", "-c", script, folder, Paths.binary, fixture.cache])
+        let reports = try run.stdoutText.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(reports.count == 2, "\(run.stdoutText) \(run.stderr)")
+        guard reports.count == 2 else { return }
+        let (forecast, done) = (reports[0], reports[1])
+        #expect(forecast["entries"] as? Int == done["entries"] as? Int && forecast["bytes"] as? Int == done["bytes"] as? Int,
+                "\(forecast) \(done)")
+        #expect((forecast["failed"] as? [Any])?.count == (done["failed"] as? [Any])?.count, "\(forecast) \(done)")
+        #expect(((done["failed"] as? [Any])?.count ?? 0) >= 2, "the read-only folder's entries and the directory")
+    }
+
     /// A removal folder holding a file of another name keeps it and stays: not a temporary removed, though the
     /// entries in it go (their bytes count), in the dry run as in the run.
     @Test func aCleanDryRunCountsARemovalFolderOnlyWhenTheRunEmptiesIt() throws {

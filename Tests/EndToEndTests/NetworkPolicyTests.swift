@@ -125,5 +125,22 @@ struct NetworkPolicyTests {
                                         "--no-cache", "-o", work.file("c.jpg")], environment: ["no_proxy": "", "NO_PROXY": ""])
         #expect(proxied.status == 0, "\(proxied.stderr)")
         #expect(try first.recordedRequests().map(\.path) == ["http://127.0.0.5:9/img/sample.jpg"])
+        // --proxy is every transfer's: NO_PROXY from the environment sends none around it (it sent them straight to
+        // 127.0.0.5:9, where nothing listens).
+        for environment in [["no_proxy": "*", "NO_PROXY": ""], ["no_proxy": "", "NO_PROXY": "127.0.0.5"]] {
+            let around = try Imgfetch.run(["http://127.0.0.5:9/img/sample.jpg", "--proxy", "http://127.0.0.1:\(first.port)",
+                                           "--no-cache", "-o", work.file("d.jpg")], environment: environment)
+            #expect(around.status == 0, "\(environment): \(around.stderr)")
+        }
+        #expect(try first.recordedRequests().count == 3)
+    }
+
+    /// A refused header names the header, not its value: it may be a secret.
+    @Test func aRefusedHeaderKeepsItsValueSecret() throws {
+        for header in ["Authorization: Bearer TOKSECRET\r\nX: y", "Authorization Bearer TOKSECRET"] {
+            let result = try Imgfetch.runInProcess(["http://127.0.0.1:9/a.png", "-H", header, "--no-cache", "-o", work.file("e.png")])
+            #expect(result.status == 2 && !result.stderr.contains("TOKSECRET"), "\(result.stderr)")
+            #expect(result.stderr.contains("bad --header '") && result.stderr.contains("***"), "\(result.stderr)")
+        }
     }
 }

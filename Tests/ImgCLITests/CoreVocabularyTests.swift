@@ -57,8 +57,8 @@ struct CoreVocabularyTests {
             (["--variant", "bad"], "bad --variant 'bad': expected NAME=CHAIN"),
             (["--variant", "a=nope(1)"], "bad --variant 'a=nope(1)': bad chain 'nope(1)'"),
             (["--shard", "3/3"], "bad --shard '3/3': expected K/N with 0 <= K < N, e.g. 0/3"),
-            (["-H", "bad"], "bad --header 'bad': expected 'Name: value' (or 'Name;' for an empty value)"),
-            (["-H", "a\rb: c"], "bad --header 'a\\rb: c': CR, LF and NUL are not allowed in a header"),
+            (["-H", "bad"], "bad --header '***': expected 'Name: value' (or 'Name;' for an empty value)"),
+            (["-H", "a\rb: c"], "bad --header 'a\\rb: ***': CR, LF and NUL are not allowed in a header"),
         ]
         for (arguments, message) in cases {
             let result = try Imgfetch.runInProcess(["batch", list, "-O", output] + arguments)

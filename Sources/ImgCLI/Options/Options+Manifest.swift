@@ -114,7 +114,7 @@ extension Options {
             .B prefetch
             the original key),
             .B cache_key
-            when the cache keeps the output under another key, the one
+            when the cache keeps the output (when it keeps it) under another key, the one
             .B \-v
             and
             .B cache inspect

@@ -129,8 +129,12 @@ extension Options {
             the password is shown as
             .B ***
             in every message.
-            Without it the proxy variables of the environment are used as curl uses them
-            (see ENVIRONMENT).
+            With it,
+            .B no_proxy
+            and
+            .B NO_PROXY
+            send no transfer around it; without it the proxy variables of the environment are used
+            as curl uses them (see ENVIRONMENT).
             Refused with
             .B \-\-deny\-private\-networks
             (exit 2).

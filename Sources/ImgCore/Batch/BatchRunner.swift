@@ -5,16 +5,13 @@ import Synchronization
 /// ask the shared `ImagePipeline` for every variant (equal originals in flight share one transfer, equal variants one
 /// rendering; transfers per host and renderings at once are bounded by the pipeline's configuration), and each
 /// finished item is retired strictly in input order: its outputs are renamed into place under the names its line
-/// claimed when it was read (`BatchOutputNamer`: from the list alone), and the caller hears about it. Workers are threads, not Swift tasks, because
-/// libcurl and libvips calls block.
+/// claimed when it was read (`BatchOutputNamer`: from the list alone), and the caller hears about it. Workers are
+/// threads, not Swift tasks, because libcurl and libvips calls block.
 public final class BatchRunner: Sendable {
     private let pipeline: ImagePipeline
-    /// Each output's request and key.
-    private let requests: BatchRequests
-    /// Makes each line's outputs.
-    private let maker: BatchOutputMaker
-    /// With `--resume`: whether a line recorded `ok` is skipped.
-    private let judge: ResumeJudge?
+    private let requests: BatchRequests // each output's request and key
+    private let maker: BatchOutputMaker // makes each line's outputs
+    private let judge: ResumeJudge? // with --resume: whether a line recorded ok is skipped
     private let options: BatchOptions
     private let cancellation: Cancellation?
     private let events: @Sendable (BatchEvent) -> Void
@@ -228,15 +225,12 @@ public final class BatchRunner: Sendable {
             order.progress.elapsed = Date().timeIntervalSince(started)
             events(.progress(order.progress))
         }
-        // A line whose failure came as it was retired (its sample not written into the tar).
-        if stopForFailure { stopAfterFailure() }
+        if stopForFailure { stopAfterFailure() } // a failure found as it was retired: its sample not written
         if stopForTar { stop() }
     }
 
     private func stopAfterFailure() {
-        guard !stopping.load(ordering: .relaxed) else { return }
-        stoppedByFailure.store(true, ordering: .relaxed)
-        stop()
+        if !stopping.load(ordering: .relaxed) { stoppedByFailure.store(true, ordering: .relaxed); stop() }
     }
 
     /// Reports the tars given up since last asked: the lines whose samples they held are not done after all.

@@ -88,8 +88,9 @@ public struct ManifestOutput: Codable, Sendable, Equatable {
     /// The key the output was asked under: its variant key (`variant:ORIGINAL@CHAIN@ENCODING`), the original key for
     /// `prefetch`. `--resume` skips a line only when this run would ask the same.
     public var key: String?
-    /// The key the cache keeps the output under, as `-v` and `cache inspect` show it, when it is not `key`: a key
-    /// asked with the original's format (`@source(...)`) is kept under the format made (`@jpeg(q=85,...)`).
+    /// The key the cache keeps the output under (if it keeps it), as `-v` and `cache inspect` show it, when it is
+    /// not `key`: a key asked with the original's format (`@source(...)`) is kept under the format made
+    /// (`@jpeg(q=85,...)`).
     public var cacheKey: String?
     /// Where it came from: `network`, `memory`, `disk`, `disk-original`, `revalidated`, `local`.
     public var source: String

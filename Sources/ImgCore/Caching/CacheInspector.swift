@@ -78,13 +78,12 @@ public enum CacheInspector {
         for entry in entries {
             if let item = item(for: entry, root: root, now: now) { items.append(item) } else { gone.insert(entry.relativeName) }
         }
-        var summary = scan.summary(now: now)
-        if !gone.isEmpty {
-            summary = CacheScan.summarise(scan.entries.filter { !gone.contains($0.relativeName) }, now: now)
-            summary.irregular = scan.irregular.count
-        }
+        let irregular = scan.irregular.filter { root.exists($0.relativeName) }
+        var summary = gone.isEmpty ? scan.summary(now: now)
+            : CacheScan.summarise(scan.entries.filter { !gone.contains($0.relativeName) }, now: now)
+        summary.irregular = irregular.count
         // What stands at an entry's name but is no regular file is listed after them, damaged.
-        items += scan.irregular.prefix(limit.map { max(0, $0 - items.count) } ?? scan.irregular.count).map { odd in
+        items += irregular.prefix(limit.map { max(0, $0 - items.count) } ?? irregular.count).map { odd in
             CacheItem(kind: odd.isOriginal ? "original" : "variant", path: root.shown(odd.relativeName), size: 0,
                       lastAccess: odd.lastAccess, expired: false, damaged: true, notRegular: odd.kind)
         }

@@ -67,7 +67,7 @@ public enum CacheMaintenance {
             var bytes = Int64(info.st_size)
             if isFolder {
                 // What is removed of it (a dry run: would be), and whether it is gone (nothing else was in it).
-                let removal = dryRun ? RemovalForecast.ownTree(relative, in: root, shownAs: path)
+                let removal = dryRun ? CacheNames.forecastOwnTree(relative, in: root, shownAs: path)
                     : (report: CacheNames.removeOwnTree(relative, in: root, shownAs: path), emptied: !root.exists(relative))
                 report.failures += removal.report.failures
                 report.temporaryBytes += removal.report.bytes
@@ -89,7 +89,7 @@ public enum CacheMaintenance {
     /// Removes every entry, one entry folder at a time (`CacheNames.removeEntryFolder`: an original and its
     /// variants go together), then the `XX/` folders that emptied. What can't be removed (a read-only folder) stays
     /// where it was, named in the failures, so that `inspect` still counts it and the next clear tries it again; a
-    /// dry run counts what a run would remove and names what it would not (`RemovalForecast`). Entry names that are
+    /// dry run counts what a run would remove and names what it would not (`CacheNames.forecastOwnTree`). Entry names that are
     /// not regular files count as entries (of no bytes) and go too (`IrregularEntry`). Once `stop` (default none) is
     /// cancelled, no further entry folder is removed (`interrupted`).
     public static func clear(root: CacheRoot, dryRun: Bool = false, stop: Cancellation? = nil) -> Report {
@@ -117,7 +117,7 @@ public enum CacheMaintenance {
                 }
                 let name = "entries/\(prefix)/\(hash)"
                 if dryRun {
-                    report.absorb(RemovalForecast.ownTree(name, in: root, shownAs: root.shown(name)).report)
+                    report.absorb(CacheNames.forecastOwnTree(name, in: root, shownAs: root.shown(name)).report)
                 } else {
                     report.absorb(CacheNames.removeEntryFolder(name, in: root))
                 }
@@ -132,7 +132,7 @@ public enum CacheMaintenance {
         let folder = DiskCache.entryFolder(originalKey: originalKey)
         guard dryRun else { return try DiskCache(root: root).removeAll(originalKey: originalKey) }
         let name = "entries/\(folder)"
-        return RemovalForecast.ownTree(name, in: root, shownAs: root.shown(name)).report
+        return CacheNames.forecastOwnTree(name, in: root, shownAs: root.shown(name)).report
     }
 
     // MARK: auto clean

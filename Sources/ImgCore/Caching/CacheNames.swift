@@ -52,15 +52,34 @@ enum CacheNames {
             if errno != ENOENT { report.failures.append(RemovalFailure(path: shown, code: errno)) }
             return report
         }
-        let report = removeOwnTree(opened: descriptor, shownAs: shown)
+        let report = removeOwnTree(opened: descriptor, shownAs: shown).report
         close(descriptor)
         root.removeFolder(name)
         return report
     }
 
-    /// `removeOwnTree` of an open folder (left open, and in place).
-    private static func removeOwnTree(opened descriptor: Int32, shownAs shown: String) -> CacheMaintenance.Report {
+    /// What `removeOwnTree` would remove below the folder `name`, found without removing anything (what a dry run
+    /// reports), and whether the folder would be gone after it (nothing else left in it).
+    static func forecastOwnTree(_ name: String, in root: CacheRoot,
+                                shownAs shown: String) -> (report: CacheMaintenance.Report, emptied: Bool) {
+        let descriptor = root.openFolder(name)
+        guard descriptor >= 0 else {
+            var report = CacheMaintenance.Report()
+            if errno != ENOENT { report.failures.append(RemovalFailure(path: shown, code: errno)) }
+            return (report, errno == ENOENT)
+        }
+        defer { close(descriptor) }
+        return removeOwnTree(opened: descriptor, shownAs: shown, dryRun: true)
+    }
+
+    /// `removeOwnTree` of an open folder (left open, and in place); with `dryRun`, what it would remove and whether
+    /// the folder would be emptied: a folder that can't be written keeps what is in it (`faccessat`, as the removal
+    /// would find), a directory at an entry's name goes only when empty.
+    private static func removeOwnTree(opened descriptor: Int32, shownAs shown: String,
+                                      dryRun: Bool = false) -> (report: CacheMaintenance.Report, emptied: Bool) {
         var report = CacheMaintenance.Report()
+        var emptied = true
+        let refusal: Int32 = !dryRun || faccessat(descriptor, ".", W_OK, AT_EACCESS) == 0 ? 0 : errno
         for (name, _) in DirectoryListing.children(of: descriptor) {
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
@@ -69,16 +88,22 @@ enum CacheNames {
                 let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard child >= 0 else {
                     if errno != ENOENT { report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: errno)) }
+                    emptied = false
                     continue
                 }
-                report.absorb(removeOwnTree(opened: child, shownAs: "\(shown)/\(name)"))
+                let inner = removeOwnTree(opened: child, shownAs: "\(shown)/\(name)", dryRun: dryRun)
+                report.absorb(inner.report)
                 close(child)
-                unlinkat(descriptor, name, AT_REMOVEDIR)
+                if !dryRun { unlinkat(descriptor, name, AT_REMOVEDIR) }
+                emptied = emptied && inner.emptied && refusal == 0
                 continue
             }
-            guard isEntryFile(name) else { continue }
-            let code = type == S_IFREG
-                ? (unlinkat(descriptor, name, 0) == 0 ? 0 : errno)
+            guard isEntryFile(name) else {
+                emptied = false
+                continue
+            }
+            let code = dryRun ? (refusal != 0 ? refusal : IrregularEntry.forecastRemoval(name, in: descriptor, type: type))
+                : type == S_IFREG ? (unlinkat(descriptor, name, 0) == 0 ? 0 : errno)
                 : IrregularEntry.remove(name, in: descriptor, inode: UInt64(info.st_ino))
             if code == 0 {
                 report.entries += 1
@@ -86,9 +111,10 @@ enum CacheNames {
                 report.paths.append("\(shown)/\(name)")
             } else if code != ENOENT, code != ESTALE {
                 report.failures.append(RemovalFailure(path: "\(shown)/\(name)", code: code))
+                emptied = false
             }
         }
-        return report
+        return (report, emptied)
     }
 
     /// Removes the entry folder `folder` (`entries/XX/HASH`) of the cache directory with all it holds of imgfetch's

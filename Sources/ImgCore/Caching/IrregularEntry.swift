@@ -49,4 +49,14 @@ public struct IrregularEntry: Sendable, Equatable {
         guard type != S_IFREG, inode.map({ $0 == UInt64(info.st_ino) }) ?? true else { return ESTALE }
         return unlinkat(folder, name, type == S_IFDIR ? AT_REMOVEDIR : 0) == 0 ? 0 : errno
     }
+
+    /// What `remove` would return for what is at `name` of the open folder `folder` (of `type`), found without
+    /// removing it: `ENOTEMPTY` for a directory that holds anything, else 0.
+    static func forecastRemoval(_ name: String, in folder: Int32, type: mode_t) -> Int32 {
+        guard type == S_IFDIR else { return 0 }
+        let child = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard child >= 0 else { return errno }
+        defer { close(child) }
+        return DirectoryListing.children(of: child).isEmpty ? 0 : ENOTEMPTY
+    }
 }

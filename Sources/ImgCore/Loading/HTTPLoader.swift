@@ -174,11 +174,12 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                           range: ClosedRange<Int64>?) -> Result<HTTPResponse, TransferFailure> {
         let retryAfter = transfer.headers["retry-after"].flatMap(TransferFailure.retryAfterSeconds)
         if status == 206, range == nil, !RangedDownload.isWholeFile(transfer.headers["content-range"], count: transfer.body.count) {
-            // A part of the image, to a request for all of it: it would be taken for the image.
+            // Maybe a part of the image, to a request for all of it: it would be taken for the image.
             let shown = transfer.headers["content-range"] ?? "(none)"
-            let error = ImgError.network("transfer cut short: the server sent part of the image (206 Partial Content, "
-                                         + "Content-Range \(shown), \(transfer.body.count) bytes)", cause: .cutShort)
-            return .failure(TransferFailure(error: error, retryable: true))
+            let error = ImgError.network("the server answered a request for the whole image with a part (206 Partial "
+                                         + "Content, Content-Range \(shown), \(transfer.body.count) bytes) that does not "
+                                         + "show it is the whole file", cause: .malformedReply)
+            return .failure(TransferFailure(error: error, retryable: false))
         }
         switch status {
         // A 304 is a success only for a request that sent validators.
@@ -219,6 +220,8 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
             _ = imgf_setopt_string(handle, CURLOPT_PROXY, "")
         } else if let proxy = options.proxy {
             _ = imgf_setopt_string(handle, CURLOPT_PROXY, proxy)
+            // Every transfer, as given: "" keeps NO_PROXY from the environment from sending some around it.
+            _ = imgf_setopt_string(handle, CURLOPT_NOPROXY, "")
         }
         _ = imgf_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         _ = imgf_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, NetworkOptions.curlMilliseconds(options.connectTimeout))

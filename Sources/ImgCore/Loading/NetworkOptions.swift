@@ -20,7 +20,8 @@ public struct NetworkOptions: Sendable {
     /// Send `headers` and the URL's user and password on redirects to another origin (scheme, host or port) too, as
     /// curl's `--location-trusted`; default false: they go only to the origin of the URL asked for.
     public var locationTrusted = false
-    /// The proxy every transfer goes through (libcurl's CURLOPT_PROXY, as `ProxyAddress` checks it, "" for none);
+    /// The proxy every transfer goes through (libcurl's CURLOPT_PROXY, as `ProxyAddress` checks it, "" for none;
+    /// `NO_PROXY` does not apply to it);
     /// default nil: libcurl's `http_proxy`, `https_proxy`, `ALL_PROXY` and `NO_PROXY` from the environment, as curl.
     /// With `denyPrivateNetworks` no proxy is used, whatever this or the environment says.
     public var proxy: String?

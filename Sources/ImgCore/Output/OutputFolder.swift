@@ -186,8 +186,10 @@ public final class OutputFolder: @unchecked Sendable { // owns a directory descr
         }
         let reason = errno
         noteFailure(reason)
-        // The file to write is made beside the target first: say that it is the folder that refused.
-        throw .io("cannot write \(shown): no file can be made in \(path) (\(String(cString: strerror(reason))))")
+        // The file to write is made beside the target first: a refusal of the folder's says that it is the folder.
+        let byFolder = [ENOENT, EACCES, EPERM, EROFS, ENOTDIR, ENOSPC, EDQUOT, EOPNOTSUPP].contains(reason)
+        throw .io("cannot write \(shown): " + (byFolder ? "no file can be made in \(path) (\(String(cString: strerror(reason))))"
+                                                    : String(cString: strerror(reason))))
     }
 
     /// A file written as it goes (a tar shard): a new named temporary in the folder, open for writing (the

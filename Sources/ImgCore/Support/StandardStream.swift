@@ -32,12 +32,12 @@ public struct StandardStream: Sendable, Equatable {
         return flags >= 0 && flags & O_ACCMODE != O_RDONLY
     }
 
-    /// Whether `path` names the file, pipe or socket it writes to (`/dev/stdout`, `/proc/self/fd/1`, the file it was
-    /// redirected to); a device (`/dev/null`) is not one file whose bytes would mix.
+    /// Whether `path` names the file, pipe, socket or terminal it writes to (`/dev/stdout`, `/proc/self/fd/1`, the
+    /// file it was redirected to); another device (`/dev/null`) is not one stream whose bytes would mix.
     public func isSameStream(as path: String) -> Bool {
         var own = stat(), named = stat()
         guard fstat(descriptor, &own) == 0, stat(path, &named) == 0 else { return false }
-        return own.st_dev == named.st_dev && own.st_ino == named.st_ino && own.st_mode & S_IFMT != S_IFCHR
+        return own.st_dev == named.st_dev && own.st_ino == named.st_ino && (own.st_mode & S_IFMT != S_IFCHR || isTerminal)
     }
 
     /// Why a write failed: the reader went away (EPIPE), or anything else (a full disk, a closed descriptor).
