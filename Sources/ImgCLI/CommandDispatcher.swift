@@ -44,6 +44,9 @@ public enum CommandDispatcher {
                 try VersionCommand.print(json: scanned[Options.json], console: console)
                 return 0
             }
+            if word == "help", words.count > 1 {
+                throw .usage("help is on one command at a time: give 'imgfetch help \(words[0])', then 'imgfetch help \(words[1])'")
+            }
             if scanned[Options.help] || word == "help" {
                 try console.printLine(HelpFormatter.text(for: try topic(word == "help" ? words.first : word)))
                 return 0

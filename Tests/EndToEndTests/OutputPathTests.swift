@@ -203,6 +203,8 @@ struct OutputPathTests: EndToEndSuite {
         #expect(word.status == 7 && word.stderr.contains("cache: No such file or directory ["), "\(word.stderr)")
         let unknown = try Imgfetch.run(["help", "bogus"])
         #expect(unknown.status == 2 && unknown.stderr.contains("no help on 'bogus'"), "\(unknown.stderr)")
+        let two = try Imgfetch.run(["help", "fetch", "batch"])
+        #expect(two.status == 2 && two.stderr.contains("help is on one command at a time") && two.stdout.isEmpty, "\(two.stderr)")
         for (typo, meant) in [("--no-progres", "--no-progress"), ("--no-cahce", "--no-cache"), ("--max-byte", "--max-bytes"), ("--jsno", "--json")] {
             let result = try Imgfetch.run([sample, typo])
             #expect(result.status == 2 && result.stderr.contains("did you mean \(meant)?"), "\(result.stderr)")
