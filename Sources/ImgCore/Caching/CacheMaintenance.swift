@@ -89,9 +89,9 @@ public enum CacheMaintenance {
     /// Removes every entry, one entry folder at a time (`CacheNames.removeEntryFolder`: an original and its
     /// variants go together), then the `XX/` folders that emptied. What can't be removed (a read-only folder) stays
     /// where it was, named in the failures, so that `inspect` still counts it and the next clear tries it again; a
-    /// dry run counts what a run would remove and names what it would not (`CacheNames.forecastOwnTree`). Entry names that are
-    /// not regular files count as entries (of no bytes) and go too (`IrregularEntry`). Once `stop` (default none) is
-    /// cancelled, no further entry folder is removed (`interrupted`).
+    /// dry run counts what a run would remove and names what it would not (`CacheNames.forecastOwnTree`). Entry
+    /// names that are not regular files count as entries (of no bytes) and go too (`IrregularEntry`). Once `stop`
+    /// (default none) is cancelled, no further entry folder is removed (`interrupted`).
     public static func clear(root: CacheRoot, dryRun: Bool = false, stop: Cancellation? = nil) -> Report {
         var report = Report()
         let top = root.openFolder("entries")

@@ -64,9 +64,10 @@ enum CacheNames {
                                 shownAs shown: String) -> (report: CacheMaintenance.Report, emptied: Bool) {
         let descriptor = root.openFolder(name)
         guard descriptor >= 0 else {
+            let code = errno
             var report = CacheMaintenance.Report()
-            if errno != ENOENT { report.failures.append(RemovalFailure(path: shown, code: errno)) }
-            return (report, errno == ENOENT)
+            if code != ENOENT { report.failures.append(RemovalFailure(path: shown, code: code)) }
+            return (report, code == ENOENT)
         }
         defer { close(descriptor) }
         return removeOwnTree(opened: descriptor, shownAs: shown, dryRun: true)
