@@ -79,8 +79,8 @@ public enum CacheInspector {
             if let item = item(for: entry, root: root, now: now) { items.append(item) } else { gone.insert(entry.relativeName) }
         }
         let irregular = scan.irregular.filter { root.exists($0.relativeName) }
-        var summary = gone.isEmpty ? scan.summary(now: now)
-            : CacheScan.summarise(scan.entries.filter { !gone.contains($0.relativeName) }, now: now)
+        var summary = CacheScan.summarise(gone.isEmpty ? scan.entries : scan.entries.filter { !gone.contains($0.relativeName) },
+                                          now: now)
         summary.irregular = irregular.count
         // What stands at an entry's name but is no regular file is listed after them, damaged.
         items += irregular.prefix(limit.map { max(0, $0 - items.count) } ?? irregular.count).map { odd in

@@ -46,22 +46,19 @@ enum CacheNames {
     /// `shownAs`.
     @discardableResult
     static func removeOwnTree(_ name: String, in root: CacheRoot, shownAs shown: String) -> CacheMaintenance.Report {
-        let descriptor = root.openFolder(name)
-        guard descriptor >= 0 else {
-            var report = CacheMaintenance.Report()
-            if errno != ENOENT { report.failures.append(RemovalFailure(path: shown, code: errno)) }
-            return report
-        }
-        let report = removeOwnTree(opened: descriptor, shownAs: shown).report
-        close(descriptor)
-        root.removeFolder(name)
-        return report
+        ownTree(name, in: root, shownAs: shown, dryRun: false).report
     }
 
     /// What `removeOwnTree` would remove below the folder `name`, found without removing anything (what a dry run
     /// reports), and whether the folder would be gone after it (nothing else left in it).
     static func forecastOwnTree(_ name: String, in root: CacheRoot,
                                 shownAs shown: String) -> (report: CacheMaintenance.Report, emptied: Bool) {
+        ownTree(name, in: root, shownAs: shown, dryRun: true)
+    }
+
+    /// `removeOwnTree` (then the folder itself, if that emptied it) or, with `dryRun`, its forecast.
+    private static func ownTree(_ name: String, in root: CacheRoot, shownAs shown: String,
+                                dryRun: Bool) -> (report: CacheMaintenance.Report, emptied: Bool) {
         let descriptor = root.openFolder(name)
         guard descriptor >= 0 else {
             let code = errno
@@ -69,8 +66,10 @@ enum CacheNames {
             if code != ENOENT { report.failures.append(RemovalFailure(path: shown, code: code)) }
             return (report, code == ENOENT)
         }
-        defer { close(descriptor) }
-        return removeOwnTree(opened: descriptor, shownAs: shown, dryRun: true)
+        let result = removeOwnTree(opened: descriptor, shownAs: shown, dryRun: dryRun)
+        close(descriptor)
+        if !dryRun { root.removeFolder(name) }
+        return result
     }
 
     /// `removeOwnTree` of an open folder (left open, and in place); with `dryRun`, what it would remove and whether
