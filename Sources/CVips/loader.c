@@ -83,6 +83,7 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     imgf_png_guard_install();
     imgf_sink_read_environment();
     imgf_argument_lookup_read_environment();
+    imgf_glib_locks_read_environment();
     imgf_reduceh_read_environment();
     int result = table.vips_init(program);
     if (result) {

@@ -160,6 +160,16 @@ void imgf_arguments_read_directly_set(int on);
  * imgf_vips_start. */
 void imgf_argument_lookup_read_environment(void);
 
+/* How many signals of a GLib condition found no waiter and woke no one (glib_locks.c). */
+long imgf_glib_wakes_skipped(void);
+/* How many contended GLib mutex locks were taken while spinning rather than after sleeping (glib_locks.c). */
+long imgf_glib_locks_after_spinning(void);
+/* Whether GLib's mutex lock spins and its signals skip a condition without waiters (1, the default) or both behave as
+ * GLib's own (0). */
+void imgf_glib_locks_set(int on);
+/* Switches them off when the environment says IMGFETCH_GLIB_LOCKS=glib; called by imgf_vips_start. */
+void imgf_glib_locks_read_environment(void);
+
 /* How many disc sinks (a saver's) ran in one libvips thread rather than libvips' thread pool (sink_disc.c). */
 long imgf_sinks_in_one_thread(void);
 /* Whether a sink of one thread runs in one libvips thread (1, the default) or always in libvips' pool (0). */
