@@ -22,6 +22,10 @@ extension FetchSettings {
         }
         if let agent = try arguments[Options.userAgent] {
             try Options.userAgent.reading(agent) { text throws(ImgError) in try RequestHeader.checkValue(text, of: "the User-Agent") }
+            // Both would set the one header, and libcurl would send -H's silently.
+            if network.headers.contains(where: { RequestHeader.name(ofCurlLine: $0).lowercased() == "user-agent" }) {
+                throw .usage("--\(Options.userAgent.long) and --\(Options.header.long) 'User-Agent: ***' both set the User-Agent: give one")
+            }
             network.userAgent = agent
         }
         if let timeout = try arguments[Options.timeout] { network.timeout = timeout }

@@ -33,6 +33,8 @@ struct InProcessParsingTests {
         (["--user-agent", "evil\nX-Injected: 1"], "--user-agent"),
         (["--user-agent", "a\u{0}b"], "--user-agent"),
         (["--user-agent", "a\u{1B}[2Jb"], "--user-agent"),
+        (["--user-agent", "ua/1", "-H", "user-agent: ua/2"], "--user-agent"),
+        (["-H", "User-Agent;", "--user-agent", "ua/1"], "--user-agent"),
         (["--proxy", "http://pu:pSECRET@127.0.0.1:abc"], "--proxy"),
         (["--proxy", "http://pu:pSECRET@[::1"], "--proxy"),
         (["--proxy", "http://pu:pSECRET@127.0.0.1:99999"], "--proxy"),

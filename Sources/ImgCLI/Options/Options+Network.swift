@@ -56,6 +56,11 @@ extension Options {
             A control character other than tab (a carriage return, line feed or NUL
             among them) is refused (exit 2) before anything is fetched, as in
             .BR \-H .
+            A
+            .B \-H
+            header named User-Agent takes the place of the default too; given with
+            .B \-\-user\-agent
+            as well, the command is refused (exit 2), since both would set the one header.
             Default:
             .BI imgfetch/ VERSION\fR.
             """#)

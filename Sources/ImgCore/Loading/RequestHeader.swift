@@ -42,6 +42,12 @@ public enum RequestHeader {
         throw .usage("\(which) not allowed in \(what) (found \(String(bad).escapingControlCharacters))")
     }
 
+    /// The name of a line `curlLine(parsing:)` made: the text before its `:` or final `;`.
+    public static func name(ofCurlLine line: String) -> Substring {
+        if let colon = line.firstIndex(of: ":") { return line[..<colon] }
+        return line.hasSuffix(";") ? line.dropLast() : line[...]
+    }
+
     private static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {
         case "a"..."z", "A"..."Z", "0"..."9": true
