@@ -90,4 +90,43 @@ struct PrefetchTests {
             #expect((error["message"] as? String)?.hasPrefix("not cached: an entry of ") == true, "\(records)")
         }
     }
+
+    /// `--resume` skips a prefetched line only when its entry is in this run's cache: resumed against another cache
+    /// (or one cleared since) every line was skipped as done, with nothing cached and exit 0.
+    @Test func aResumedPrefetchFetchesWhatThisCacheLacks() throws {
+        let fixture = try BatchFixture(count: 2)
+        let lines = [fixture.server.url("/img/img1.jpg"), fixture.server.url("/img/img2.jpg")]
+        for extra in [[], ["--resize", "50x"]] {
+            let manifest = fixture.root.file("m-\(extra.count).jsonl")
+            let first = try Imgfetch.run(["prefetch"] + lines + ["--cache-dir", fixture.cache + "-a\(extra.count)",
+                                          "--manifest", manifest, "--no-progress"] + extra)
+            #expect(first.status == 0, "\(first.stderr)")
+            let requests = try fixture.server.requests("/img/img1.jpg")
+            let same = try Imgfetch.run(["prefetch"] + lines + ["--cache-dir", fixture.cache + "-a\(extra.count)",
+                                         "--resume", manifest, "--no-progress"] + extra)
+            #expect(same.status == 0 && same.stderr.contains("2 done earlier"), "\(extra): \(same.stderr)")
+            #expect(try fixture.server.requests("/img/img1.jpg") == requests)
+            let other = try Imgfetch.run(["prefetch"] + lines + ["--cache-dir", fixture.cache + "-b\(extra.count)",
+                                          "--resume", manifest, "--no-progress", "-v"] + extra)
+            #expect(other.status == 0 && other.stderr.contains("2 ok"), "\(extra): \(other.stderr)")
+            #expect(other.stderr.contains("done again: not in the cache, or expired"), "\(other.stderr)")
+            #expect(try fixture.server.requests("/img/img1.jpg") == requests + 1)
+        }
+    }
+
+    /// A prefetch served from the entry of a URL with another query says so, as fetch and batch do: in its record
+    /// (`queryDiffers`, `recordedURL`) and once on standard error.
+    @Test func aPrefetchServedByAnotherQuerysEntrySaysSo() throws {
+        let fixture = try BatchFixture(count: 1)
+        let first = try Imgfetch.run(["prefetch", fixture.server.url("/img/img1.jpg?v=a"), "--cache-dir", fixture.cache,
+                                      "-q", "--no-progress"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try Imgfetch.run(["prefetch", fixture.server.url("/img/img1.jpg?v=b"), "--cache-dir", fixture.cache,
+                                       "-q", "--no-progress", "--json"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("is served from the cache entry of"), "\(second.stderr)")
+        let record = try #require(try BatchFixture.records(second).first { $0["summary"] == nil })
+        #expect(record["queryDiffers"] as? Bool == true, "\(record)")
+        #expect((record["recordedURL"] as? String)?.hasSuffix("?v=a") == true, "\(record)")
+    }
 }

@@ -40,7 +40,10 @@ extension Options {
             is complete in this
             .B \-O
             and its stats have the recorded
-            .BR tar_id );
+            .BR tar_id ;
+            for
+            .BR prefetch ,
+            whose outputs are cache entries, the entry is in this run's cache, unexpired and whole);
             with
             .BR \-\-verify\-outputs ,
             also of the recorded

@@ -83,11 +83,27 @@ struct BatchItemMaker {
             switch judge.judge(record, input: item.input, expected: expectedOutputs(of: item)) {
             case .redo(let mismatch):
                 item.redone = mismatch
+            case .carry where options.outputDirectory == nil && !cacheHolds(record, originalKey: item.originalKey):
+                item.redone = .notCached
             case .carry(let carried, let files):
                 item.carried = carried
                 item.verifying = files
                 if files.isEmpty { item.originalKey = nil }
             }
+        }
+    }
+
+    /// Whether the cache holds every output `record` gives a prefetched line, fresh and whole (a prefetch's outputs
+    /// are its entries: one it lacks, one expired or damaged since, and one of a run with another cache, are fetched
+    /// again). An output's entry is under the key the record says it was kept under (`cache_key`, else `key`).
+    private func cacheHolds(_ record: ManifestRecord, originalKey: String?) -> Bool {
+        guard let store = pipeline.store, let originalKey else { return false }
+        return (record.outputs ?? []).allSatisfy { output in
+            guard let key = output.cacheKey ?? output.key else { return false }
+            let entry: EntryName = requests.originalsOnly
+                ? .original(key: key) : .variant(originalKey: originalKey, variantKey: key)
+            if case .fresh = store.lookup(entry, inPlace: true) { return true }
+            return false
         }
     }
 

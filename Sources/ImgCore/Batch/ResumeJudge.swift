@@ -12,6 +12,7 @@ public enum ResumeMismatch: String, Sendable, CaseIterable {
     case otherKey = "made with other options"
     case otherPath = "recorded at another path"
     case missing = "output missing or not a regular file"
+    case notCached = "not in the cache, or expired"
     case size = "output size differs"
     case digest = "output SHA-256 differs"
     case noPhash = "recorded without a phash"

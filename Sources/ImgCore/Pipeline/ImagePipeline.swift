@@ -144,6 +144,7 @@ public final class ImagePipeline: Sendable {
         var response = ImageResponse(image: image, source: fetched.source, originalKey: originalKey, variantKey: nil)
         response.warnings = fetched.warnings
         response.storeFailure = fetched.storeFailure
+        if let originalKey { noteRecordedURL(fetched.recordedURL, for: request, originalKey: originalKey, in: &response) }
         if image.noStore, store != nil { response.notes.append(ImagePipeline.noStoreNote) }
         return response
     }
