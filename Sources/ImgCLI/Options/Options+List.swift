@@ -27,7 +27,8 @@ extension Options {
             .B tsv
             (the same with tabs; a field holding a tab or a line break is quoted),
             .B jsonl
-            (JSON Lines: one object a line), or
+            (JSON Lines: one object a line; a key given twice takes its last value, as Python's json and jq
+            read it), or
             .B parquet
             (Apache Parquet, as LAION's and DataComp's URL lists are: a file, not standard input; its rows
             are numbered from 1 and a row's number is its line; flat columns of strings (a byte array's bytes read

@@ -183,8 +183,12 @@ final class ListRowReader: ListRowSource {
         if physical.tooLong { return failed(physical.line, physical.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
         let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty { return nil }
-        guard let object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
+        guard var object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
             return failed(physical.line, trimmed, Self.whyNotAnObject(trimmed))
+        }
+        // A key given twice takes its last value, as Python's json and jq read it (the decoder keeps the first).
+        for (key, value) in JSONObjectMembers.lastValuesOfRepeatedKeys(in: trimmed, distinctKeys: object.count) {
+            object[key] = try? decoder.decode(ColumnValue.self, from: Data(value))
         }
         return layout.row(from: { object[$0] }, line: physical.line, raw: trimmed)
     }
