@@ -7,9 +7,8 @@ extension FetchSettings {
     /// `--format` gives another, or `auto` (the names are claimed before the format is chosen). Without it a PNG
     /// original would be written under `.jpg`.
     static func applyNamedFormat(of template: NameTemplate, to encoding: inout OutputEncoding) throws(ImgError) {
-        let named = (template.text as NSString).pathExtension
-        guard template.extensionCount == 0, !named.contains("}"), let format = ImageFormat(name: named),
-              ImageFormat.writable.contains(format) else { return }
+        guard template.extensionCount == 0, let format = NameTemplate.format(ofColumn: template.text) else { return }
+        let named = (template.text as NSString).pathExtension // as written
         if encoding.candidateFormats != nil {
             throw .usage("--name \(template.text) names .\(named) but --format auto chooses the format: "
                          + "use {ext} in the name (it takes the chosen format's extension)")

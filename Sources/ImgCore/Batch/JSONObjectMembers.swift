@@ -55,7 +55,12 @@ enum JSONObjectMembers {
     }
 
     private static func skipSpace(_ bytes: Substring.UTF8View, _ index: inout Substring.UTF8View.Index) {
-        while index < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { bytes.formIndex(after: &index) }
+        while index < bytes.endIndex, isSpace(bytes[index]) { bytes.formIndex(after: &index) }
+    }
+
+    /// JSON's white space: space, tab, line feed, carriage return.
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     /// Past the string that starts at `index` (its opening quote), escapes included.

@@ -99,8 +99,6 @@ public struct NameTemplate: Sendable, Equatable {
         !name.isEmpty && !name.contains("/") && !name.contains("\0") && !name.hasPrefix(".")
     }
 
-    /// Validates a list's second column and reduces it to a safe stem (its extension is dropped: the output
-    /// format decides it). Refused: `/`, `..`, NUL and a leading dot.
     /// The output format a list's second column names by its extension, as `-o`'s extension does (`thumb.png` is
     /// PNG); nil for no extension or one that names no writable format (it is then part of the name's stem only).
     public static func format(ofColumn column: String) -> ImageFormat? {
@@ -110,6 +108,8 @@ public struct NameTemplate: Sendable, Equatable {
         return format
     }
 
+    /// Validates a list's second column and reduces it to a safe stem (its extension is dropped: the output
+    /// format decides it). Refused: `/`, `..`, NUL and a leading dot.
     public static func stem(fromColumn column: String) throws(ImgError) -> String {
         if column.contains("/") || column.contains("..") || column.contains("\0") || column.hasPrefix(".")
             || column.hasPrefix("-") {

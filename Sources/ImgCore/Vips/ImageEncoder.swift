@@ -42,9 +42,7 @@ enum ImageEncoder {
             result = try result.derive("first frame") { imgf_extract_area($0, $1, 0, 0, Int32(image.width), Int32(page)) }
             notes.append("\(format.rawValue) does not animate here: wrote the first of \(image.frameCount) frames")
         }
-        if result.hasAlpha, !format.supportsAlpha {
-            result = try flatten(result, onto: encoding.background)
-        }
+        result = try flattenedIfNeeded(result, for: format, onto: encoding.background)
         if !encoding.keepMetadata {
             result = try result.derive("strip metadata") { imgf_copy_without_fields($0, $1) { name in
                 name.map { ImageEncoder.isStrippedMetadata(String(cString: $0)) } == true ? 1 : 0
@@ -89,6 +87,12 @@ enum ImageEncoder {
 
     /// Flattens alpha away onto `colour`. A grey image stays grey on a grey colour, and becomes sRGB on any
     /// other, so that the background is the colour asked for.
+    /// `image` as written in `format`: flattened onto `colour` when it has alpha and the format has none, else as it is.
+    static func flattenedIfNeeded(_ image: DecodedImage, for format: ImageFormat,
+                                  onto colour: Color) throws(ImgError) -> DecodedImage {
+        image.hasAlpha && !format.supportsAlpha ? try flatten(image, onto: colour) : image
+    }
+
     static func flatten(_ image: DecodedImage, onto colour: Color) throws(ImgError) -> DecodedImage {
         var image = image
         var background = [Double(colour.red), Double(colour.green), Double(colour.blue)]

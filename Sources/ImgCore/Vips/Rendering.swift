@@ -134,8 +134,7 @@ public enum Rendering {
         var encoded = try AutoEncoder.encode(image, encoding: encoding, sourceFormat: header.format)
         if let facts {
             // Of the image written: flattened onto --background as the encoder flattened it for a format without alpha.
-            let written = image.hasAlpha && !encoded.format.supportsAlpha
-                ? try ImageEncoder.flatten(image, onto: encoding.background) : image
+            let written = try ImageEncoder.flattenedIfNeeded(image, for: encoded.format, onto: encoding.background)
             encoded.facts = ImageFacts(pixels: try written.factPixels(), blurhashComponents: (facts.blurhashX, facts.blurhashY))
         }
         encoded.sourceSize = header.orientedSize(autorotate: decoding.autorotate)
