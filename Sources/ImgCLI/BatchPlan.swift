@@ -99,12 +99,25 @@ struct BatchPlan {
         }
         if lists.count > 1 {
             if lists.contains("-") { throw .usage("standard input (-) can only be batch's one list, not one of \(lists.count)") }
-            var seen = Set<String>()
-            if let twice = lists.first(where: { !seen.insert($0).inserted }) { throw .usage("list '\(twice)' is given twice") }
+            try refuseListsGivenTwice(lists)
         }
         if settings.outputFile != nil { throw .usage("batch writes under -O DIR; -o doesn't apply") }
         guard settings.outputDirectory != nil else { throw .usage("batch needs -O DIR") }
         return lists.map { $0 == "-" ? .standardInput : .file($0) }
+    }
+
+    /// Refuses a list given twice, under the same spelling or another that names the same file (`./x.txt`, a link):
+    /// each of its lines would be done twice.
+    private static func refuseListsGivenTwice(_ lists: [String]) throws(ImgError) {
+        var spellings = Set<String>()
+        var files: [FileIdentity: String] = [:]
+        for list in lists {
+            if !spellings.insert(list).inserted { throw .usage("list '\(list)' is given twice") }
+            guard let identity = FileIdentity(path: list) else { continue }
+            if let first = files.updateValue(list, forKey: identity) {
+                throw .usage("list '\(list)' is given twice: it is the file '\(first)' names")
+            }
+        }
     }
 
     private static func parseOptions(_ arguments: ScannedArguments, settings: FetchSettings,

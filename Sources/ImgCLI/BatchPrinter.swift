@@ -83,7 +83,7 @@ final class BatchPrinter: Sendable {
             }
             if let carried = report.carried {
                 // `done earlier, not fetched`; a line carried as it was, with what it was: `done earlier (filtered: ...)`.
-                let what = carried.status == "ok" ? ""
+                let what = carried.status == "ok" ? report.item.keptInTar.map { " (kept in its tar: \($0.rawValue))" } ?? ""
                     : " (\(carried.status.replacingOccurrences(of: "_", with: " "))\(carried.reason.map { ": \($0)" } ?? ""))"
                 reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): done earlier\(what), not fetched")
                 return
@@ -174,7 +174,9 @@ final class BatchPrinter: Sendable {
         case .failure(let error):
             // A host given up has one message, not one per line.
             if !error.isHostGivenUp || givenUpHosts.withLock({ $0.insert(error.message).inserted }) {
-                if error.isHostGivenUp { console.error(error.message) } else { reporter.failure(input: label, error: error) }
+                // With several lists, a failure names its list and line there too.
+                let named = item.malformedLine == nil && item.position != nil ? "\(label), \(line)" : label
+                if error.isHostGivenUp { console.error(error.message) } else { reporter.failure(input: named, error: error) }
             }
             if reporter.json {
                 emit(Reporter.Record.failed(input: input, error: error, milliseconds: output.milliseconds,
@@ -210,6 +212,10 @@ final class BatchPrinter: Sendable {
         if progress.optedOut > 0 { line += ", \(progress.optedOut) opted out" }
         if progress.robotsDisallowed > 0 { line += ", \(progress.robotsDisallowed) disallowed by robots.txt" }
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
+        if !progress.keptInTars.isEmpty {
+            let kept = progress.keptInTars.values.reduce(0, +)
+            line += " (\(kept) kept in their tars, whose samples are not replaced: \(Self.reasons(progress.keptInTars)))"
+        }
         if !progress.redone.isEmpty { line += ", \(progress.redoneCount) done again (\(Self.reasons(progress.redone)))" }
         if prefetchOnly {
             line += ", no file written (prefetch fills the cache only) in "

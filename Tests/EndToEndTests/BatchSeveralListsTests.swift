@@ -41,6 +41,17 @@ struct BatchSeveralListsTests {
         #expect(try (1...4).map { try fixture.server.requests("/img/img\($0).jpg") } == before)
     }
 
+    /// A line that fails (not a malformed one) is named on stderr by its list and its line there too.
+    @Test func aFailedLineOfSeveralListsNamesItsList() throws {
+        let fixture = try BatchFixture(count: 1)
+        let first = try fixture.write("url\n\(fixture.server.url("/img/img1.jpg"))\n", to: "a.csv")
+        let gone = fixture.server.url("/status/404/gone.jpg")
+        let second = try fixture.write("url\n\(gone)\n", to: "b.csv")
+        let result = try run(fixture, [first, second], ["--resize", "16x", "--retry", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(gone), line 4 ('\(second)' line 2): HTTP 404"), "\(result.stderr)")
+    }
+
     /// A dataset in Parquet parts built by two array tasks into one folder (`--shard K/2`): each task reads every
     /// part, the tars carry the shard, and the two tasks' samples are every row once, keyed on through the parts.
     @Test(.enabled(if: BatchParquetListTests.enabled, "IMGFETCH_PYREF_PYTHON lacks pyarrow: run through `make test`"))
@@ -119,7 +130,12 @@ struct BatchSeveralListsTests {
         let csv = try fixture.write("url,caption\n\(one),a\n", to: "a.csv")
         let other = try fixture.write("url\n\(one)\n", to: "b.csv")
         let jsonl = try fixture.write("{\"url\":\"\(one)\"}\n", to: "c.jsonl")
+        // The same list under other names: each of its lines would be done twice.
+        let dotted = fixture.root.path + "/./a.csv", link = fixture.root.file("link.csv")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: csv)
         let cases: [([String], [String], String)] = [
+            ([csv, dotted], [], "list '\(dotted)' is given twice: it is the file '\(csv)' names"),
+            ([csv, link], [], "list '\(link)' is given twice: it is the file '\(csv)' names"),
             ([csv, jsonl], [], "lists of different formats: '\(csv)' is csv, '\(jsonl)' is jsonl"),
             ([csv, "-"], [], "standard input (-) can only be batch's one list, not one of 2"),
             ([csv, csv], [], "list '\(csv)' is given twice"),

@@ -82,5 +82,10 @@ struct DryRunForecastTests {
         #expect(forecast["temporaries"] as? Int == 1 && done["temporaries"] as? Int == 1, "\(forecast) \(done)")
         #expect(forecast["temporaryBytes"] as? Int == 200 && done["temporaryBytes"] as? Int == 200, "\(forecast) \(done)")
         #expect(FileManager.default.fileExists(atPath: kept + "/notes.txt") && !FileManager.default.fileExists(atPath: emptied))
+        // The folder that stays is named, as what could not be removed is (it was left without a word).
+        for report in [forecast, done] {
+            let failed = (report["failed"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            #expect(failed.count == 1 && failed.allSatisfy { $0.hasSuffix("/tmp/\(ended)-1.removing") }, "\(report)")
+        }
     }
 }

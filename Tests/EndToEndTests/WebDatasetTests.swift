@@ -164,6 +164,17 @@ struct WebDatasetTests {
         #expect(plain.status == 2 && plain.stderr.contains("--caption-column needs a list with columns"), "\(plain.stderr)")
     }
 
+    /// A plain list's second column (a file name) names no sample and picks no format: the samples are KEY.jpg as
+    /// the options make them (a name ending .png or .gif gave its sample that extension and format).
+    @Test func aPlainListsNamesPickNoSampleFormat() throws {
+        let fixture = try BatchFixture(count: 2)
+        let lines = ["\(fixture.server.url("/img/img1.jpg")) thumb.png", "\(fixture.server.url("/img/img2.jpg")) x.gif"]
+        let result = try fixture.batch(lines, ["--output-format", "webdataset", "--resize", "20x"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let images = try Self.members(fixture.output + "/00000.tar").filter { !$0.hasSuffix(".json") }
+        #expect(images == ["000000001.jpg", "000000002.jpg"])
+    }
+
     /// A tar's stats count the seconds spent on it: from the batch's start for the first tar, from the tar before's
     /// completion for the next, so a line that waits for its server counts in its tar's seconds.
     @Test func aTarsSecondsIncludeTheWaitForItsLines() throws {

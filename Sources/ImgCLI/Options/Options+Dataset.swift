@@ -67,7 +67,9 @@ extension Options {
             .I KEY
             is the line's number in the list (the manifest's
             .BR line ),
-            zero-padded to 9 digits, so it is the same in every run and every shard.
+            zero-padded to 9 digits, so it is the same in every run and every shard
+            (a plain list's second column, a file name elsewhere, is not used: it names no sample and picks no
+            format).
             Only
             .B ok
             lines are samples, each one, but for a near-duplicate not written with

@@ -67,6 +67,19 @@ extension Options {
             .BR redone ,
             and the line's new record the reason.
             With
+            .BR "\-\-output\-format webdataset" ,
+            a line whose sample is in a complete tar is never written again, since a tar's sample is not replaced
+            and a second one would give the line twice: recorded
+            .B ok
+            but made otherwise (other options, another URL on its line), it is carried as done earlier, the summary
+            saying so
+            .RB ( "2 done earlier (2 kept in their tars, whose samples are not replaced: 2 made with other options)" ;
+            the same with
+            .B \-\-retry\-failed
+            for another URL) and its carried record's reason
+            .BR "done earlier, kept in its tar: made with other options" ;
+            to make such samples again, write into another folder.
+            With
             .BR \-\-facts ,
             a line recorded without a
             .B phash

@@ -9,7 +9,8 @@ struct BatchItemMaker {
     private let options: BatchOptions
     private let requests: BatchRequests
     private let pipeline: ImagePipeline
-    /// With `--resume`: how a line recorded `ok` is judged.
+    /// With `--resume`: how a line recorded `ok` is judged; with `--retry-failed` and a WebDataset output, whether
+    /// its sample is kept in a tar.
     private let judge: ResumeJudge?
     private var namer: BatchOutputNamer?
 
@@ -27,7 +28,7 @@ struct BatchItemMaker {
         let parsed = Result { () throws(ImgError) -> ImageSource in try ImageSource(parsing: line.first) }
         let source = Result { () throws(ImgError) -> ImageSource in try checked(line, parsed: parsed) }
         var item = BatchItem(sequence: sequence, line: line.line, input: line.first, source: source)
-        item.format = line.second.flatMap(NameTemplate.format(ofColumn:))
+        item.format = nameColumn(of: line).flatMap(NameTemplate.format(ofColumn:))
         if line.extra || line.failure != nil { item.malformedLine = line.raw }
         item.columns = line.columns
         item.caption = line.caption
@@ -48,6 +49,12 @@ struct BatchItemMaker {
         return item
     }
 
+    /// The line's name column (a plain list's second column), or nil: a WebDataset sample is named by its line's
+    /// key and encoded as the options say, so a name there names nothing and picks no format.
+    private func nameColumn(of line: Line) -> String? {
+        options.webDataset == nil ? line.second : nil
+    }
+
     /// The line's source, or why the line is unusable.
     private func checked(_ line: Line, parsed: Result<ImageSource, ImgError>) throws(ImgError) -> ImageSource {
         if line.tooLong { throw .usage("line \(line.line) is over \(BatchListReader.maxLineBytes) bytes") }
@@ -57,12 +64,13 @@ struct BatchItemMaker {
         if source == .standardInput { throw .usage("'-' (standard input) can't be an item of a list") }
         if options.denyLocal, !source.isRemote { throw .setting(.localInputDenied) }
         // A bad second column fails the line (its name is claimed from the URL meanwhile).
-        if let column = line.second { _ = try NameTemplate.stem(fromColumn: column) }
-        if let column = line.second, let format = NameTemplate.format(ofColumn: column),
-           let asked = requests.template.encoding.format, asked != format {
+        guard let column = nameColumn(of: line) else { return source }
+        _ = try NameTemplate.stem(fromColumn: column)
+        if let format = NameTemplate.format(ofColumn: column), let asked = requests.template.encoding.format,
+           asked != format {
             throw .setting(.nameFormatDiffers(name: column, named: format, asked: asked))
         }
-        if let column = line.second, let format = NameTemplate.format(ofColumn: column),
+        if let format = NameTemplate.format(ofColumn: column),
            requests.template.encoding.candidateFormats != nil {
             throw .setting(.nameFormatWhileChosen(name: column, named: format))
         }
@@ -74,13 +82,17 @@ struct BatchItemMaker {
     private func settle(_ item: inout BatchItem, previous: PreviousManifest) {
         switch previous.mode {
         case .retryFailed:
-            guard let record = previous.retryDecision(line: item.line, input: item.input,
-                                                               malformedLine: item.malformedLine) else { return }
-            item.carried = record
-            item.originalKey = nil
+            if let record = previous.retryDecision(line: item.line, input: item.input, malformedLine: item.malformedLine) {
+                (item.carried, item.originalKey) = (record, nil)
+            } else if let judge, let record = previous.record(line: item.line), record.status == "ok",
+                      judge.keepsSample(of: record) {
+                keep(&item, record: record, mismatch: .otherURL) // recorded ok for another URL (the list changed)
+            }
         case .resume:
             guard let judge, let record = previous.record(line: item.line), record.status == "ok" else { return }
             switch judge.judge(record, input: item.input, expected: expectedOutputs(of: item)) {
+            case .redo(let mismatch) where judge.keepsSample(of: record):
+                keep(&item, record: record, mismatch: mismatch)
             case .redo(let mismatch):
                 item.redone = mismatch
             case .carry where options.outputDirectory == nil && !cacheHolds(record, originalKey: item.originalKey):
@@ -91,6 +103,13 @@ struct BatchItemMaker {
                 if files.isEmpty { item.originalKey = nil }
             }
         }
+    }
+
+    /// Carries a line whose `ok` sample a complete tar holds although this run would make it otherwise (`mismatch`):
+    /// a second sample would give the line twice, and a tar's sample is never replaced.
+    private func keep(_ item: inout BatchItem, record: ManifestRecord, mismatch: ResumeMismatch) {
+        (item.carried, item.keptInTar) = (PreviousManifest.carried(record, keptInTar: mismatch), mismatch)
+        item.originalKey = nil
     }
 
     /// Whether the cache holds every output `record` gives a prefetched line, fresh and whole (a prefetch's outputs

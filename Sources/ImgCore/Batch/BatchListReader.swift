@@ -46,6 +46,10 @@ public struct BatchItem: Sendable {
     var verifying: [RecordedFile] = []
     /// Why a line the earlier manifest records as `ok` runs again (`--resume`); nil when it has no such record.
     public var redone: ResumeMismatch?
+    /// With a WebDataset output: why a line whose `ok` sample is in a complete tar would have run again, had its sample
+    /// not been there (a tar's sample is never replaced: a second one would give the line twice); the line is
+    /// carried as done earlier. Nil otherwise.
+    public var keptInTar: ResumeMismatch?
 }
 
 /// Where batch lines come from: a file, standard input, or words given on the command line.

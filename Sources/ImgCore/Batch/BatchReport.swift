@@ -79,10 +79,19 @@ public struct BatchProgress: Sendable {
     public var doneEarlier = 0
     /// Lines the earlier manifest recorded as `ok` that `--resume` did again, by why (they count in `done` too).
     public var redone: [ResumeMismatch: Int] = [:]
+    /// Of `doneEarlier`, lines whose sample a WebDataset tar keeps although this run would make it otherwise, by why
+    /// (`BatchItem.keptInTar`).
+    public var keptInTars: [ResumeMismatch: Int] = [:]
     /// Items in the list after sharding, once the whole list has been read.
     public var total: Int?
     /// Seconds since the batch started.
     public var elapsed: Double = 0
+
+    /// Counts a line an earlier manifest settled; `keptInTar`: why its sample, kept, would have been made otherwise.
+    mutating func countDoneEarlier(keptInTar: ResumeMismatch?) {
+        doneEarlier += 1
+        if let keptInTar { keptInTars[keptInTar, default: 0] += 1 }
+    }
 
     /// Lines done again, whatever the reason.
     public var redoneCount: Int { redone.values.reduce(0, +) }

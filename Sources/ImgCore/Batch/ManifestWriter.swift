@@ -88,8 +88,8 @@ public final class ManifestWriter: Sendable {
 
     /// Whether two paths name one file (after `{shard}` expansion): a manifest resumed into itself is appended to.
     public static func sameFile(_ first: String, _ second: String) -> Bool {
-        var a = stat(), b = stat()
-        return stat(first, &a) == 0 && stat(second, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        guard let first = FileIdentity(path: first) else { return false }
+        return first == FileIdentity(path: second)
     }
 
     private func encoded<T: Encodable>(_ value: T) -> Data {

@@ -68,10 +68,12 @@ public struct PreviousManifest: Sendable {
     }
 
     /// `record` as this run's manifest carries it: no time of its own, and an `ok` one with reason `done earlier`
-    /// (a `filtered`, `opted_out` or `robots_disallowed` one keeps its status and reason).
-    static func carried(_ record: ManifestRecord) -> ManifestRecord {
+    /// (`done earlier, kept in its tar: made with other options` for a sample kept although this run would make it
+    /// otherwise: `BatchItem.keptInTar`); a `filtered`, `opted_out` or `robots_disallowed` one keeps its status and
+    /// reason.
+    static func carried(_ record: ManifestRecord, keptInTar: ResumeMismatch? = nil) -> ManifestRecord {
         var carried = record
-        if record.status == "ok" { carried.reason = "done earlier" }
+        if record.status == "ok" { carried.reason = "done earlier" + (keptInTar.map { ", kept in its tar: \($0.rawValue)" } ?? "") }
         carried.ms = nil
         return carried
     }

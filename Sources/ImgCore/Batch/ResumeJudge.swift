@@ -18,6 +18,7 @@ public enum ResumeMismatch: String, Sendable, CaseIterable {
     case noPhash = "recorded without a phash"
     case tarMissing = "tar not complete"
     case tarReplaced = "tar written again since"
+
 }
 
 /// What this run would make for one output of a line: what `--resume` compares its record with.
@@ -87,6 +88,16 @@ struct ResumeJudge: Sendable {
             if verifyDigests { files.append(RecordedFile(name: name, sha256: output.sha256)) }
         }
         return .carry(PreviousManifest.carried(record), verifying: files)
+    }
+
+    /// With a WebDataset output: whether `record` has a sample in a tar still complete in this run's folder (the
+    /// recorded tar, of the recorded id). Such a sample is never written again: a second would give its line twice.
+    func keepsSample(of record: ManifestRecord) -> Bool {
+        guard let tars else { return false }
+        return (record.outputs ?? []).contains { output in
+            guard let tar = output.tar, let name = tarName(of: tar) else { return false }
+            return tars.mismatch(tar: name, id: output.tarID, in: folder) == nil
+        }
     }
 
     /// The first of `files` whose bytes are not the recorded ones, as a mismatch; nil when all are.

@@ -71,8 +71,12 @@ public enum CacheMaintenance {
                     : (report: CacheNames.removeOwnTree(relative, in: root, shownAs: path), emptied: !root.exists(relative))
                 report.failures += removal.report.failures
                 report.temporaryBytes += removal.report.bytes
-                // Counted only when gone: what could not be emptied (a read-only folder in it) stays, and says so.
-                guard removal.emptied else { continue }
+                // Counted only when gone: what could not be emptied (a read-only folder in it) stays, and says so;
+                // names that are none of imgfetch's (never removed) are named by the folder that holds them.
+                guard removal.emptied else {
+                    if removal.report.failures.isEmpty { report.failures.append(RemovalFailure(path: path, code: ENOTEMPTY)) }
+                    continue
+                }
                 bytes = 0
             } else if !dryRun, root.unlink(relative) != 0 {
                 report.failures.append(RemovalFailure(path: path, code: errno))

@@ -102,7 +102,9 @@ final class OriginalFetcher: Sendable {
             throw .notCached("not in the cache")
         }
 
-        return try downloads.run(key: key) { () throws(ImgError) -> Fetched in
+        // A request that joined another's download in flight sent none: its original came from this process's
+        // memory, as a later request's would.
+        let (fetched, isOwner) = try downloads.run(key: key) { () throws(ImgError) -> Fetched in
             let cancellation = configuration.network.cancellation
             let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds,
                                            cancellation: cancellation)
@@ -112,7 +114,11 @@ final class OriginalFetcher: Sendable {
             // Another process may have downloaded it while we waited for the lock.
             if lock != nil, !policy.forceRefresh, let fresh = freshFromStore(key, for: request) { return fresh }
             return try download(url, key: key, request: request)
-        }.value
+        }
+        guard !isOwner else { return fetched }
+        var shared = fetched
+        shared.source = .memory
+        return shared
     }
 
     /// A fresh original in the store that `request` can use (with `--disallow-robots-tags`, one that records its
