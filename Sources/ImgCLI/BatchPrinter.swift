@@ -106,10 +106,10 @@ final class BatchPrinter: Sendable {
             reporter.info("\(written.path): \(Counted.of(stats.samples, "sample", "samples")), \(stats.bytes) bytes, "
                           + String(format: "%.1fs", stats.seconds))
         case .tarFailed(let failure):
-            // Every tar given up is said, as it is: its samples' lines are not done after all.
+            // Every tar given up is said, as it is: the lines it counted are not done after all.
             if progressLine { reporter.clearProgress() }
             console.error(failure.error.commandLineMessage)
-            if reporter.json { failure.lost.forEach { printWithdrawal(of: $0, reason: failure.notDoneReason) } }
+            if reporter.json { failure.lost.forEach { printWithdrawal(of: $0.item, reason: failure.notDoneReason(of: $0)) } }
         }
     }
 

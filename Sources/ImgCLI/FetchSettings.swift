@@ -165,6 +165,9 @@ struct FetchSettings {
                 throw name == Options.process.long ? error : .usage("--\(name) \(text): \(error.message)")
             }
         }
+        if upscale, !arguments.options.contains(where: { $0.name == Options.resize.long }) {
+            throw .usage("--upscale needs --resize (it would do nothing)")
+        }
         return chain
     }
 

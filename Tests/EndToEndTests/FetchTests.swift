@@ -70,6 +70,18 @@ struct FetchTests: EndToEndSuite {
         #expect(cropped.width == 100 && cropped.height == 50)
     }
 
+    /// What a variant's rendering noted (an animation written as its first frame) `-v` says again on a disk hit, as
+    /// it does on a memory hit (it said nothing there).
+    @Test func aDiskHitSaysWhatItsRenderingNoted() throws {
+        let arguments = [server.url("/img/cogs.gif"), "--resize", "8", "-o", work.file("cogs.png"), "-v"]
+        let first = try fetch(arguments), again = try fetch(arguments)
+        #expect(first.status == 0 && again.status == 0, "\(first.stderr) \(again.stderr)")
+        #expect(again.stderr.contains(": disk,"), "\(again.stderr)")
+        for result in [first, again] {
+            #expect(result.stderr.contains("png does not animate here: wrote the first of 5 frames"), "\(result.stderr)")
+        }
+    }
+
     @Test func cachedResultsNeedNoRequestNoLibvipsAndNoLibcurl() throws {
         let first = try fetch([server.url("/img/sample.jpg"), "--resize", "200x200:fill", "--round", "12", "-o", work.file("a.webp")])
         #expect(first.status == 0)

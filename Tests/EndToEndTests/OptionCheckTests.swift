@@ -34,6 +34,24 @@ struct OptionCheckTests: EndToEndSuite {
         #expect(cached.status == 0, "\(cached.stderr)")
     }
 
+    /// `--upscale` where it would do nothing (no `--resize`, or one that enlarges as it says) is refused: it was
+    /// accepted and dropped without a word.
+    @Test func upscaleThatWouldDoNothingIsAUsageError() throws {
+        let url = server.url("/img/sample.jpg")
+        let cases: [([String], String)] = [
+            ([], "--upscale needs --resize (it would do nothing)"),
+            (["--resize", "64x64:fill"], "--resize 64x64:fill: 'fill' enlarges as it needs: upscale applies to fit only"),
+            (["--resize", "50%"], "upscale would do nothing"),
+            (["-p", "resize(64x64)"], "--upscale needs --resize"),
+        ]
+        for (extra, message) in cases {
+            let result = try fetch([url, "--upscale", "-o", work.file("u.png")] + extra)
+            expectUsageError(result, naming: [message])
+        }
+        #expect(try server.requests("/img/sample.jpg") == 0 && !FileManager.default.fileExists(atPath: work.file("u.png")))
+        #expect(try fetch([url, "--upscale", "--resize", "900x", "-o", work.file("u.png")]).status == 0)
+    }
+
     @Test func aTimeoutUnderAMillisecondStillTimesOut() throws {
         let started = Date()
         let result = try fetch([server.url("/delay/60/sample.jpg"), "--timeout", "0.0001", "--retry", "0", "-o", work.file("a.jpg")])

@@ -5,8 +5,9 @@ import Glibc
 #endif
 @testable import ImgCore
 
-/// A WebDataset batch whose folder fills up in its one tar: the tar is given up with its samples, no line starts
-/// after, and every count (the summary line, the manifest's records and summary) says what is on disk.
+/// A WebDataset batch whose folder fills up in its one tar: the tar is given up with its samples and the other lines it
+/// counted (a failed one among them: no stats file counted it after, and `--retry-failed` carried it as done), no line
+/// starts after, and every count (the summary line, the manifest's records and summary) says what is on disk.
 @Suite("a full folder and the counts of a WebDataset batch")
 struct WebDatasetFullDiskTests {
     /// The run's stderr, the manifest's records and what its folder held after it (in the mount namespace of the
@@ -20,10 +21,13 @@ struct WebDatasetFullDiskTests {
         var files: [String] = []
     }
 
-    /// `batch` of 20 photos (23 KB each) into a 160 KiB tmpfs, all in one tar of up to 100 samples, 4 at once.
+    /// `batch` of 20 photos (23 KB each), the second line a 404, into a 160 KiB tmpfs, all in one tar of up to 100
+    /// samples, 4 at once.
     private func runIntoFullFolder(json: Bool = false) throws -> Outcome {
         let fixture = try BatchFixture(count: 20)
-        let list = try fixture.list((1...20).map { fixture.server.url("/img/img\($0).jpg") })
+        var lines = (1...20).map { fixture.server.url("/img/img\($0).jpg") }
+        lines.insert(fixture.server.url("/status/404/gone.jpg"), at: 1)
+        let list = try fixture.list(lines)
         let out = fixture.output, manifest = fixture.root.file("m.jsonl")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let script = "mount -t tmpfs -o size=160k,mode=700 tmpfs \"$0\" || exit 99; \"$@\"; status=$?; "
@@ -31,7 +35,7 @@ struct WebDatasetFullDiskTests {
             + "done; ls -A \"$0\" | sed 's/^/file /'; exit $status"
         let namespace = geteuid() == 0 ? "-m" : "-rm"
         let result = try Imgfetch.run(["batch", list, "-O", out, "--output-format", "webdataset", "--samples-per-shard",
-                                       "100", "-j", "4", "--manifest", manifest, "--cache-dir", fixture.cache,
+                                       "100", "-j", "4", "--retry", "0", "--manifest", manifest, "--cache-dir", fixture.cache,
                                        "--no-auto-clean", "--no-progress"] + (json ? ["--json"] : []),
                                       program: "/usr/bin/unshare", prefix: [namespace, "sh", "-c", script, out, Paths.binary])
         var outcome = Outcome(result: result, records: try JSONLines.objects(inFile: manifest))
@@ -65,12 +69,13 @@ struct WebDatasetFullDiskTests {
         for record in outcome.records { if let line = record["line"] as? Int { last[line] = record } }
         let summary = try #require(outcome.records.last)
         let notReached = summary["not_reached"] as? Int ?? 0
-        #expect(last.count + notReached == 20, "\(summary)")
+        #expect(last.count + notReached == 21, "\(summary)")
         let ok = last.filter { $0.value["status"] as? String == "ok" }.keys.map { String(format: "%09d", $0) }
         #expect(Set(ok) == keys, "ok \(ok.sorted()), on disk \(keys.sorted())")
         #expect(last.values.allSatisfy { ["ok", "skipped"].contains($0["status"] as? String) }, "\(last)")
         #expect(summary["written"] as? Int == keys.count && summary["ok"] as? Int == keys.count, "\(summary)")
-        #expect(summary["skipped"] as? Int == last.count - keys.count, "\(summary)")
+        #expect(summary["skipped"] as? Int == last.count - keys.count && summary["failed"] as? Int == 0, "\(summary)")
+        #expect(last[2]?["status"] as? String == "skipped", "the failed line the tar counted: \(String(describing: last[2]))")
         let written = "\(keys.count) sample\(keys.count == 1 ? "" : "s") written into \(tars.count) tar\(tars.count == 1 ? "" : "s")"
         let reached = notReached > 0 ? ", \(notReached) not reached" : ""
         #expect(stderr.contains("\(keys.count) ok, 0 failed, \(last.count - keys.count) not done\(reached), \(written)"), "\(stderr)")

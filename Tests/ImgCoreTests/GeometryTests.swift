@@ -42,7 +42,9 @@ struct GeometryTests {
         #expect(try id("flip()|>flop") == "flip|>flop")
     }
 
-    @Test(arguments: ["resize(200x200!,fill)", "resize(50%,fit)", "resize(200x200>,upscale)", "resize(x%)", "rotate(45)", "flip(1)"])
+    /// `upscale` is refused where it would do nothing (a resize that enlarges as it says: it was dropped silently).
+    @Test(arguments: ["resize(200x200!,fill)", "resize(50%,fit)", "resize(200x200>,upscale)", "resize(x%)", "rotate(45)", "flip(1)",
+                      "resize(200x200,fill,upscale)", "resize(50%,upscale)", "resize(200x200^,upscale)", "resize(9x9,pad,upscale)"])
     func contradictionsAreUsageErrors(chain: String) {
         #expect(throws: ImgError.self) { try ProcessingChain.parse(chain) }
     }

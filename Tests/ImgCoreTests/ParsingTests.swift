@@ -34,7 +34,6 @@ struct ParsingTests {
         #expect(overlay1.identifier == overlay2.identifier)
         #expect(try ProcessingChain.parse("crop(10x10,center)").identifier == "crop(10x10,centre)")
         #expect(try ProcessingChain.parse("resize(200x,fit,upscale)").identifier == "resize(200x,fit,upscale)")
-        #expect(try ProcessingChain.parse("resize(200x200,fill,upscale)").identifier == "resize(200x200,fill)")
         // Step names, anchors and resize modes all ignore case.
         #expect(try ProcessingChain.parse("Resize(100X100,FILL)").identifier == "resize(100x100,fill)")
         #expect(try ProcessingChain.parse("RESIZE(100x,Fit,UpScale)").identifier == "resize(100x,fit,upscale)")

@@ -94,7 +94,8 @@ extension Options {
             under a temporary name in the folder and takes its name only when complete, with
             .IB NAME _stats.json
             written beside it first: its
-            .BR id ,
+            .B id
+            (random, 16 hex digits),
             .BR samples ,
             the lines retired while it was written counted by
             .BR statuses ,

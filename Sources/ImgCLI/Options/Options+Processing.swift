@@ -144,6 +144,18 @@ extension Options {
             .B \-\-resize
             .B fit
             enlarge images smaller than the box.
+            Where it would do nothing it is a usage error (exit 2): without
+            .BR \-\-resize ,
+            and with a resize that enlarges as it says
+            .RB ( fill ,
+            .BR cover ,
+            .BR exact ,
+            .BR pad ,
+            a percentage, or the suffix
+            .BR ! ,
+            .B ^
+            or
+            .BR < ).
             Default: off.
             """#)
     static let crop = Option<String>("crop", value: "WxH[:ANCHOR]", parser: .text, for: .fetchLike, step: true,

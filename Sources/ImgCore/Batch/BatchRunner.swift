@@ -236,7 +236,7 @@ public final class BatchRunner: Sendable {
     /// Reports the tars given up since last asked: the lines whose samples they held are not done after all.
     private func reportTarFailures(order: inout BatchRetirement) {
         for failure in webDataset?.takeFailures() ?? [] {
-            order.written -= failure.lost.count
+            order.written -= failure.samplesLost
             order.progress.countNotDone(failure.lost)
             events(.tarFailed(failure))
         }

@@ -41,6 +41,9 @@ public struct CacheEntryMetadata: Codable, Sendable, Equatable {
     public var chosen: EncodingChoice?
     /// A robots.txt entry's HTTP status (a 4xx is kept with no body: everything allowed); absent for other entries.
     public var httpStatus: Int?
+    /// What a variant's rendering noted (`-v`: the first of several frames or pages written, an option its format
+    /// lacks), said again on a hit; nil (absent) when it noted nothing, and in an entry written before notes were kept.
+    public var notes: [String]?
 }
 
 /// The entry format: `IMGFETCH-ENTRY 3\n`, one line of JSON metadata, then the bytes. Formats 1 (keys that could
@@ -79,9 +82,10 @@ public enum CacheEntryFile {
     }
 
     /// `JSONEncoder`'s text of the metadata (sorted keys, slashes unescaped), written directly when no member needs
-    /// its general machinery (facts and a search's choice are nested objects: those entries go through it).
+    /// its general machinery (facts and a search's choice are nested objects, notes an array: those entries go
+    /// through it).
     static func jsonLine(_ metadata: CacheEntryMetadata) -> Data {
-        if metadata.facts == nil, metadata.chosen == nil, let line = directLine(metadata) { return line }
+        if metadata.facts == nil, metadata.chosen == nil, metadata.notes == nil, let line = directLine(metadata) { return line }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(metadata)) ?? Data("{}".utf8)

@@ -77,7 +77,7 @@ public struct ImagePayload: Sendable {
     /// The server sent `Cache-Control: no-store`: neither this original nor a variant made from it is written to
     /// the disk cache (the memory cache of this process may hold them); default false.
     public var noStore = false
-    /// Notes from rendering, for `-v`; not cached.
+    /// Notes from rendering, for `-v`; a variant's are kept in its disk entry too (`CacheEntryMetadata.notes`).
     public var notes: [String] = []
     /// The width and height of the image this was rendered from, when known.
     public var sourceSize: (width: Int, height: Int)?

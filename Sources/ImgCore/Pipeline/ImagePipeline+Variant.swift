@@ -80,7 +80,7 @@ extension ImagePipeline {
             if configuration.policy.usesMemory, let hit = memory.value(forKey: variantKey), request.answers(hit.facts),
                request.trustsCheck(at: hit.checkedAt), request.knowsRobotsTags(hit.robotsTags) {
                 if let refusal = request.robotsRefusal(hit.robotsTags) { throw .siteRefusal(refusal) }
-                response.image = hit
+                (response.image, response.notes) = (hit, hit.notes.filter(CacheEntryMetadata.keeps(note:)))
                 response.source = .memory
                 noteRecordedURL(hit.recordedURL, for: request, originalKey: originalKey, in: &response)
                 return response
@@ -92,6 +92,7 @@ extension ImagePipeline {
                 if let refusal = request.robotsRefusal(metadata.robotsTags) { throw .siteRefusal(refusal) }
                 store.touch(entry, ttl: metadata.ttl)
                 response.image = ImagePayload(entry: metadata, body: body)
+                response.notes = response.image.notes
                 response.source = .disk
                 noteRecordedURL(metadata.url, for: request, originalKey: originalKey, in: &response)
                 writer.keepInMemory(response.image, variantKey: variantKey, storeWillServe: true)

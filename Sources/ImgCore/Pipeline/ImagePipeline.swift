@@ -169,11 +169,17 @@ extension ImagePayload {
         recordedURL = entry.url
         robotsTags = entry.robotsTags
         chosen = entry.chosen
+        notes = entry.notes ?? []
         if let width = entry.sourceWidth, let height = entry.sourceHeight { sourceSize = (width, height) }
     }
 }
 
 extension CacheEntryMetadata {
+    /// Whether a rendering's note stays true of its variant whatever serves it (what was read or written: the first
+    /// of several frames or pages, the source's own bytes), rather than telling of work done only when it was made (a
+    /// quality or format search, whose choice `chosen` gives on a hit).
+    static func keeps(note: String) -> Bool { !note.hasPrefix("quality auto") && !note.hasPrefix("format auto") }
+
     /// `digest` (XXH3-128) may be given when it was computed already; by default it is computed here.
     init(url: String, key: String, variant: String?, kind: Kind, body: ImagePayload, ttl: TimeToLive, digest: String? = nil) {
         let seconds: Int64? = if case .seconds(let value) = ttl { value } else { nil }
@@ -184,6 +190,8 @@ extension CacheEntryMetadata {
         facts = body.facts
         robotsTags = body.robotsTags
         chosen = body.chosen
+        let kept = kind == .variant ? body.notes.filter(Self.keeps(note:)) : []
+        if !kept.isEmpty { notes = kept }
         (sourceWidth, sourceHeight) = (body.sourceSize?.width, body.sourceSize?.height)
     }
 }

@@ -32,7 +32,9 @@ final class TarShard {
     init(name: String, folder: OutputFolder, table: Bool) throws(ImgError) {
         self.name = name
         self.folder = folder
-        id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        // Always 16 digits: a leading zero is kept.
+        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        id = String(repeating: "0", count: 16 - digits.count) + digits
         let shown = "\(folder.path)/\(name)"
         (descriptor, staged) = try folder.createGrowing(shownAs: shown)
         guard let opened = imgf_tar_open(descriptor) else {

@@ -30,8 +30,9 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
     private var waiting: [String: Int] = [:]
     /// When the open tar's time began: the batch's start for the first tar, the last tar's completion for the next.
     private var since = Date()
-    /// The lines whose samples are in the open tar, in the order they were retired.
-    private var linesInTar: [BatchItem] = []
+    /// The lines done that the open tar counts (its samples' among them), in the order they were retired: given up
+    /// with it when it can't be written.
+    private var linesInTar: [TarFailure.LostLine] = []
     /// The first failure to write a tar: the batch stops on it (every later sample would likely fail alike).
     private(set) var failure: ImgError?
     /// The tars given up since `takeFailures` was last called.
@@ -61,7 +62,6 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
             fail(error, givingUp: tar)
             throw error
         }
-        linesInTar.append(item)
         return SamplePlacement(tar: "\(folder.path)/\(tar.name)", tarID: tar.id, member: "\(key).\(ext)")
     }
 
@@ -86,7 +86,12 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
             }
             if written == 0, failure == nil { addRow(of: report) }
         }
-        count(status: Self.status(of: report))
+        let status = Self.status(of: report)
+        count(status: status)
+        if !report.skipped, current != nil {
+            linesInTar.append(TarFailure.LostLine(item: report.item, status: status, failedPermanently:
+                report.failed && !report.failedTransiently, hadSample: written > 0))
+        }
         return written
     }
 
@@ -182,10 +187,15 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         let lost = tar == nil ? [] : linesInTar
         tar?.abandon()
         if tar != nil { (current, linesInTar) = (nil, []) }
-        if !lost.isEmpty {
-            let samples = lost.count == 1 ? "the sample" : "the \(lost.count) samples"
-            error = .io("\(error.message); \(samples) written into it before \(lost.count == 1 ? "is" : "are") not kept "
-                        + "(\(lost.count == 1 ? "its line is" : "their lines are") not done)")
+        let samples = lost.count(where: \.hadSample), others = lost.count - samples
+        if samples > 0 {
+            let what = samples == 1 ? "the sample" : "the \(samples) samples"
+            error = .io("\(error.message); \(what) written into it before \(samples == 1 ? "is" : "are") not kept "
+                        + "(\(samples == 1 ? "its line is" : "their lines are") not done)")
+        }
+        if others > 0 {
+            error = .io("\(error.message); \(others) other line\(others == 1 ? "" : "s") it counted "
+                        + "\(others == 1 ? "is" : "are") not done either")
         }
         failure = failure ?? error
         let name = tar?.name ?? layout.tarName(next)

@@ -95,6 +95,9 @@ extension ImageProcessors {
                     throw .usage("unknown resize mode '\(option)' (fit, fill, exact, cover, pad, upscale)")
                 }
             }
+            // `upscale` lets a fit enlarge: every other resize enlarges or shrinks as it says, and would ignore it.
+            if upscale, size.contains("%") { throw .usage("a size in percent ('\(size)') enlarges as it says: upscale would do nothing") }
+            if upscale, let given, mode != .fit { throw .usage("'\(given)' enlarges as it needs: upscale applies to fit only") }
             if size.contains("%") {
                 guard mode == nil else { throw .usage("a size in percent ('\(size)') takes no resize mode") }
                 let parts = size.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
@@ -122,6 +125,7 @@ extension ImageProcessors {
                 throw .usage("'\(size)' already says \(suffix == ">" ? "shrink only" : suffix == "<" ? "enlarge only" : implied.rawValue); drop '\(mode.rawValue)'")
             }
             if suffix == ">", upscale { throw .usage("'\(size)' shrinks only: upscale contradicts it") }
+            if upscale { throw .usage("'\(size)' enlarges as it says: upscale applies to fit only") }
             return try Resize(width: width, height: height, mode: implied, upscale: upscale, enlargeOnly: suffix == "<")
         }
 
