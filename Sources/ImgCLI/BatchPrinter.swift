@@ -113,8 +113,8 @@ final class BatchPrinter: Sendable {
         }
     }
 
-    /// `--json`: a line whose `ok` record was printed before its sample's tar was given up is printed again, `skipped`
-    /// (not done) with `withdrawsOK`, as its manifest record is: a line's last record counts.
+    /// `--json`: a line whose record was printed before the tar that counted it was given up is printed again,
+    /// `skipped` (not done) with `withdrawsOK`, as its manifest record is: a line's last record counts.
     private func printWithdrawal(of item: BatchItem, reason: String) {
         let input = URLCredentials.maskingPassword(in: item.input)
         var record = Reporter.Record(input: input, status: "skipped", ms: 0, url: input)
@@ -188,7 +188,7 @@ final class BatchPrinter: Sendable {
     func finish(_ summary: BatchSummary) {
         if progressLine { reporter.clearProgress() }
         let progress = summary.progress
-        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil || summary.outputFolderFull != nil
+        let failed = summary.endedInError
         let status = summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok")
         if reporter.json {
             emit(SummaryRecord(status: status, total: progress.done + progress.skipped, ok: summary.succeeded,

@@ -73,7 +73,7 @@ struct BatchRecords: Sendable {
     func finish(_ summary: BatchSummary, exit: Int32, shard: Shard?) {
         guard let writer else { return }
         let progress = summary.progress
-        let failed = progress.failed > 0 || summary.stoppedEarly || summary.listFailure != nil || summary.outputFolderFull != nil
+        let failed = summary.endedInError
         var record = ManifestSummary(status: summary.signal != 0 ? "interrupted" : (failed ? "error" : "ok"),
                                      ok: summary.succeeded, failed: progress.failed,
                                      failedTransient: progress.failed - progress.failedPermanently, skipped: progress.skipped,

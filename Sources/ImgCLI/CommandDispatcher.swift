@@ -44,11 +44,8 @@ public enum CommandDispatcher {
                 try VersionCommand.print(json: scanned[Options.json], console: console)
                 return 0
             }
-            if word == "help", words.count > 1 {
-                throw .usage("help is on one command at a time: give 'imgfetch help \(words[0])', then 'imgfetch help \(words[1])'")
-            }
             if scanned[Options.help] || word == "help" {
-                try console.printLine(HelpFormatter.text(for: try topic(word == "help" ? words.first : word)))
+                try console.printLine(HelpFormatter.text(for: try topic(word == "help" ? try helpTopic(words) : word)))
                 return 0
             }
             if let first = scanned.optionWords.first, first != word { try checkNotMistyped(first) }
@@ -66,6 +63,12 @@ public enum CommandDispatcher {
             console.standardError.writeIgnoringFailure(CommandCatalog.usage + "\n")
             return 2
         }
+        return dispatch(word, scanned, words: words, environment: environment, console: console)
+    }
+
+    /// Runs command `word` with its words (its subcommand, inputs or lists).
+    private static func dispatch(_ word: String, _ scanned: ScannedArguments, words: [String],
+                                 environment: [String: String], console: Console) -> Int32 {
         switch word {
         case "cache":
             return CacheCommand.run(scanned, words: words, environment: environment, console: console)
@@ -81,6 +84,16 @@ public enum CommandDispatcher {
         default:
             return FetchCommand.run(scanned, inputs: words, environment: environment, console: console)
         }
+    }
+
+    /// The command `help WORDS` is on (nil: none, the general help): `help cache prune` is the command's help,
+    /// which covers its subcommands; two commands are a usage error.
+    private static func helpTopic(_ words: [String]) throws(ImgError) -> String? {
+        if words.count == 2, CommandName.subcommands(of: words[0]).contains(words[1]) { return words[0] }
+        if words.count > 1 {
+            throw .usage("help is on one command at a time: give 'imgfetch help \(words[0])', then 'imgfetch help \(words[1])'")
+        }
+        return words.first
     }
 
     /// A first word that is no command, no existing file and no URL, but within two edits of a command (`bacth`),

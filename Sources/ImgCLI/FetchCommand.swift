@@ -56,11 +56,7 @@ enum FetchCommand {
         }
         if let status = Interruption.exitStatus(of: cancellation, console: console) { return status }
         settings.cleanCacheIfDue()
-        if let process = settings.renderer.startIfUseful() {
-            reporter.info("started a renderer in the background (--renderer auto): pid \(process) (it ends at once if "
-                          + "another started first); it exits after \(Int(settings.renderer.idleLimit)) s idle, "
-                          + "or with 'imgfetch renderer stop'")
-        }
+        if let said = settings.renderer.startIfUseful(saying: reporter.verbose) { reporter.info(said) }
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }

@@ -18,18 +18,20 @@ enum RendererCommand {
                 }
                 throw .usage("renderer needs one command: \(subcommands.joined(separator: ", "))")
             }
-            let settings = try RendererSettings(arguments, environment: environment)
-            let client = RendererClient(address: settings.address)
+            // Only what the command reads: a bad IMGFETCH_RENDERER or _IDLE must not stop a stop or a status.
+            let address = RendererAddress.current(environment: environment)
+            let client = RendererClient(address: address)
             let quiet = arguments[Options.quiet]
             switch command {
             case .rendererServe:
-                let server = RendererServer(address: settings.address, idleLimit: settings.idleLimit)
+                let idleLimit = try RendererSettings.idleLimit(arguments, environment: environment)
+                let server = RendererServer(address: address, idleLimit: idleLimit)
                 // SIGTERM (systemctl stop) and SIGINT end it as `renderer stop` does: its socket file goes with it.
                 let watch = SignalWatcher.watch(for: console) { _ in server.stop() }
                 defer { watch.end() }
-                if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(settings.address)") }
+                if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(address)") }
             case .rendererStart:
-                let line = try start(client, idleLimit: settings.idleLimit)
+                let line = try RendererStart.start(client, idleLimit: try RendererSettings.idleLimit(arguments, environment: environment))
                 if !quiet { try console.printLine(line) }
             case .rendererStop:
                 try stop(client, quiet: quiet, console: console)
@@ -48,39 +50,6 @@ enum RendererCommand {
             console.error(error.commandLineMessage)
             return error.exitCode
         }
-    }
-
-    /// `renderer start`: starts one unless one runs (holds the address's lock), then waits (5 s at most) until one
-    /// holds it, so that of several starts at once only the one whose renderer won says `started`, the others
-    /// `already running` with the winner's pid.
-    private static func start(_ client: RendererClient, idleLimit: Double) throws(ImgError) -> String {
-        try client.checkDirectory(create: true)
-        if let running = client.runningProcess() { return alreadyRunning(running, client) }
-        guard let process = RendererLauncher.startDetached(idleLimit: idleLimit) else {
-            throw .internalFailure("cannot start the renderer")
-        }
-        let started = "started: pid \(process), exits after \(Int(idleLimit)) s idle"
-        let alive = { !RendererClient.waitForExit(of: [process], within: 0).isEmpty }
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            // The winner may have just taken the lock and not be listening yet: its pid is the answer.
-            if let holder = client.runningProcess(), holder > 0 {
-                return holder == process ? started : "already running: pid \(holder)"
-            }
-            if !alive() { break }
-            usleep(10_000)
-        }
-        if let holder = client.runningProcess(), holder > 0, holder != process { return "already running: pid \(holder)" }
-        guard alive() else { throw .internalFailure("cannot start the renderer: pid \(process) exited at once") }
-        return started
-    }
-
-    /// `already running: pid N`, and why it does not answer when it doesn't.
-    private static func alreadyRunning(_ holder: Int32, _ client: RendererClient) -> String {
-        if let status = client.status() { return "already running: pid \(status.process)" }
-        let process = holder > 0 ? "pid \(holder)" : "starting"
-        guard holder > 0, client.connect() == nil else { return "already running: \(process), not answering" }
-        return "already running: \(process), not answering (its socket file is gone; 'renderer stop' ends it)"
     }
 
     /// `renderer stop`: stops every renderer of this user, and returns once they have exited.
@@ -109,11 +78,11 @@ enum RendererCommand {
         let build = sighting.isThisBuild ? "" : sighting.isOfThisPath ? "older build " : "other socket "
         guard let status = sighting.status else {
             return "\(build)running but not answering: pid \(sighting.process), at \(sighting.address)"
-                + (sighting.listening ? "" : " (its socket file is gone; 'renderer stop' ends it)")
+                + (sighting.listening ? "" : RendererStart.notListening(at: sighting.address))
         }
         return "\(build)running: pid \(status.process), version \(status.version), up \(Int(status.uptime)) s, "
             + "\(status.renderings) renderings, \(status.active - 1) other connections, "
-            + "exits after \(Int(status.idleLimit)) s idle, at \(sighting.address)"
+            + "exits after \(status.idleLimit.canonicalText) s idle, at \(sighting.address)"
             + (sighting.isThisBuild ? "" : ", executable \(status.executable ?? "?")")
     }
 

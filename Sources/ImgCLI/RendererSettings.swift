@@ -14,8 +14,17 @@ struct RendererSettings {
         address = RendererAddress.current(environment: environment)
         // An error names where the bad value came from: the option, else the variable.
         enabled = try Self.pick(Options.renderer, arguments, environment, "IMGFETCH_RENDERER") ?? enabled
-        idleLimit = try Self.pick(Options.idle, arguments, environment, "IMGFETCH_RENDERER_IDLE") ?? idleLimit
+        idleLimit = try Self.idleLimit(arguments, environment: environment)
+        if !enabled, try arguments[Options.idle] != nil {
+            throw .usage("--idle applies with --renderer auto (it would do nothing)")
+        }
     }
+
+    /// `--idle`, else `IMGFETCH_RENDERER_IDLE`, else 300 s: all `renderer start` and `serve` read.
+    static func idleLimit(_ arguments: ScannedArguments, environment: [String: String]) throws(ImgError) -> Double {
+        try pick(Options.idle, arguments, environment, "IMGFETCH_RENDERER_IDLE") ?? RendererServer.defaultIdleLimit
+    }
+
 
     /// The option's value, else the variable's (read by the option's parser, an error naming the variable), else nil.
     private static func pick<Value>(_ option: Option<Value>, _ arguments: ScannedArguments, _ environment: [String: String],
@@ -28,10 +37,22 @@ struct RendererSettings {
     var client: RendererClient? { enabled ? RendererClient(address: address) : nil }
 
     /// With auto only: starts a renderer in the background when this process had to load libvips (so the next
-    /// command needn't), unless one runs already (whether or not it answers).
-    /// Returns the renderer's pid, nil when none was started.
-    func startIfUseful() -> Int32? {
+    /// command needn't), unless one runs already (whether or not it answers). With `saying`, waits as `renderer
+    /// start` does until a renderer holds the address (moments), and returns what `-v` says became of it; without,
+    /// returns nil at once. Nil too when none was to be started.
+    func startIfUseful(saying: Bool) -> String? {
         guard enabled, VipsRuntime.wasStarted, let client, !client.isRunning() else { return nil }
-        return RendererLauncher.startDetached(idleLimit: idleLimit)
+        do throws(ImgError) {
+            guard saying else {
+                try client.checkDirectory(create: true)
+                _ = RendererLauncher.startDetached(idleLimit: idleLimit)
+                return nil
+            }
+            let outcome = try RendererStart.start(client, idleLimit: idleLimit)
+            return "renderer (--renderer auto): \(outcome)"
+                + (outcome.hasPrefix("started") ? ", or with 'imgfetch renderer stop'" : "")
+        } catch {
+            return saying ? "no renderer started (--renderer auto): \(error.message)" : nil
+        }
     }
 }

@@ -49,8 +49,8 @@ struct Reporter: Sendable {
         var directive: String?
         /// `batch --robots-txt`: the robots.txt rule that disallowed a line.
         var rule: String?
-        /// `batch --output-format webdataset`: true on a `skipped` record of a line whose sample's tar could not be
-        /// written; the line's earlier `ok` record no longer counts.
+        /// `batch --output-format webdataset`: true on a `skipped` record of a line counted in a tar that could not be
+        /// written (its sample or its record); the line's earlier record no longer counts.
         var withdrawsOK: Bool?
         /// `batch --keep-columns`: the row's kept columns.
         var columns: [String: ColumnValue]?

@@ -69,7 +69,10 @@ struct OptionCheckTests: EndToEndSuite {
             let result = try fetch([server.url("/img/sample.jpg"), option, value, "-o", work.file("a.jpg")])
             expectUsageError(result, naming: [option, "86400"])
         }
-        #expect(try fetch([server.url("/img/sample.jpg"), "--timeout", "86400", "--idle", "0.5", "-o", work.file("a.jpg")]).status == 0)
+        #expect(try fetch([server.url("/img/sample.jpg"), "--timeout", "86400", "-o", work.file("a.jpg")]).status == 0)
+        // In range: refused only because nothing would read it here.
+        let idle = try fetch([server.url("/img/sample.jpg"), "--idle", "0.5", "-o", work.file("b.jpg")])
+        #expect(idle.status == 2 && idle.stderr.contains("--idle applies with --renderer auto"), "\(idle.stderr)")
     }
 
     /// A bad value from the environment is named as the variable it came from, not as an option never given.

@@ -205,6 +205,10 @@ struct OutputPathTests: EndToEndSuite {
         #expect(unknown.status == 2 && unknown.stderr.contains("no help on 'bogus'"), "\(unknown.stderr)")
         let two = try Imgfetch.run(["help", "fetch", "batch"])
         #expect(two.status == 2 && two.stderr.contains("help is on one command at a time") && two.stdout.isEmpty, "\(two.stderr)")
+        // A command and its subcommand: the command's help, which covers it (it suggested 'help status', no topic).
+        let sub = try Imgfetch.run(["help", "renderer", "status"])
+        let whole = try Imgfetch.run(["help", "renderer"])
+        #expect(sub.status == 0 && sub.stdoutText == whole.stdoutText, "\(sub.stderr)")
         for (typo, meant) in [("--no-progres", "--no-progress"), ("--no-cahce", "--no-cache"), ("--max-byte", "--max-bytes"), ("--jsno", "--json")] {
             let result = try Imgfetch.run([sample, typo])
             #expect(result.status == 2 && result.stderr.contains("did you mean \(meant)?"), "\(result.stderr)")

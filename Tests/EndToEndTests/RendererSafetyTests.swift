@@ -106,6 +106,9 @@ struct RendererSafetyTests: RendererSuite {
         let fetched = try run([server.url("/img/sample.jpg"), "--resize", "64x64", "--no-cache", "-o", work.file("out.jpg"), "-v"],
                               environment: there)
         #expect(fetched.status == 0 && !fetched.stderr.contains("warm renderer"), "\(fetched.stderr)")
+        // Nor is one started there; -v says why (it said it started one, which ended at once).
+        #expect(fetched.stderr.contains("no renderer started (--renderer auto): refusing the renderer folder \(shared): "
+                                        + "others may write to it"), "\(fetched.stderr)")
         for command in ["status", "start", "stop"] {
             let refused = try run(["renderer", command], environment: there)
             #expect(refused.status == 7, "\(command): \(refused.stderr)")

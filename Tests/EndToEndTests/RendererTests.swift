@@ -26,10 +26,9 @@ struct RendererTests: RendererSuite {
         #expect(try waitUntil(running: true), "the first command started no renderer")
         // Detached: its own session, in /, its standard streams on /dev/null, a socket file in a 0700 folder.
         let pid = try #require(try status()?["process"] as? Int)
-        // -v says it was started, and how it ends.
-        #expect(first.stderr.contains("started a renderer in the background (--renderer auto): pid \(pid) (it ends at once "
-                                      + "if another started first); it exits after "), "\(first.stderr)")
-        #expect(first.stderr.contains(" s idle, or with 'imgfetch renderer stop'"), "\(first.stderr)")
+        // -v says it was started (once it holds the address, as `renderer start` says it), and how it ends.
+        #expect(first.stderr.contains("renderer (--renderer auto): started: pid \(pid), exits after 30 s idle, "
+                                      + "or with 'imgfetch renderer stop'"), "\(first.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd") == "/")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1") == "/dev/null")
         #expect(getsid(pid_t(pid)) == pid_t(pid))
@@ -41,7 +40,7 @@ struct RendererTests: RendererSuite {
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("rendered by the warm renderer"), "\(second.stderr)")
         #expect(second.stderr.contains("libvips: not started"), "\(second.stderr)")
-        #expect(!second.stderr.contains("started a renderer"), "\(second.stderr)")
+        #expect(!second.stderr.contains("renderer (--renderer auto)"), "\(second.stderr)")
         #expect(FileManager.default.contents(atPath: work.file("first.jpg")) == FileManager.default.contents(atPath: work.file("second.jpg")))
         #expect(try renderings() == 1)
 

@@ -60,6 +60,14 @@ import Testing
         #expect(result.stderr.hasPrefix("imgfetch: --version takes no arguments") && result.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test(arguments: [["--version", "-o", "x"], ["--version", "--resize", "10x"]])
+    func versionWithAnotherOptionIsAUsageError(arguments: [String]) throws {
+        let result = try Imgfetch.run(arguments)
+        #expect(result.status == 2 && result.stdout.isEmpty, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("imgfetch: --version takes no option but --json; got --")
+                && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
     @Test func xxhashVersionNumberReadsAsDottedVersion() {
         #expect(RuntimeVersions.xxhashVersion(801) == "0.8.1")
         #expect(RuntimeVersions.xxhashVersion(10_203) == "1.2.3")

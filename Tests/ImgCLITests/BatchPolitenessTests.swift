@@ -30,6 +30,51 @@ struct BatchPolitenessTests {
         }
     }
 
+    /// A redirect's hop to another host takes that host's turn: three requests sent to a host directly and three
+    /// redirected to it by another are paced as six (the redirected ones were paced by the first host's turns).
+    @Test func aRedirectedRequestTakesItsOwnHostsTurn() throws {
+        let fixture = try BatchFixture(count: 6, inProcess: true)
+        let other = try FixtureServer(root: fixture.root.path + "/www")
+        let redirected = (4...6).map { n in
+            fixture.server.url("/redirect-to?url=" + other.url("/img/img\(n).jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        }
+        let result = try fixture.batch((1...3).map { other.url("/img/img\($0).jpg") } + redirected,
+                                       ["--rate", "2.5", "-j", "8", "--no-cache", "--keep-query"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let times = try other.stats().allTimes
+        #expect(times.count == 6 && times.last! - times.first! > 1.2, "\(times)")
+        for (earlier, later) in zip(times, times.dropFirst(2)) { #expect(later - earlier > 0.3, "\(times)") }
+    }
+
+    /// The wait for a hop's turn is not the transfer's time: lines redirected to a host paced at one request every
+    /// 2 s all arrive within a 1.5 s `--timeout` (they failed as "the redirects took longer than the time allowed").
+    @Test func waitingForARedirectsTurnIsNotTheTimeout() throws {
+        let fixture = try BatchFixture(count: 3, inProcess: true)
+        let other = try FixtureServer(root: fixture.root.path + "/www")
+        let redirected = (1...3).map { n in
+            fixture.server.url("/redirect-to?url=" + other.url("/img/img\(n).jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        }
+        let result = try fixture.batch(redirected, ["--rate", "0.5", "--timeout", "1.5", "-j", "3", "--no-cache", "--keep-query"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try other.stats().allTimes.count == 3)
+    }
+
+    /// The host that refuses is the one given up, not the one whose URL redirected there: lines of a host that
+    /// only redirects to a refusing one are that host's refusals, and the redirecting host's own lines still run.
+    @Test func theHostARedirectReachesIsTheOneGivenUp() throws {
+        let fixture = try BatchFixture(count: 3, inProcess: true)
+        let refusing = try FixtureServer(root: fixture.root.path + "/www")
+        let redirected = (1...6).map { n in
+            fixture.server.url("/redirect-to?url=" + refusing.url("/status/503?k=\(n)").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        }
+        let result = try fixture.batch(redirected + (1...3).map { fixture.server.url("/img/img\($0).jpg") },
+                                       ["-j", "1", "--retry", "0", "--no-cache", "--keep-query"])
+        let messages = result.stderr.split(separator: "\n")
+        #expect(messages.filter { $0.contains("giving up on http://127.0.0.1:\(refusing.port)") }.count == 1, "\(result.stderr)")
+        #expect(!result.stderr.contains("giving up on http://127.0.0.1:\(fixture.server.port)"), "\(result.stderr)")
+        #expect(try (1...3).map { try fixture.server.requests("/img/img\($0).jpg") } == [1, 1, 1], "\(result.stderr)")
+    }
+
     /// A 429 with `Retry-After` (seconds, then an HTTP date) pauses its host for every worker: no other request
     /// reaches the host while it is paused; the request that got it is retried after the pause and succeeds.
     @Test(arguments: ["retry_after=2", "retry_after_date=3"])

@@ -47,6 +47,9 @@ extension Options {
     static let perHost = Option<Int>("per-host", value: "N", parser: .integer(1...256), default: 6, for: .batchLike, help: "connections at once to one host",
                          man: #"""
             Connections at once to one host.
+            Each request a redirect leads to counts for the host it is sent to, as do its turns
+            .RB ( \-\-rate ),
+            pauses and refusals below.
             """#)
     static let rate = Option<Double>("rate", value: "N",
                          parser: .decimal(expected: "requests per second per host, a number over 0 (e.g. 2 or 0.5)",
@@ -58,7 +61,7 @@ extension Options {
             a decimal number, fractions allowed
             .RB ( "\-\-rate 0.5" :
             one request every 2 seconds).
-            Every attempt takes a turn, retries included.
+            Every attempt takes a turn, retries included, and each redirect's request a turn of the host it goes to.
             Default: no limit.
             .IP
             Whatever the rate, a 429 or 503 with

@@ -42,7 +42,9 @@ extension Options {
             .B unavailable
             with
             .BR \-\-json ).
-            Any other word beside it is a usage error (exit 2).
+            Any other word or option beside it (but
+            .BR \-\-json )
+            is a usage error (exit 2).
             """#)
     static let generate = Option<String>("generate", value: "KIND", parser: .text, for: .every, hidden: true, help: "print generated text", man: "")
 }

@@ -217,9 +217,12 @@ extension Options {
             .BR \-\-retry\-failed ),
             except one with
             .B withdraws_ok
-            (true): a line whose WebDataset sample was in a tar that could not be
-            written is recorded again so, and its
-            .B ok
-            record of that run no longer counts.
+            (true): a line counted in a WebDataset tar that could not be written (its
+            sample, or its status in the tar's stats) is recorded again so, and its record of that run
+            .RB ( ok ,
+            or
+            .BR failed ,
+            .B filtered
+            and the like) no longer counts.
             """#)
 }

@@ -101,7 +101,10 @@ extension Options {
             .RB ( O_TMPFILE )
             where the file system has them, so a process killed at any moment
             .RB ( "kill \-9" ,
-            the OOM killer) leaves nothing.
+            the OOM killer) leaves nothing half-written: at most, killed in the moment between naming the finished
+            file and putting it in place of an existing one, a whole hidden
+            .BI .imgfetch\- PID \- NONCE .part
+            file, removed as below.
             Elsewhere they are hidden
             .BI .imgfetch\- PID \- NONCE .part
             files, and the next imgfetch that writes into that directory removes those

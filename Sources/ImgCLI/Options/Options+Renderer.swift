@@ -41,5 +41,10 @@ extension Options {
             waits without a rendering before it exits, over 0 and at most 86400;
             default 300, or
             .BR IMGFETCH_RENDERER_IDLE .
+            On a fetch without
+            .B \-\-renderer auto
+            (or
+            .BR IMGFETCH_RENDERER=auto ),
+            which starts none, it is a usage error (exit 2).
             """#)
 }

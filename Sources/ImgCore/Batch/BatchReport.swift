@@ -113,6 +113,12 @@ public struct BatchSummary: Sendable {
     public var written = 0
     /// Items whose outputs all succeeded (filtered and refused ones not counted).
     public var succeeded: Int { progress.done - progress.failed - progress.filtered - progress.optedOut - progress.robotsDisallowed }
+
+    /// Whether the run ended in error (its summaries' `status`): a line failed, it stopped at a failure, its list
+    /// could not be read, its output folder filled up, or a WebDataset tar could not be written.
+    public var endedInError: Bool {
+        progress.failed > 0 || stoppedEarly || listFailure != nil || outputFolderFull != nil || tarFailure != nil
+    }
     /// The signal that interrupted the batch, or 0.
     public var signal: Int32 = 0
     /// Whether `--fail-fast` stopped it.

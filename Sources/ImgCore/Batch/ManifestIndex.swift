@@ -6,7 +6,7 @@ import Glibc
 /// An earlier manifest, read once in windows of `windowBytes` and kept open: for each list line, where the record
 /// that settles it starts in the file and how long it is, packed in one `UInt64` (`offset << 24 | length`). That is
 /// its last record, but a `skipped` one (not done: a run was stopping) never replaces an earlier record of its line,
-/// which still says what became of the line (unless it withdraws that run's `ok`, `ManifestRecord.withdrawsOK`); a
+/// which still says what became of the line (unless it withdraws that run's record, `ManifestRecord.withdrawsOK`); a
 /// line with only `skipped` records keeps its first. Records are read
 /// back with `pread(2)` (safe from any thread) when their line comes up. The index is never changed after `init`.
 final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, closed on deinit; the index is immutable

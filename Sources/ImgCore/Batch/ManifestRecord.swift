@@ -42,8 +42,9 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     /// The row's columns that `--keep-columns` names (strings for CSV and TSV, JSON values for JSON Lines); absent
     /// when none are kept.
     public var columns: [String: ColumnValue]?
-    /// True on a `skipped` record that takes back this run's `ok` record of the line (its sample's tar could not be
-    /// written): unlike another `skipped` record, it replaces the earlier one when the manifest is read again.
+    /// True on a `skipped` record that takes back this run's earlier record of the line (`ok`, or another status a
+    /// WebDataset tar counted, when that tar could not be written): unlike another `skipped` record, it replaces the
+    /// earlier one when the manifest is read again. The name says `ok`, the case it was made for.
     public var withdrawsOK: Bool?
 
     enum CodingKeys: String, CodingKey {

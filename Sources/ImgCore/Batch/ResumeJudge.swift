@@ -18,7 +18,6 @@ public enum ResumeMismatch: String, Sendable, CaseIterable {
     case noPhash = "recorded without a phash"
     case tarMissing = "tar not complete"
     case tarReplaced = "tar written again since"
-
 }
 
 /// What this run would make for one output of a line: what `--resume` compares its record with.

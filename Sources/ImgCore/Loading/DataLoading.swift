@@ -48,21 +48,23 @@ public final class HTTPDataLoader: DataLoading {
     }
 
     public func load(_ url: URL, validators: Validators?) throws(ImgError) -> HTTPResponse {
-        let host = HostLimiter.hostKey(url)
-        return try hosts.withSlot(for: host) { () throws(ImgError) -> HTTPResponse in
-            try withLoader(host: host) { loader throws(ImgError) in try loader.fetch(url, validators: validators, gate: hosts.gate(for: host)) }
+        // Each hop takes its own host's slot and turn (a redirect to another host is that host's request); the first
+        // host's slot is taken before a handle is lent.
+        let turns = HostTurns(hosts: hosts, holdsSlots: true, url: url)
+        defer { turns.finish() }
+        return try withLoader(host: HostLimiter.hostKey(url)) { loader throws(ImgError) in
+            try loader.fetch(url, validators: validators, turns: turns)
         }
     }
 
-    /// Loads a robots.txt on a handle of its own (once per host and run), in the host's turn but outside its
+    /// Loads a robots.txt on a handle of its own (once per host and run), in its hosts' turns but outside their
     /// connection slots: a redirect's target is judged by its host's robots.txt while the transfer that led there
     /// holds a slot of its own host, and two such transfers waiting for each other's host would never end.
     public func loadRobots(_ url: URL) throws(ImgError) -> HTTPResponse {
-        let host = HostLimiter.hostKey(url)
         var robotsOptions = options
         robotsOptions.maxRedirects = robotsRedirects
         robotsOptions.redirectJudge = nil
-        return try HTTPLoader(options: robotsOptions).fetch(url, gate: hosts.gate(for: host))
+        return try HTTPLoader(options: robotsOptions).fetch(url, turns: HostTurns(hosts: hosts, holdsSlots: false, url: url))
     }
 
     /// Lends an idle libcurl handle of this host (keeping its connections alive for the next URL), or makes one.

@@ -44,19 +44,19 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
 
     /// Fetches `url`, retrying as the options say. With `validators`, a 304 comes back as `notModified`; without,
     /// a 304 is `ImgError.http` (it answers no question that was asked).
-    /// With a `gate`, every attempt waits for the host's turn, and a refusal is recorded there (see `HostGate`).
+    /// With `turns`, every hop of an attempt waits for its own host's turn (and slot), and a refusal is recorded at
+    /// that host (see `HostTurns`, `HostGate`).
     /// With `range` (inclusive byte offsets), asks for those bytes only (`Range: bytes=A-B`, no compression): a 206
     /// carries them and its `contentRange`, a server that ignores ranges answers 200 with the whole body.
     func fetch(_ url: URL, validators: Validators? = nil, range: ClosedRange<Int64>? = nil,
-               gate: HostGate?) throws(ImgError) -> HTTPResponse {
+               turns: HostTurns?) throws(ImgError) -> HTTPResponse {
         var backoff = options.initialBackoff
         var attempt = 0
         while true {
-            let started = try gate?.waitForTurn(cancellation: options.cancellation) ?? Date()
             // A retry opens a new connection: the one that failed may hold the rest of an earlier reply.
-            let outcome = attemptFetch(url, validators: validators, range: range, freshConnection: attempt > 0)
+            let outcome = try attemptFetch(url, validators: validators, range: range, freshConnection: attempt > 0,
+                                           turns: turns)
             attempt += 1
-            gate?.record(HTTPLoader.gateOutcome(outcome), started: started)
             switch outcome {
             case .success(let response):
                 return response
@@ -72,62 +72,64 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     }
 
     public func fetch(_ url: URL, validators: Validators? = nil, range: ClosedRange<Int64>? = nil) throws(ImgError) -> HTTPResponse {
-        try fetch(url, validators: validators, range: range, gate: nil)
-    }
-
-    private static func gateOutcome(_ outcome: Result<HTTPResponse, TransferFailure>) -> HostGate.Outcome {
-        switch outcome {
-        case .success: return .answered
-        case .failure(let failure):
-            if case .http(let status, let message) = failure.error, status == 429 || status == 503 {
-                return .refused(retryAfter: failure.retryAfter, what: message)
-            }
-            if failure.refusedConnection { return .unreachable(what: failure.error.message) }
-            if case .http = failure.error { return .answered }
-            return .other
-        }
+        try fetch(url, validators: validators, range: range, turns: nil)
     }
 
     /// One attempt: the request and the redirects it leads to, followed here rather than by libcurl so that each hop
-    /// is sent what `RedirectPolicy` allows it. `--timeout` bounds the whole chain.
-    private func attemptFetch(_ url: URL, validators: Validators?, range: ClosedRange<Int64>?,
-                              freshConnection: Bool) -> Result<HTTPResponse, TransferFailure> {
+    /// is sent what `RedirectPolicy` allows it, in its own host's turn (`turns`). `--timeout` bounds the whole
+    /// chain. Throws when a hop's host was given up, or its wait cancelled.
+    private func attemptFetch(_ url: URL, validators: Validators?, range: ClosedRange<Int64>?, freshConnection: Bool,
+                              turns: HostTurns?) throws(ImgError) -> Result<HTTPResponse, TransferFailure> {
         let policy = RedirectPolicy(first: url, trusted: options.locationTrusted)
-        let deadline = Date().addingTimeInterval(options.timeout)
+        var deadline = Date().addingTimeInterval(options.timeout)
         var hop = url
         var redirects = 0
         while true {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else {
-                let error = redirects == 0
-                    ? ImgError.network("timed out before the request was sent: the time allowed is too short", cause: .timedOut)
-                    : ImgError.network("timed out: the redirects took longer than the time allowed", cause: .redirectsTimedOut)
-                return .failure(TransferFailure(error: error, retryable: true))
-            }
-            let (code, transfer, detail) = perform(hop, policy: policy, validators: validators, range: range,
-                                                   freshConnection: freshConnection && redirects == 0, timeout: remaining)
-            let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
-            if code != CURLE_OK, !(code == CURLE_WRITE_ERROR && transfer.keptPrefix) {
-                let shown = ProxyAddress.maskingPassword(of: options.proxy, in: detail)
-                if code == CURLE_URL_MALFORMAT {
-                    return .failure(TransferFailure.unusableURL(hop, redirected: redirects > 0, detail: shown))
+            let sent = try HostTurns.taking(turns, for: hop, cancellation: options.cancellation) { waited in
+                // The wait for a host's slot and turn is not the transfer's: --timeout bounds the hops' own time.
+                deadline.addTimeInterval(waited)
+                let remaining = deadline.timeIntervalSinceNow
+                guard remaining > 0 else {
+                    let error = redirects == 0
+                        ? ImgError.network("timed out before the request was sent: the time allowed is too short", cause: .timedOut)
+                        : ImgError.network("timed out: the redirects took longer than the time allowed", cause: .redirectsTimedOut)
+                    return .end(.failure(TransferFailure(error: error, retryable: true)))
                 }
-                let connected = imgf_info_double(handle, CURLINFO_CONNECT_TIME) > 0
-                return .failure(TransferFailure.classify(code, detail: shown, status: status, transfer: transfer,
-                                                           maxBytes: options.maxBytes, connected: connected))
+                return send(hop, policy: policy, validators: validators, range: range, redirects: redirects,
+                            freshConnection: freshConnection && redirects == 0, timeout: remaining)
             }
-            if RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) {
-                guard redirects < options.maxRedirects else {
-                    return .failure(TransferFailure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false))
-                }
-                switch RedirectPolicy.target(String(cString: target), judge: options.redirectJudge) {
-                case .success(let next): hop = next
-                case .failure(let failure): return .failure(failure)
-                }
-                redirects += 1
-                continue
+            switch sent {
+            case .end(let outcome): return outcome
+            case .redirect(let next): (hop, redirects) = (next, redirects + 1)
             }
-            return response(status: status, transfer: transfer, validators: validators, range: range)
+        }
+    }
+
+    /// One hop: `url` requested, its answer a redirect to follow (the `redirects` followed before it under
+    /// `--max-redirects`) or the attempt's end.
+    private func send(_ url: URL, policy: RedirectPolicy, validators: Validators?, range: ClosedRange<Int64>?,
+                      redirects: Int, freshConnection: Bool, timeout: Double) -> Hop {
+        let (code, transfer, detail) = perform(url, policy: policy, validators: validators, range: range,
+                                               freshConnection: freshConnection, timeout: timeout)
+        let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
+        if code != CURLE_OK, !(code == CURLE_WRITE_ERROR && transfer.keptPrefix) {
+            let shown = ProxyAddress.maskingPassword(of: options.proxy, in: detail)
+            if code == CURLE_URL_MALFORMAT {
+                return .end(.failure(TransferFailure.unusableURL(url, redirected: redirects > 0, detail: shown)))
+            }
+            let connected = imgf_info_double(handle, CURLINFO_CONNECT_TIME) > 0
+            return .end(.failure(TransferFailure.classify(code, detail: shown, status: status, transfer: transfer,
+                                                          maxBytes: options.maxBytes, connected: connected)))
+        }
+        guard RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) else {
+            return .end(response(status: status, transfer: transfer, validators: validators, range: range))
+        }
+        guard redirects < options.maxRedirects else {
+            return .end(.failure(TransferFailure(error: .overLimit(.redirects(limit: options.maxRedirects)), retryable: false)))
+        }
+        switch RedirectPolicy.target(String(cString: target), judge: options.redirectJudge) {
+        case .success(let next): return .redirect(next)
+        case .failure(let failure): return .end(.failure(failure))
         }
     }
 

@@ -33,6 +33,15 @@ final class HostLimiter: Sendable {
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
+    /// Takes one of the host's slots, waiting for one if all are taken, to be given back with `signal()`; nil when
+    /// there is no limit.
+    func acquire(for host: String) -> DispatchSemaphore? {
+        guard limit != nil else { return nil }
+        let semaphore = semaphores.value(for: host)
+        semaphore.wait()
+        return semaphore
+    }
+
     /// Runs `body` while holding one of the host's slots, waiting for one if all are taken.
     func withSlot<T>(for host: String, _ body: () throws(ImgError) -> T) throws(ImgError) -> T {
         guard limit != nil else { return try body() }

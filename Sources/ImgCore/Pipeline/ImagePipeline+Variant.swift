@@ -38,7 +38,7 @@ extension ImagePipeline {
         if let fetchedOriginal { original = fetchedOriginal } else { original = try originals.fetch(request, key: originalKey) }
         // A cached original opted out (one just downloaded was refused before it was kept).
         if let refusal = request.robotsRefusal(original.image.robotsTags) { throw .siteRefusal(refusal) }
-        response.source = original.source
+        response.source = original.reportedSource
         response.warnings = original.warnings
         response.storeFailure = original.storeFailure
         if let originalKey { noteRecordedURL(original.recordedURL, for: request, originalKey: originalKey, in: &response) }

@@ -141,7 +141,7 @@ public final class ImagePipeline: Sendable {
             let rendered = try makeVariant(probe, from: fetched, originalKey: originalKey, variantKey: nil).image
             if image.width == nil, let size = rendered.sourceSize { (image.width, image.height) = (size.width, size.height) }
         }
-        var response = ImageResponse(image: image, source: fetched.source, originalKey: originalKey, variantKey: nil)
+        var response = ImageResponse(image: image, source: fetched.reportedSource, originalKey: originalKey, variantKey: nil)
         response.warnings = fetched.warnings
         response.storeFailure = fetched.storeFailure
         if let originalKey { noteRecordedURL(fetched.recordedURL, for: request, originalKey: originalKey, in: &response) }
@@ -175,10 +175,13 @@ extension ImagePayload {
 }
 
 extension CacheEntryMetadata {
-    /// Whether a rendering's note stays true of its variant whatever serves it (what was read or written: the first
-    /// of several frames or pages, the source's own bytes), rather than telling of work done only when it was made (a
-    /// quality or format search, whose choice `chosen` gives on a hit).
-    static func keeps(note: String) -> Bool { !note.hasPrefix("quality auto") && !note.hasPrefix("format auto") }
+    /// Whether a rendering's note stays true of its variant whatever serves it: what was read or written (the first
+    /// of several frames or pages, the source's own bytes). Others tell of the making only (a quality or format
+    /// search, whose choice `chosen` gives on a hit; the warm renderer that made it).
+    static func keeps(note: String) -> Bool {
+        note.hasPrefix("read the first of ") || note.hasPrefix("the pages differ in size: ")
+            || note.contains(" does not animate here: wrote the first of ") || note.hasPrefix("unchanged: ")
+    }
 
     /// `digest` (XXH3-128) may be given when it was computed already; by default it is computed here.
     init(url: String, key: String, variant: String?, kind: Kind, body: ImagePayload, ttl: TimeToLive, digest: String? = nil) {

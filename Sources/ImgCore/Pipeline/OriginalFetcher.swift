@@ -9,7 +9,12 @@ final class OriginalFetcher: Sendable {
     /// An original and where it came from.
     struct Fetched: Sendable {
         var image: ImagePayload
+        /// Where the original really came from (a download shared in flight: `.network`, as for its owner).
         var source: ResponseSource
+        /// Whether this request joined another's download in flight, sending none of its own.
+        var joinedInFlight = false
+        /// What the request's report says: `memory` for a download joined in flight, else `source`.
+        var reportedSource: ResponseSource { joinedInFlight ? .memory : source }
         var warnings: [String] = []
         /// What the header check read from a fresh download (`ImageRendering.inspect`), passed on to *make
         /// variant* so that the bytes are not checked twice; nil for an original from a cache or a local file.
@@ -102,8 +107,8 @@ final class OriginalFetcher: Sendable {
             throw .notCached("not in the cache")
         }
 
-        // A request that joined another's download in flight sent none: its original came from this process's
-        // memory, as a later request's would.
+        // A request that joined another's download in flight sent none: its report says its original came from this
+        // process's memory, as a later request's would (its checks are a download's).
         let (fetched, isOwner) = try downloads.run(key: key) { () throws(ImgError) -> Fetched in
             let cancellation = configuration.network.cancellation
             let lock = store?.downloadLock(ofOriginal: key, timeout: configuration.network.worstCaseSeconds,
@@ -117,7 +122,7 @@ final class OriginalFetcher: Sendable {
         }
         guard !isOwner else { return fetched }
         var shared = fetched
-        shared.source = .memory
+        shared.joinedInFlight = true
         return shared
     }
 

@@ -84,7 +84,11 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
                     report.outputs[index].result = .failure(error)
                 }
             }
-            if written == 0, failure == nil { addRow(of: report) }
+            if written == 0, failure == nil {
+                addRow(of: report)
+                // Its own row gave the tar up: no table or stats file will count it, so it is not done.
+                if failure != nil { report = BatchItemReport(item: report.item, outputs: [], skipped: true) }
+            }
         }
         let status = Self.status(of: report)
         count(status: status)
