@@ -31,7 +31,8 @@ enum RendererCommand {
                 defer { watch.end() }
                 if try !server.serve(), !quiet { try console.printLine("a renderer is already running at \(address)") }
             case .rendererStart:
-                let line = try RendererStart.start(client, idleLimit: try RendererSettings.idleLimit(arguments, environment: environment))
+                let idleLimit = try RendererSettings.idleLimit(arguments, environment: environment)
+                let line = try RendererStart.start(client, idleLimit: idleLimit)
                 if !quiet { try console.printLine(line) }
             case .rendererStop:
                 try stop(client, quiet: quiet, console: console)

@@ -25,7 +25,6 @@ struct RendererSettings {
         try pick(Options.idle, arguments, environment, "IMGFETCH_RENDERER_IDLE") ?? RendererServer.defaultIdleLimit
     }
 
-
     /// The option's value, else the variable's (read by the option's parser, an error naming the variable), else nil.
     private static func pick<Value>(_ option: Option<Value>, _ arguments: ScannedArguments, _ environment: [String: String],
                                     _ variable: String) throws(ImgError) -> Value? {

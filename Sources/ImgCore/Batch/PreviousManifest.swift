@@ -73,7 +73,9 @@ public struct PreviousManifest: Sendable {
     /// reason.
     static func carried(_ record: ManifestRecord, keptInTar: ResumeMismatch? = nil) -> ManifestRecord {
         var carried = record
-        if record.status == "ok" { carried.reason = "done earlier" + (keptInTar.map { ", kept in its tar: \($0.rawValue)" } ?? "") }
+        if record.status == "ok" {
+            carried.reason = "done earlier" + (keptInTar.map { ", kept in its tar: \($0.rawValue)" } ?? "")
+        }
         carried.ms = nil
         return carried
     }

@@ -96,8 +96,12 @@ extension ImageProcessors {
                 }
             }
             // `upscale` lets a fit enlarge: every other resize enlarges or shrinks as it says, and would ignore it.
-            if upscale, size.contains("%") { throw .usage("a size in percent ('\(size)') enlarges as it says: upscale would do nothing") }
-            if upscale, let given, mode != .fit { throw .usage("'\(given)' enlarges as it needs: upscale applies to fit only") }
+            if upscale, size.contains("%") {
+                throw .usage("a size in percent ('\(size)') enlarges as it says: upscale would do nothing")
+            }
+            if upscale, let given, mode != .fit {
+                throw .usage("'\(given)' enlarges as it needs: upscale applies to fit only")
+            }
             if size.contains("%") {
                 guard mode == nil else { throw .usage("a size in percent ('\(size)') takes no resize mode") }
                 let parts = size.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
