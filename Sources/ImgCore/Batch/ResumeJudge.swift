@@ -131,10 +131,8 @@ struct ResumeJudge: Sendable {
 
     /// Whether `path` is the output folder (`-O out/` resumes what `-O out` wrote).
     private func sameFolder(_ path: String) -> Bool {
-        guard let folder else { return false }
-        var recorded = stat(), opened = stat()
-        return stat(path, &recorded) == 0 && fstat(folder.descriptor, &opened) == 0
-            && recorded.st_dev == opened.st_dev && recorded.st_ino == opened.st_ino
+        guard let folder, let recorded = FileIdentity(path: path) else { return false }
+        return recorded == FileIdentity(descriptor: folder.descriptor)
     }
 
     /// The size of `name` in the output folder when it is a regular file (a link is not followed).

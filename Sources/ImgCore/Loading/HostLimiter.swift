@@ -41,13 +41,4 @@ final class HostLimiter: Sendable {
         semaphore.wait()
         return semaphore
     }
-
-    /// Runs `body` while holding one of the host's slots, waiting for one if all are taken.
-    func withSlot<T>(for host: String, _ body: () throws(ImgError) -> T) throws(ImgError) -> T {
-        guard limit != nil else { return try body() }
-        let semaphore = semaphores.value(for: host)
-        semaphore.wait()
-        defer { semaphore.signal() }
-        return try body()
-    }
 }

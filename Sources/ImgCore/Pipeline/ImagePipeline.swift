@@ -175,13 +175,10 @@ extension ImagePayload {
 }
 
 extension CacheEntryMetadata {
-    /// Whether a rendering's note stays true of its variant whatever serves it: what was read or written (the first
-    /// of several frames or pages, the source's own bytes). Others tell of the making only (a quality or format
-    /// search, whose choice `chosen` gives on a hit; the warm renderer that made it).
-    static func keeps(note: String) -> Bool {
-        note.hasPrefix("read the first of ") || note.hasPrefix("the pages differ in size: ")
-            || note.contains(" does not animate here: wrote the first of ") || note.hasPrefix("unchanged: ")
-    }
+    /// Whether a rendering's note stays true of its variant whatever serves it (`VariantNote`: what was read or
+    /// written). Others tell of the making only (a quality or format search, whose choice `chosen` gives on a hit;
+    /// the warm renderer that made it).
+    static func keeps(note: String) -> Bool { VariantNote.isOne(note) }
 
     /// `digest` (XXH3-128) may be given when it was computed already; by default it is computed here.
     init(url: String, key: String, variant: String?, kind: Kind, body: ImagePayload, ttl: TimeToLive, digest: String? = nil) {

@@ -78,7 +78,7 @@ final class VariantMaker: Sendable {
         // Under --fail-on none, a damaged source passed through is as damaged as a rendering of it: it is marked, and
         // stored under the damaged variant's own key, never served at a stricter level.
         image.damage = checked.damage
-        image.notes = ["unchanged: the source's own bytes, metadata included"]
+        image.notes = [VariantNote.sourceBytes]
         return image
     }
 }

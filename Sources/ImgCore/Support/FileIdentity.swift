@@ -13,4 +13,11 @@ public struct FileIdentity: Hashable, Sendable {
         guard stat(path, &info) == 0 else { return nil }
         (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
     }
+
+    /// The identity of the file open at `descriptor`; nil when it can't be read.
+    public init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
 }

@@ -40,7 +40,7 @@ enum ImageEncoder {
         if result.frameCount > 1, !format.supportsAnimation {
             let page = result.pageHeight
             result = try result.derive("first frame") { imgf_extract_area($0, $1, 0, 0, Int32(image.width), Int32(page)) }
-            notes.append("\(format.rawValue) does not animate here: wrote the first of \(image.frameCount) frames")
+            notes.append(VariantNote.firstFrame(in: format, of: image.frameCount))
         }
         result = try flattenedIfNeeded(result, for: format, onto: encoding.background)
         if !encoding.keepMetadata {

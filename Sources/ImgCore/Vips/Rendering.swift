@@ -139,16 +139,16 @@ public enum Rendering {
         }
         encoded.sourceSize = header.orientedSize(autorotate: decoding.autorotate)
         if header.framesInFile > 1, header.format?.supportsAnimation != true {
-            encoded.notes.append("read the first of \(header.framesInFile) pages")
+            encoded.notes.append(VariantNote.firstPage(of: header.framesInFile))
         } else if header.framesInFile > 1, !encoded.format.supportsAnimation {
-            encoded.notes.append("\(encoded.format.rawValue) does not animate here: wrote the first of \(header.framesInFile) frames")
+            encoded.notes.append(VariantNote.firstFrame(in: encoded.format, of: header.framesInFile))
         }
         if let damage = header.damage {
             // Let through by --fail-on: a warning is a note; truncated or corrupt data (under `none`) marks the result.
             if damage.severity == .warning { encoded.notes.append("warning: \(damage.message)") } else { encoded.damage = damage.message }
         }
         if header.pagesInFileWhenTheyDiffer > 0 {
-            encoded.notes.append("the pages differ in size: read the first of \(header.pagesInFileWhenTheyDiffer) pages")
+            encoded.notes.append(VariantNote.firstOfPagesThatDiffer(header.pagesInFileWhenTheyDiffer))
         }
         return encoded
     }
