@@ -50,6 +50,12 @@ struct BatchPlan {
             throw error
         }
         options.previous = records.previous
+        // Worth a line even with -q: the dataset will give the line twice.
+        options.linesMovedAway = { moved in
+            console.error("warning: line \(moved.line)'s sample stays in \(moved.tar), but the line is now another "
+                          + "shard's (its URL changed): that shard's task writes it again unless the manifest it "
+                          + "resumes from records this sample, and the folder then holds key \(moved.key) twice")
+        }
     }
 
     /// `--shard K/N`, or `auto` from the job array's environment (which `-v` names); nil without the option.

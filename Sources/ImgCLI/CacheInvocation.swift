@@ -26,15 +26,14 @@ struct CacheInvocation {
         dryRun = arguments[Options.dryRun]
     }
 
-    /// `cache inspect [URL]`: the entries (at most `--limit`, all with `--all`) or one URL's, as text or JSON.
+    /// `cache inspect [URL]`: the entries (at most `--limit`, all with `--all`) or one URL's (or `--cache-key`'s), as
+    /// text or JSON.
     func inspect() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
         var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
         if arguments[Options.all] { limit = nil }
         let settings = try settings()
-        let key = try rest.first.map { input throws(ImgError) in
-            try CacheInspector.originalKey(forInput: input, query: settings.query, cacheKey: try arguments[Options.cacheKey])
-        }
+        let key = try originalKey(query: settings.query)
         let inspection = root.map {
             CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
         } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
@@ -45,6 +44,19 @@ struct CacheInvocation {
             try CacheOutput.printInspection(inspection, url: shownURL, console: console)
         }
         return 0
+    }
+
+    /// The original key the command is on: `--cache-key`'s, else its URL's; nil with neither. `--keep-query`
+    /// without a URL would change no key: refused.
+    private func originalKey(query: QueryInKey) throws(ImgError) -> String? {
+        let cacheKey = try arguments[Options.cacheKey]
+        guard let input = rest.first else {
+            if cacheKey == nil, arguments.has(Options.keepQuery) {
+                throw .usage("--keep-query changes how a URL is keyed: give cache \(subcommand) the URL")
+            }
+            return cacheKey
+        }
+        return try CacheInspector.originalKey(forInput: input, query: query, cacheKey: cacheKey)
     }
 
     /// `cache clean-expired`: expired entries, and temporaries and stale locks older than `--temp-age`.
@@ -103,11 +115,12 @@ struct CacheInvocation {
         return Interruption.exitStatus(of: stop, console: console) ?? status
     }
 
-    /// `cache remove URL`: the URL's original and every variant made from it.
+    /// `cache remove URL` (or `--cache-key KEY`): the original and every variant made from it.
     func remove() throws(ImgError) -> Int32 {
-        guard rest.count == 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
-        let key = try CacheInspector.originalKey(forInput: rest[0], query: try settings().query,
-                                                 cacheKey: try arguments[Options.cacheKey])
+        guard rest.count <= 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
+        guard let key = try originalKey(query: try settings().query) else {
+            throw .usage("cache remove takes one URL (or --cache-key KEY), got 0")
+        }
         guard let root else { return try output.nothing(dryRun) }
         return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun), dryRun: dryRun)
     }
@@ -133,6 +146,8 @@ struct CacheInvocation {
     /// then prints the settings in force and where each comes from.
     mutating func config() throws(ImgError) -> Int32 {
         if !rest.isEmpty {
+            // Every assignment is checked before the directory is made.
+            _ = try CacheSettings.checkedAssignments(rest)
             let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
             guard let opened = made else { throw .io("cannot open \(directory)") }
             try CacheSettings.writeConfig(root: opened, assignments: rest)

@@ -34,23 +34,9 @@ struct FetchSettings {
 
         template.decoding = try Self.decoding(from: arguments)
 
-        let encoding: OutputEncoding
         outputFile = try arguments[Options.output]
-        outputDirectory = try arguments[Options.outputDir]
-        // curl's habit (`-O URL`): -O takes a directory, and a URL there would become a directory named after it.
-        if let directory = outputDirectory, Self.looksLikeURL(directory) {
-            throw .usage("-O takes a directory, not a URL ('\(URLCredentials.maskingPassword(in: directory))'): "
-                         + "give the URLs as inputs and -O DIR for where to write them")
-        }
-        // An empty -O (a script's unset variable) is refused, not taken as the working directory.
-        if outputDirectory == "" { throw .setting(.outputDirectoryUnnamed) }
-        // `-` is standard output for -o; -O writes files into a folder, so it does not take it for a folder's name.
-        if outputDirectory == "-" {
-            throw .usage("-O - names a folder, not standard output (-o - writes one image there); "
-                         + "for a folder named '-', give ./-")
-        }
-        outputDirectory = outputDirectory.map(PathSpelling.normalised)
-        encoding = try Self.encoding(from: arguments, outputFile: outputFile)
+        outputDirectory = try Self.outputDirectory(from: arguments)
+        let encoding = try Self.encoding(from: arguments, outputFile: outputFile)
         template.encoding = encoding
         // A run that measures distances keeps their images' memory from its start, as one call leaves it for the next.
         if encoding.targetDistance != nil { VipsRuntime.keepFreedMemoryForMeasuring() }
@@ -92,6 +78,25 @@ struct FetchSettings {
         denyLocal = arguments[Options.denyLocal]
         autoClean = !arguments[Options.noAutoClean] && !policy.memoryOnly && !policy.noCache
         renderer = try RendererSettings(arguments, environment: environment)
+    }
+
+    /// `-O`'s folder, normalised; nil without it. Refused: a URL (curl's `-O URL` habit), an empty value (a script's
+    /// unset variable) and `-` (standard output is `-o -`'s).
+    static func outputDirectory(from arguments: ScannedArguments) throws(ImgError) -> String? {
+        let outputDirectory = try arguments[Options.outputDir]
+        // curl's habit (`-O URL`): -O takes a directory, and a URL there would become a directory named after it.
+        if let directory = outputDirectory, Self.looksLikeURL(directory) {
+            throw .usage("-O takes a directory, not a URL ('\(URLCredentials.maskingPassword(in: directory))'): "
+                         + "give the URLs as inputs and -O DIR for where to write them")
+        }
+        // An empty -O (a script's unset variable) is refused, not taken as the working directory.
+        if outputDirectory == "" { throw .setting(.outputDirectoryUnnamed) }
+        // `-` is standard output for -o; -O writes files into a folder, so it does not take it for a folder's name.
+        if outputDirectory == "-" {
+            throw .usage("-O - names a folder, not standard output (-o - writes one image there); "
+                         + "for a folder named '-', give ./-")
+        }
+        return outputDirectory.map(PathSpelling.normalised)
     }
 
     /// The decoding limits and choices: `--max-pixels`, `--max-frames`, `--max-decode-memory`, `--max-render-time`,

@@ -167,6 +167,31 @@ struct BatchManifestTests {
         #expect(missing.status == 2 && missing.stderr.contains("none.jsonl"), "\(missing.stderr)")
     }
 
+    /// A line recorded `ok` whose name another line now takes (the failed line above it was mended into a URL of the
+    /// same file name) runs again under `--retry-failed` at the name this run gives it: carried, it kept a record of a
+    /// file the mended line wrote over.
+    @Test func retryFailedRunsAgainALineWhoseNameAnotherLineNowTakes() throws {
+        let fixture = try BatchFixture(count: 1)
+        let good = fixture.server.url("/img/img1.jpg")
+        let first = fixture.root.file("first.jsonl")
+        let run = try fixture.batch([fixture.server.url("/status/404"), good], ["--manifest", first, "--retry", "0"])
+        #expect(run.status == 1 && fixture.outputs() == ["img1.jpg"], "\(run.stderr)")
+        try FileManager.default.copyItem(atPath: Paths.images + "/rotation/6.jpg", toPath: fixture.root.file("www/other.jpg"))
+        let mended = fixture.server.url("/by-query/img1.jpg?img=other.jpg")
+        let second = fixture.root.file("second.jsonl")
+        let retried = try fixture.batch([mended, good], ["--retry-failed", first, "--manifest", second])
+        #expect(retried.status == 0 && retried.stderr.contains("recorded at another path"), "\(retried.stderr)")
+        #expect(fixture.outputs() == ["img1-1.jpg", "img1.jpg"])
+        let records = try JSONLines.objects(inFile: second).dropLast()
+        #expect(records.map { $0["reason"] as? String } == [nil, "done again: recorded at another path"])
+        for record in records {
+            let output = try #require((record["outputs"] as? [[String: Any]])?.first)
+            let path = try #require(output["path"] as? String)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(output["sha256"] as? String == Digest.sha256(bytes), "\(record)")
+        }
+    }
+
     /// A line that failed for its form (no URL in its column, more columns than `URL [NAME]`) is recorded by its
     /// text, and `--retry-failed` runs it again like any failure rather than calling it not failed.
     @Test func retryFailedRunsAMalformedLineAgain() throws {

@@ -39,6 +39,12 @@ struct RendererLockTests: RendererSuite {
         let status = try plainRun(["renderer", "status"])
         #expect(status.stdoutText.contains("not answering: pid \(process)") && status.stdoutText.contains("socket file is gone"),
                 "\(status.stdoutText)")
+        // Something else at its socket file's name (here a plain file) is not it.
+        #expect(FileManager.default.createFile(atPath: folder + "/" + socket, contents: Data()))
+        let squatted = try plainRun(["renderer", "status"])
+        #expect(squatted.stdoutText.contains("not answering: pid \(process)")
+                && squatted.stdoutText.contains("what is at its socket file is not it"), "\(squatted.stdoutText)")
+        #expect(unlink(folder + "/" + socket) == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: try plainRun(["renderer", "status", "--json"]).stdout) as? [String: Any])
         let renderers = json["renderers"] as? [[String: Any]] ?? []
         #expect(renderers.count == 1 && renderers.first?["listening"] as? Bool == false && json["running"] as? Bool == true, "\(json)")

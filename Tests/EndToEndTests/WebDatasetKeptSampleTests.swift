@@ -55,4 +55,30 @@ struct WebDatasetKeptSampleTests {
         #expect(try WebDatasetTests.keys(fixture.output).sorted() == ["000000001", "000000002"], "each line one sample")
         #expect(try fixture.server.requests("/img/img3.jpg") == 0)
     }
+
+    /// A line whose URL changed so that it is now another shard's: the task of its old shard says that its sample
+    /// stays in its tar while the new shard's task writes one again (the folder then gives the line twice: it said
+    /// nothing).
+    @Test func aLineThatMovedToAnotherShardIsNamedByItsOldShard() throws {
+        let fixture = try BatchFixture(count: 2)
+        let url = { (version: Int) in fixture.server.url("/img/img1.jpg?v=\(version)") }
+        let shardOf = { (version: Int) in
+            Shard.hash(CacheKey.original(for: URL(string: url(version))!, query: .all)!) % 2
+        }
+        let moved = try #require((2...64).first { shardOf($0) != shardOf(1) })
+        let manifest = fixture.root.file("m.{shard}.jsonl")
+        let run = { (version: Int, shard: UInt64) in
+            try Imgfetch.run(["batch", try fixture.list([fixture.server.url("/img/img2.jpg"), url(version)]),
+                              "-O", fixture.output, "--cache-dir", fixture.cache, "--no-progress", "--keep-query",
+                              "--output-format", "webdataset", "--shard", "\(shard)/2", "--manifest", manifest,
+                              "--resume", manifest])
+        }
+        for shard: UInt64 in [0, 1] { #expect(try run(1, shard).status == 0) }
+        let old = shardOf(1)
+        let told = try run(moved, old)
+        #expect(told.status == 0 && told.stderr.contains("warning: line 2's sample stays in s000\(old)-00000.tar, but "
+                                                         + "the line is now another shard's"), "\(told.stderr)")
+        let other = try run(moved, 1 - old)
+        #expect(other.status == 0 && !other.stderr.contains("warning"), "\(other.stderr)")
+    }
 }

@@ -155,10 +155,16 @@ struct CacheCommandTests {
         #expect(try fixture.inspectJSON([url])["entries"] as? Int == 0, "without --keep-query the key has no query")
         #expect(try fixture.inspectJSON([url + "?v=1", "--keep-query"])["entries"] as? Int == 2)
         #expect(try fixture.inspectJSON(["http://elsewhere/x.png", "--cache-key", "my-key"])["entries"] as? Int == 2)
+        // A key needs no URL (it was ignored without one: the whole cache was shown); --keep-query keys no URL then.
+        #expect(try fixture.inspectJSON(["--cache-key", "my-key"])["entries"] as? Int == 2)
+        let keyless = try fixture.run(["cache", "inspect", "--keep-query"])
+        #expect(keyless.status == 2 && keyless.stderr.contains("--keep-query changes how a URL is keyed"), "\(keyless.stderr)")
         let removed = try fixture.run(["cache", "remove", url + "?v=1", "--keep-query"])
         #expect(removed.stdoutText.hasPrefix("removed 2 entries"), "\(removed.stdoutText)")
         #expect(try fixture.inspectJSON([url + "?v=2", "--keep-query"])["entries"] as? Int == 2)
         #expect(try fixture.inspectJSON()["entries"] as? Int == 4)
+        #expect(try fixture.run(["cache", "remove", "--cache-key", "my-key"]).stdoutText.hasPrefix("removed 2 entries"))
+        #expect(try fixture.inspectJSON()["entries"] as? Int == 2)
     }
 
     @Test func verifyCatchesATruncatedEntryAndAFlippedByteAndRepairRemovesThem() throws {

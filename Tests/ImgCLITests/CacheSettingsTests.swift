@@ -105,4 +105,16 @@ struct CacheSettingsTests {
         #expect(missing.status == 0 && missing.stdoutText.contains("entries        0"))
         #expect(!FileManager.default.fileExists(atPath: fixture.home.file("nowhere")))
     }
+
+    /// A bad setting is refused before the directory is made: `cache config` made a whole cache (its tag and
+    /// folders) and then refused the setting.
+    @Test func aBadSettingMakesNoDirectory() throws {
+        let home = try TemporaryDirectory()
+        for assignments in [["ttl=bogus"], ["size-limit=1M", "ttl=bad"], ["foo=bar"], ["size-limit"]] {
+            let directory = home.file("cache")
+            let result = try Imgfetch.runInProcess(["cache", "config"] + assignments + ["--cache-dir", directory])
+            #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1, "\(assignments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory), "\(assignments)")
+        }
+    }
 }

@@ -38,4 +38,18 @@ struct EmptyPathTests {
             #expect(result.status == 2 && result.stderr == "imgfetch: empty or malformed input ''\n", "\(arguments): \(result.stderr)")
         }
     }
+
+    /// An empty `--cache-key` names no key: taken as one, every input given it shared one entry (another URL was
+    /// served the first one's image).
+    @Test func anEmptyCacheKeyIsRefused() throws {
+        let root = try TemporaryDirectory()
+        for arguments in [["http://127.0.0.1:1/a.jpg", "-o", root.file("a.jpg")], ["info", "http://127.0.0.1:1/a.jpg"],
+                          ["cache", "inspect"], ["cache", "remove", "http://127.0.0.1:1/a.jpg"]] {
+            let result = try Imgfetch.runInProcess(arguments + ["--cache-key=", "--cache-dir", root.file("cache")])
+            #expect(result.status == 2
+                    && result.stderr == "imgfetch: bad --cache-key '': expected a key (an empty value names none)\n",
+                    "\(arguments): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).isEmpty)
+    }
 }

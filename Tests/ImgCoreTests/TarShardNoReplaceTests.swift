@@ -25,6 +25,13 @@ struct TarShardNoReplaceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == ["00000.tar"])
     }
 
+    @Test func aTarIdIsAlwaysSixteenHexDigits() {
+        #expect(TarShard.idText(0) == "0000000000000000")
+        #expect(TarShard.idText(0xabc) == "0000000000000abc")
+        #expect(TarShard.idText(0x0fff_ffff_ffff_ffff) == "0fffffffffffffff")
+        #expect(TarShard.idText(.max) == "ffffffffffffffff")
+    }
+
     @Test func aStagedOutputTakesOnlyAFreeName() throws {
         let work = try TemporaryDirectory()
         let folder = try OutputFolder(opening: work.path)

@@ -69,7 +69,7 @@ extension Options {
             .BR \-q ),
             naming both URLs: they get one image.
             """#)
-    static let cacheKey = Option<String>("cache-key", value: "KEY", parser: .text, for: [.fetch, .info, .cacheInspect, .cacheRemove],
+    static let cacheKey = Option<String>("cache-key", value: "KEY", parser: .nonEmpty("a key"), for: [.fetch, .info, .cacheInspect, .cacheRemove],
                          help: "use KEY as the original's key",
                          man: #"""
             Use

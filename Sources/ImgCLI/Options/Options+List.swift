@@ -115,6 +115,14 @@ extension Options {
             .B columns
             object, by name, with strings for CSV and TSV, the JSON values as given for JSON Lines, and for Parquet
             its values as strings, numbers, booleans or null.
+            A JSON number is kept by its value, not its spelling: an integer of up to 64 bits exactly, any other as
+            a double
+            .RB ( 1.0 ,
+            .BR 1e2 " and " \-0.0
+            are written
+            .BR 1 ,
+            .BR 100 " and " 0 ;
+            a longer integer loses its last digits).
             Repeatable; names are separated by commas.
             Default: none.
             """#)

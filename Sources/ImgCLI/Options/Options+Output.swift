@@ -28,6 +28,14 @@ extension OptionCatalog {
         does: such a download keeps the source's metadata (EXIF, XMP, the colour
         profile, the orientation tag), which is stripped whenever the image is
         re-encoded.
+        The width and height that
+        .BR \-\-json ,
+        the manifest and a sample's
+        .IB KEY .json
+        give for it are the size displayed, its orientation applied, as for every
+        other output
+        .RB ( info
+        gives the size as stored and the tag).
         The image is still read whole once, so a truncated or refused one fails as
         it would otherwise;
         .B \-v

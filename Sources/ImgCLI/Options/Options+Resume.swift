@@ -153,6 +153,13 @@ extension Options {
             the outputs of the lines recorded
             .B ok
             are not looked at, and the lines filtered, opted out or disallowed are not run again.
+            But a line recorded
+            .B ok
+            whose outputs this run would name otherwise (lines above it or the naming options changed, so that
+            another line could take a recorded name and write over its file) runs again, with reason
+            .B "done again: recorded at another path"
+            (or
+            .BR "other variant names" ).
             Exit status 0 means every line of the list (of this shard) is done: none failed and none was left not
             done, so a loop that retries until the exit status is 0 ends only with every line done.
             .I FILE

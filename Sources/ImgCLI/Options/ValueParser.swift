@@ -15,9 +15,12 @@ extension ValueParser where Value == String {
 
     /// A file or directory's path: any text but the empty one, which names none (a script's unset variable:
     /// `--cache-dir "$DIR"` must not fall back to the default cache).
-    static var path: Self {
+    static var path: Self { nonEmpty("a path") }
+
+    /// Any text but the empty one, which names nothing (`what`: what the value names, `a key`).
+    static func nonEmpty(_ what: String) -> Self {
         Self(parse: { text, shown throws(ImgError) in
-            guard !text.isEmpty else { throw .usage("bad \(shown) '': expected a path (an empty value names none)") }
+            guard !text.isEmpty else { throw .usage("bad \(shown) '': expected \(what) (an empty value names none)") }
             return text
         }, format: { $0 })
     }

@@ -9,8 +9,8 @@ struct BatchItemMaker {
     private let options: BatchOptions
     private let requests: BatchRequests
     private let pipeline: ImagePipeline
-    /// With `--resume`: how a line recorded `ok` is judged; with `--retry-failed` and a WebDataset output, whether
-    /// its sample is kept in a tar.
+    /// With `--resume`: how a line recorded `ok` is judged; with `--retry-failed`, whether its recorded outputs are
+    /// at the names this run gives them, or (WebDataset) whether its sample is kept in a tar.
     private let judge: ResumeJudge?
     private var namer: BatchOutputNamer?
 
@@ -43,10 +43,24 @@ struct BatchItemMaker {
             item.outputNames = claimNames(for: item, source: try? parsed.get(), column: line.second)
         }
         item.originalKey = usable ? key : nil
-        if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) { return nil }
+        if let shard = options.shard, !shard.contains(key: item.originalKey ?? item.input) {
+            noteIfMovedAway(item)
+            return nil
+        }
         if namer == nil { item.outputKeys = outputKeys(originalKey: key, source: parsed, format: item.format) }
         if let previous = options.previous { settle(&item, previous: previous) }
         return item
+    }
+
+    /// Tells `BatchOptions.linesMovedAway` of a line of another shard whose `ok` sample a complete tar of this
+    /// shard keeps (its URL changed since, and with it its shard).
+    private func noteIfMovedAway(_ item: BatchItem) {
+        guard let listener = options.linesMovedAway, let layout = options.webDataset, let judge,
+              let record = options.previous?.record(line: item.line), record.status == "ok",
+              judge.keepsSample(of: record) else { return }
+        let tars = (record.outputs ?? []).compactMap { $0.tar.map { String($0.split(separator: "/").last ?? "") } }
+        guard let tar = tars.first(where: { layout.tarNumber(of: $0) != nil }) else { return }
+        listener(LineMovedAway(line: item.line, tar: tar, key: WebDatasetLayout.key(line: item.line)))
     }
 
     /// The line's name column (a plain list's second column), or nil: a WebDataset sample is named by its line's
@@ -78,12 +92,17 @@ struct BatchItemMaker {
     }
 
     /// Carries the earlier manifest's record of a line it settles (`item.carried`, no original key unless its files
-    /// are still to be verified); a line recorded `ok` that does not verify is done again (`item.redone`).
+    /// are still to be verified); a line recorded `ok` that does not verify, or (`--retry-failed`) that this run names
+    /// otherwise, is done again (`item.redone`).
     private func settle(_ item: inout BatchItem, previous: PreviousManifest) {
         switch previous.mode {
         case .retryFailed:
             if let record = previous.retryDecision(line: item.line, input: item.input, malformedLine: item.malformedLine) {
-                (item.carried, item.originalKey) = (record, nil)
+                if record.status == "ok", let mismatch = judge?.renamed(record, expected: expectedOutputs(of: item)) {
+                    item.redone = mismatch
+                } else {
+                    (item.carried, item.originalKey) = (record, nil)
+                }
             } else if let judge, let record = previous.record(line: item.line), record.status == "ok",
                       judge.keepsSample(of: record) {
                 keep(&item, record: record, mismatch: .otherURL) // recorded ok for another URL (the list changed)

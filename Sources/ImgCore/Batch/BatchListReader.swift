@@ -103,7 +103,7 @@ public final class BatchListReader {
     }
 
     /// The longest line read, in bytes: 64 KiB. A longer line is not kept (the list is read in constant memory
-    /// whatever it holds): `nextLine` gives it with `tooLong` and its first 100 characters as the first column.
+    /// whatever it holds): `nextLine` gives it with `tooLong` and its first 100 characters and `…` as the first column.
     public static let maxLineBytes = 64 << 10
 
     /// The next non-blank, non-comment line as (line number, first column, second column, whether it has more
@@ -124,8 +124,8 @@ public final class BatchListReader {
     }
 
     /// The next physical line, blank and comment lines included, as (line number, text without its newline, whether
-    /// it was over `maxLineBytes`: then `text` is its first 100 characters, whether it is a word given on the command
-    /// line), or nil at the end: what a list with columns (`ListRowReader`) is assembled from.
+    /// it was over `maxLineBytes`: then `text` is its first 100 characters and `…`, whether it is a word given on the
+    /// command line), or nil at the end: what a list with columns (`ListRowReader`) is assembled from.
     func nextPhysicalLine() -> (line: Int, text: String, tooLong: Bool, isWord: Bool)? {
         guard let raw = nextRawLine() else { return nil }
         let isWord = readingWords
@@ -198,11 +198,12 @@ public final class BatchListReader {
         }
     }
 
-    /// Notes that the line at `bufferStart` is over `maxLineBytes`: its first 100 characters are kept for the report,
-    /// the rest is skipped as it is read.
+    /// Notes that the line at `bufferStart` is over `maxLineBytes`: its first 100 characters and `…` are kept for the
+    /// report, the rest is skipped as it is read.
     private func startSkipping() {
         lineNumber += 1
-        tooLongStart = String(text(of: buffer[bufferStart..<min(buffer.count, bufferStart + 400)]).prefix(100))
+        // The cut is marked, so that no report gives the start for the whole line.
+        tooLongStart = String(text(of: buffer[bufferStart..<min(buffer.count, bufferStart + 400)]).prefix(100)) + "…"
         skippingLongLine = true
     }
 

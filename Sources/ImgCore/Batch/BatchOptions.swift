@@ -83,6 +83,9 @@ public struct BatchOptions: Sendable {
     /// With `webDataset`: the lock on its tar names in `outputFolder`, held for the run so that no other run writes
     /// tars of those names there meanwhile (`TarNameLock`); default nil (none taken).
     public var tarNameLock: TarNameLock?
+    /// With `shard`, `previous` and `webDataset`: told of each line of another shard whose sample a complete tar of
+    /// this shard keeps (`LineMovedAway`); default nil (not told).
+    public var linesMovedAway: (@Sendable (LineMovedAway) -> Void)?
 
     public init() {}
 

@@ -11,7 +11,7 @@ public final class BatchRunner: Sendable {
     private let pipeline: ImagePipeline
     private let requests: BatchRequests // each output's request and key
     private let maker: BatchOutputMaker // makes each line's outputs
-    private let judge: ResumeJudge? // --resume: is a line recorded ok skipped; --retry-failed: is its sample kept
+    private let judge: ResumeJudge? // --resume: is a line recorded ok skipped; --retry-failed: is it carried
     private let options: BatchOptions
     private let cancellation: Cancellation?
     private let events: @Sendable (BatchEvent) -> Void
@@ -57,7 +57,7 @@ public final class BatchRunner: Sendable {
         }
         maker = BatchOutputMaker(pipeline: pipeline, requests: requests, options: options,
                                  outputFolder: webDataset == nil ? outputFolder : nil)
-        judge = options.previous?.mode == .resume || (options.previous != nil && options.webDataset != nil) ? ResumeJudge(
+        judge = options.previous != nil ? ResumeJudge(
             directory: options.outputDirectory, folder: try? outputFolder?.get(),
             marksDuplicates: options.duplicateDistance != nil, skipsDuplicates: options.skipDuplicates,
             verifyDigests: options.verifyOutputs, tars: options.webDataset.map(TarIdentities.init)) : nil

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The value of one kept column (`--keep-columns`) of a list row: a string for CSV and TSV, the JSON value as given
-/// for JSON Lines (a number keeps its integer or floating-point form, an object its keys). Encodes as that JSON value.
+/// for JSON Lines (an object keeps its keys; a number its value: an integral one of up to 64 bits is an integer,
+/// any other a double, so `1.0` is written `1`). Encodes as that JSON value.
 public indirect enum ColumnValue: Codable, Sendable, Equatable {
     case string(String)
     case integer(Int64)

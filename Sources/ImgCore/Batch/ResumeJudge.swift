@@ -89,6 +89,21 @@ struct ResumeJudge: Sendable {
         return .carry(PreviousManifest.carried(record), verifying: files)
     }
 
+    /// With `--retry-failed`, why a line whose `ok` record would be carried runs after all: this run names its
+    /// outputs otherwise (the list above it or the naming changed), so another line could take a recorded name and
+    /// write over its file. Nil when each recorded output is at the name this run gives it, and without an output
+    /// folder of files. The files themselves are not looked at.
+    func renamed(_ record: ManifestRecord, expected: [ExpectedOutput]) -> ResumeMismatch? {
+        guard directory != nil, tars == nil else { return nil }
+        let outputs = record.outputs ?? []
+        guard outputs.map(\.variant) == expected.map(\.variant) else { return .otherVariants }
+        for (output, wanted) in zip(outputs, expected) {
+            guard let claimed = wanted.name, let path = output.path else { continue }
+            if name(of: path, claimed: claimed, format: output.format) == nil { return .otherPath }
+        }
+        return nil
+    }
+
     /// With a WebDataset output: whether `record` has a sample in a tar still complete in this run's folder (the
     /// recorded tar, of the recorded id). Such a sample is never written again: a second would give its line twice.
     func keepsSample(of record: ManifestRecord) -> Bool {

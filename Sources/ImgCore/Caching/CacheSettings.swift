@@ -142,19 +142,10 @@ public struct CacheSettings: Sendable, Equatable {
         return values
     }
 
-    /// Checks and merges `key=value` assignments into `DIR/config`, written atomically (temporary, then rename).
-    /// An empty value removes the key. Returns the stored values.
-    @discardableResult
-    public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
-        guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
-        return try writeConfig(root: root, assignments: assignments)
-    }
-
-    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing).
-    @discardableResult
-    public static func writeConfig(root: CacheRoot, assignments: [String]) throws(ImgError) -> [String: String] {
-        try root.prepareFolders()
-        var values = try readConfig(root: root)
+    /// The `key=value` assignments of `cache config`, checked: each key with its value, nil to reset it to its
+    /// default (`KEY=` or `KEY=default`). A bad one is a usage error giving the problem; nothing is read or written.
+    public static func checkedAssignments(_ assignments: [String]) throws(ImgError) -> [(key: String, value: String?)] {
+        var checked: [(key: String, value: String?)] = []
         for assignment in assignments {
             guard let equals = assignment.firstIndex(of: "=") else {
                 throw .usage("bad setting '\(assignment)': expected key=value (keys: \(keys.joined(separator: ", ")))")
@@ -182,8 +173,28 @@ public struct CacheSettings: Sendable, Equatable {
             default:
                 throw .usage("unknown setting '\(key)' (keys: \(keys.joined(separator: ", ")))")
             }
-            values[key] = value.isEmpty ? nil : value
+            checked.append((key, value.isEmpty ? nil : value))
         }
+        return checked
+    }
+
+    /// Checks, then merges `key=value` assignments into `DIR/config`, written atomically (temporary, then rename);
+    /// a bad assignment is refused before the directory is made or opened. An empty value removes the key. Returns
+    /// the stored values.
+    @discardableResult
+    public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
+        _ = try checkedAssignments(assignments)
+        guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
+        return try writeConfig(root: root, assignments: assignments)
+    }
+
+    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing).
+    @discardableResult
+    public static func writeConfig(root: CacheRoot, assignments: [String]) throws(ImgError) -> [String: String] {
+        let checked = try checkedAssignments(assignments)
+        try root.prepareFolders()
+        var values = try readConfig(root: root)
+        for (key, value) in checked { values[key] = value }
         var text = "# imgfetch cache settings (imgfetch cache config key=value)\n"
         for key in keys { if let value = values[key] { text += "\(key)=\(value)\n" } }
         let now = Date().timeIntervalSince1970

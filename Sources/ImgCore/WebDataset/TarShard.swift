@@ -28,13 +28,17 @@ final class TarShard {
     private let staged: StagedOutput
     private var archive: OpaquePointer?
 
+    /// A tar's id as its stats and the manifest give it: always 16 lowercase hex digits, a leading zero kept.
+    static func idText(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// A new tar `name` in `folder`, written under a temporary; with `table`, its Parquet table too.
     init(name: String, folder: OutputFolder, table: Bool) throws(ImgError) {
         self.name = name
         self.folder = folder
-        // Always 16 digits: a leading zero is kept.
-        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        id = String(repeating: "0", count: 16 - digits.count) + digits
+        id = Self.idText(UInt64.random(in: 0...UInt64.max))
         let shown = "\(folder.path)/\(name)"
         (descriptor, staged) = try folder.createGrowing(shownAs: shown)
         guard let opened = imgf_tar_open(descriptor) else {
