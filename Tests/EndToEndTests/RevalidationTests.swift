@@ -34,4 +34,38 @@ struct RevalidationTests {
         #expect(variantAfter.st_ino == variantBefore.st_ino)
         #expect(EntryIO.seconds(variantAfter.st_mtim) > EntryIO.seconds(variantBefore.st_mtim) + 1)
     }
+
+    /// A 304 that carries `Cache-Control: no-store` updates the stored headers (RFC 9111, 4.3.4): what was kept for
+    /// the URL goes, and `-v` says why (it renewed both entries, which were served again on).
+    @Test func a304SayingNoStoreRemovesWhatWasKept() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg", ["--ttl", "1s", "--cache-key", "k"])
+        try fixture.passTime()
+        let again = try fixture.fetch("/cache-control/no-store/sample.jpg", ["-v", "--cache-key", "k"])
+        #expect(again.stderr.contains("revalidated") && again.stderr.contains(ImagePipeline.noStoreNote), "\(again.stderr)")
+        #expect(try fixture.requests("/cache-control/no-store/sample.jpg") == 1)
+        #expect(fixture.entries().filter { !$0.value.isFolder }.isEmpty, "\(fixture.entries())")
+    }
+
+    /// Entries removed while their original is revalidated (another process's `cache clean-expired`) are written
+    /// again: the 304 renewed nothing, and the next run downloaded the whole image again.
+    @Test func aRenewalWhoseEntriesWentWritesThemAgain() throws {
+        let fixture = try CacheFixture()
+        let path = "/delay/2/sample.jpg"
+        try fixture.fetch(path, ["--ttl", "1s"])
+        try fixture.passTime()
+        let errors = try CapturedOutput()
+        defer { errors.remove() }
+        let process = try Imgfetch.launch(["fetch", fixture.server.url(path), "-o", fixture.home.file("renewed.png"),
+                                           "-v", "--no-auto-clean", "--cache-dir", fixture.cache], errors: errors)
+        // Once the revalidation is under way (the server holds it 2 s), the expired entries are cleaned away.
+        let deadline = Date().addingTimeInterval(20)
+        while try fixture.requests(path) < 2, Date() < deadline { usleep(20_000) }
+        let cleaned = try fixture.run(["cache", "clean-expired"])
+        #expect(cleaned.status == 0 && fixture.entries().filter { !$0.value.isFolder }.isEmpty, "\(cleaned.stdoutText)")
+        process.waitUntilExit()
+        let stderr = String(decoding: try errors.collect(), as: UTF8.self)
+        #expect(process.terminationStatus == 0 && stderr.contains("revalidated"), "\(stderr)")
+        #expect(fixture.entries().filter { !$0.value.isFolder }.count == 2, "the original and its variant kept again")
+    }
 }

@@ -109,9 +109,12 @@ final class MemoryEntryStore: EntryStoring {
 
     func recordedMetadata(of entry: EntryName) -> CacheEntryMetadata? { self[entry]?.metadata }
 
-    func touch(_ entry: EntryName, ttl: Int64?) {
+    func touch(_ entry: EntryName, ttl: Int64?) -> Bool {
         log.record("touch \(Self.name(entry))")
-        entries.withLock { $0[entry]?.expired = false }
+        return entries.withLock { entries in
+            entries[entry]?.expired = false
+            return entries[entry] != nil
+        }
     }
 
     func store(_ body: EncodedBytes, metadata: CacheEntryMetadata, as entry: EntryName) throws(ImgError) {

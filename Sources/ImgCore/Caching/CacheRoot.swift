@@ -92,10 +92,12 @@ public final class CacheRoot: @unchecked Sendable { // owns a directory descript
 
     func exists(_ name: String) -> Bool { status(name) != nil }
 
-    /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink.
-    func setTimes(_ name: String, accessed: Double, expires: Double) {
+    /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink; false when it is not there
+    /// (or can't be changed).
+    @discardableResult
+    func setTimes(_ name: String, accessed: Double, expires: Double) -> Bool {
         var times = [EntryIO.timespecOf(accessed), EntryIO.timespecOf(expires)]
-        utimensat(descriptor, name, &times, AT_SYMLINK_NOFOLLOW)
+        return utimensat(descriptor, name, &times, AT_SYMLINK_NOFOLLOW) == 0
     }
 
     /// `mkdir -p` of a folder below the directory, each new folder 0700.

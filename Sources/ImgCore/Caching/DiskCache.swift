@@ -121,11 +121,13 @@ public final class DiskCache: Sendable {
     }
 
     /// Records an access: last access now, expiry extended by the entry's own TTL.
-    public func touch(_ path: String, ttl: Int64?, now: Date = Date()) {
+    @discardableResult
+    public func touch(_ path: String, ttl: Int64?, now: Date = Date()) -> Bool {
         touch(named: name(ofPath: path), ttl: ttl, now: now)
     }
 
-    func touch(named name: String, ttl: Int64?, now: Date = Date()) {
+    @discardableResult
+    func touch(named name: String, ttl: Int64?, now: Date = Date()) -> Bool {
         root.setTimes(name, accessed: now.timeIntervalSince1970, expires: EntryIO.expiry(now: now, ttl: ttl))
     }
 

@@ -11,6 +11,23 @@ extension ImagePipeline {
         let body: EncodedBytes
     }
 
+    /// Renews the expired variant of an original a 304 found unchanged (`response.image` is it): touched, or written
+    /// again when its entry went meanwhile; with `noStore` (the 304 said `no-store`: the entries are gone) kept in
+    /// memory only, and said.
+    private func renew(_ expired: ExpiredVariant, of request: ImageRequest, originalKey: String, noStore: Bool,
+                       store: any EntryStoring, response: inout ImageResponse) {
+        if noStore {
+            response.notes.append(ImagePipeline.noStoreNote)
+            writer.keepInMemory(response.image, variantKey: expired.key, storeWillServe: false)
+        } else if store.touch(expired.entry, ttl: expired.metadata.ttl) {
+            writer.keepInMemory(response.image, variantKey: expired.key, storeWillServe: true)
+        } else if let failure = writer.write(response.image, of: request, originalKey: originalKey,
+                                             variant: (expired.metadata.variant ?? "", expired.key), noStore: false) {
+            response.warnings += writer.failureWarning.warnings(for: failure)
+            response.storeFailure = response.storeFailure ?? failure
+        }
+    }
+
     /// `image(for:)` for a request whose encoding names its format (`encodingResolved`): `original` is the original
     /// when it was fetched already (to learn the source format), else it is fetched here if the variant misses.
     func image(forResolved request: ImageRequest, originalKey: String?,
@@ -43,12 +60,14 @@ extension ImagePipeline {
         response.storeFailure = original.storeFailure
         if let originalKey { noteRecordedURL(original.recordedURL, for: request, originalKey: originalKey, in: &response) }
 
-        if original.source == .revalidated, let expiredVariant, let store {
+        if original.source == .revalidated, let expiredVariant, let originalKey, let store {
             // The original is unchanged: so is the variant made from it.
-            store.touch(expiredVariant.entry, ttl: expiredVariant.metadata.ttl)
             response.image = ImagePayload(entry: expiredVariant.metadata, body: expiredVariant.body)
+            // The tags the 304 brought (its variants, recording the old ones, went with them).
+            response.image.robotsTags = original.image.robotsTags
             response.variantKey = expiredVariant.key
-            writer.keepInMemory(response.image, variantKey: expiredVariant.key, storeWillServe: true)
+            renew(expiredVariant, of: request, originalKey: originalKey, noStore: original.image.noStore,
+                  store: store, response: &response)
             return response
         }
         var (made, isOwner) = try makeVariant(request, from: original, originalKey: originalKey, variantKey: keys.key)

@@ -183,16 +183,23 @@ final class OriginalFetcher: Sendable {
     }
 
     /// The expired original a 304 answered, renewed. A 304 updates the stored response's headers (RFC 9111, 4.3.4):
-    /// an `X-Robots-Tag` it carries replaces the recorded one. Opted out now, the original and its variants are
-    /// removed and the request refused; other new tags are recorded (the original written again, its variants,
-    /// which recorded the old tags, removed). Without `X-Robots-Tag` the recorded tags stand and the entry is touched.
+    /// with `Cache-Control: no-store` the original and its variants are removed (the image is served, kept no
+    /// more); an `X-Robots-Tag` it carries replaces the recorded one. Opted out now, the original and its variants
+    /// are removed and the request refused; other new tags are recorded (the original written again, its variants,
+    /// which recorded the old tags, removed). Without `X-Robots-Tag` the recorded tags stand and the entry is
+    /// touched, or written again when it went meanwhile (another process's `clean-expired`).
     private func renewed(_ expired: (metadata: CacheEntryMetadata, body: EncodedBytes), by response: HTTPResponse,
                          key: String, request: ImageRequest, store: any EntryStoring) throws(ImgError)
         -> (image: ImagePayload, storeFailure: ImgError?) {
         var image = ImagePayload(entry: expired.metadata, body: expired.body)
-        guard !response.robotsTags.isEmpty, response.robotsTags != (image.robotsTags ?? []) else {
-            store.touch(.original(key: key), ttl: expired.metadata.ttl)
+        if response.noStore {
+            image.noStore = true
+            store.removeEverything(ofOriginal: key)
             return (image, nil)
+        }
+        guard !response.robotsTags.isEmpty, response.robotsTags != (image.robotsTags ?? []) else {
+            if store.touch(.original(key: key), ttl: expired.metadata.ttl) { return (image, nil) }
+            return (image, store.publishOriginal(image, key: key, url: expired.metadata.url, ttl: configuration.ttl))
         }
         image.robotsTags = response.robotsTags
         if let refusal = request.robotsRefusal(response.robotsTags) {
