@@ -46,6 +46,15 @@ struct ServerReplyTests: EndToEndSuite {
         #expect(try server.stats().connections == 2)
     }
 
+    /// A retry closes the connection that failed: kept, it stayed open beside the new one, one connection more to
+    /// the host for each retry (the server may see the closed one end just after the next one starts).
+    @Test func aRetryClosesTheConnectionThatFailed() throws {
+        let result = try fetch([server.url("/flaky/3/sample.jpg?retry_after=0"), "--retry", "3", "-o", work.file("a.jpg")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try server.stats()
+        #expect(stats.connections == 4 && stats.max_concurrent_connections <= 2, "\(stats)")
+    }
+
     @Test func noStoreIsDeliveredButNeverWrittenToTheDiskCache() throws {
         let path = "/cache-control/private,%20NO-STORE/sample.jpg"
         let first = try fetch([server.url(path), "--resize", "20x", "-v", "-o", work.file("a.jpg")])

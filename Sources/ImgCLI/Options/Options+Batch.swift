@@ -44,9 +44,14 @@ extension Options {
             .B \-v
             says which.
             """#)
-    static let perHost = Option<Int>("per-host", value: "N", parser: .integer(1...256), default: 6, for: .batchLike, help: "connections at once to one host",
+    static let perHost = Option<Int>("per-host", value: "N", parser: .integer(1...256), default: 6, for: .batchLike, help: "transfers at once to one host",
                          man: #"""
-            Connections at once to one host.
+            Transfers at once to one host: requests in flight, each on its own connection.
+            A connection kept alive between requests is not a transfer: each idle transfer handle keeps one, to the
+            host it spoke with last (after a redirect, the host it led to), so a host may hold more idle connections
+            than
+            .IR N ,
+            of the at most 64 kept in all.
             Each request a redirect leads to counts for the host it is sent to, as do its turns
             .RB ( \-\-rate ),
             pauses and refusals below.
@@ -111,6 +116,10 @@ extension Options {
     static let failFast = Flag("fail-fast", for: .batchLike, help: "stop starting items after the first failure",
                          man: #"""
             Stop starting new items after the first failure.
+            The items already in the workers' hands (as many as
+            .BR \-\-jobs ,
+            some of them waiting for their host's slot or turn) still run, and are reported as they end;
+            the others are counted as not reached.
             """#)
     static let shard = Option<String>("shard", value: "K/N|auto|auto/N", parser: .text, for: .batchLike, choices: ["auto", "auto/"],
                          help: "only the items whose key hashes to K mod N; auto: from the job array",

@@ -21,8 +21,9 @@ extension OptionCatalog {
         Options.allowUntrustedFormats,
     ], manOutro: #"""
         Redirects are followed, compressed transfer encodings accepted and
-        connections reused: the idle ones of the hosts used last stay open, at
-        most 64, so a list of many hosts keeps few descriptors.
+        connections reused: the idle ones of the hosts used last stay open (one
+        for each idle transfer handle; a retry's new connection closes the one
+        that failed), at most 64, so a list of many hosts keeps few descriptors.
         Whether the bytes are an image is decided from the bytes, never from the
         Content-Type.
         """#)

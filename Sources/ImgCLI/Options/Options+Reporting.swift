@@ -19,7 +19,11 @@ extension Options {
                          man: #"""
             No progress bar.
             By default one is drawn on standard error while downloading, when standard
-            error is a terminal;
+            error is a terminal, unless
+            .B \-q
+            or
+            .B \-\-json
+            is given (a run that reports in JSON is read by a program);
             .B IMGFETCH_PROGRESS=0
             does the same.
             Accepted by every command (those that draw none ignore it), so that it can be

@@ -8,7 +8,8 @@ import Glibc
 /// Downloads over http and https with one reusable libcurl handle, so several URLs to a host share a connection.
 /// A loader is used by one thread at a time; `LoaderPool` hands them out.
 public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handle, used by one thread at a time
-    private let handle: UnsafeMutableRawPointer
+    /// Replaced for a retry (`renewHandle`): a new handle has no connection, so the one that failed is closed.
+    private var handle: UnsafeMutableRawPointer
     private let options: NetworkOptions
 
     public init(options: NetworkOptions) throws(ImgError) {
@@ -19,6 +20,13 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     }
 
     deinit { imgf_curl_easy_cleanup(handle) }
+
+    /// Replaces the handle with a new one, closing the connection it kept.
+    private func renewHandle() throws(ImgError) {
+        guard let renewed = imgf_curl_easy_init() else { throw .internalFailure("libcurl failed to start") }
+        imgf_curl_easy_cleanup(handle)
+        handle = renewed
+    }
 
     /// Opens libcurl (on first use only: a run that downloads nothing never loads it) and initialises it, once;
     /// returns why that failed, or nil. Call before libvips starts loading in the background where both are
@@ -53,9 +61,10 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         var backoff = options.initialBackoff
         var attempt = 0
         while true {
-            // A retry opens a new connection: the one that failed may hold the rest of an earlier reply.
-            let outcome = try attemptFetch(url, validators: validators, range: range, freshConnection: attempt > 0,
-                                           turns: turns)
+            // A retry opens a new connection, closing the one that failed (it may hold the rest of an earlier reply;
+            // kept, it stayed open beside the new one, one more to the host for each retry).
+            if attempt > 0 { try renewHandle() }
+            let outcome = try attemptFetch(url, validators: validators, range: range, turns: turns)
             attempt += 1
             switch outcome {
             case .success(let response):
@@ -78,7 +87,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     /// One attempt: the request and the redirects it leads to, followed here rather than by libcurl so that each hop
     /// is sent what `RedirectPolicy` allows it, in its own host's turn (`turns`). `--timeout` bounds the whole
     /// chain. Throws when a hop's host was given up, or its wait cancelled.
-    private func attemptFetch(_ url: URL, validators: Validators?, range: ClosedRange<Int64>?, freshConnection: Bool,
+    private func attemptFetch(_ url: URL, validators: Validators?, range: ClosedRange<Int64>?,
                               turns: HostTurns?) throws(ImgError) -> Result<HTTPResponse, TransferFailure> {
         let policy = RedirectPolicy(first: url, trusted: options.locationTrusted)
         var deadline = Date().addingTimeInterval(options.timeout)
@@ -96,7 +105,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                     return .end(.failure(TransferFailure(error: error, retryable: true)))
                 }
                 return send(hop, policy: policy, validators: validators, range: range, redirects: redirects,
-                            freshConnection: freshConnection && redirects == 0, timeout: remaining)
+                            timeout: remaining)
             }
             switch sent {
             case .end(let outcome): return outcome
@@ -108,9 +117,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
     /// One hop: `url` requested, its answer a redirect to follow (the `redirects` followed before it under
     /// `--max-redirects`) or the attempt's end.
     private func send(_ url: URL, policy: RedirectPolicy, validators: Validators?, range: ClosedRange<Int64>?,
-                      redirects: Int, freshConnection: Bool, timeout: Double) -> Hop {
+                      redirects: Int, timeout: Double) -> Hop {
         let (code, transfer, detail) = perform(url, policy: policy, validators: validators, range: range,
-                                               freshConnection: freshConnection, timeout: timeout)
+                                               timeout: timeout)
         let status = Int(imgf_info_long(handle, CURLINFO_RESPONSE_CODE))
         if code != CURLE_OK, !(code == CURLE_WRITE_ERROR && transfer.keptPrefix) {
             let shown = ProxyAddress.maskingPassword(of: options.proxy, in: detail)
@@ -135,7 +144,7 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
 
     /// Makes one request (no redirect followed) and returns libcurl's code, the transfer and libcurl's message.
     private func perform(_ url: URL, policy: RedirectPolicy, validators: Validators?, range: ClosedRange<Int64>?,
-                         freshConnection: Bool, timeout: Double) -> (CURLcode, Transfer, String) {
+                         timeout: Double) -> (CURLcode, Transfer, String) {
         let transfer = Transfer(options: options)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -155,7 +164,6 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 _ = imgf_setopt_string(handle, CURLOPT_USERNAME, user)
                 _ = imgf_setopt_string(handle, CURLOPT_PASSWORD, password)
             }
-            _ = imgf_setopt_long(handle, CURLOPT_FRESH_CONNECT, freshConnection ? 1 : 0)
             if let range {
                 // Byte offsets of the body as sent: a compressed reply's offsets would be of the compressed bytes.
                 _ = imgf_setopt_string(handle, CURLOPT_RANGE, "\(range.lowerBound)-\(range.upperBound)")
@@ -212,6 +220,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                            context: UnsafeMutableRawPointer) {
         _ = imgf_setopt_string(handle, CURLOPT_URL, url.absoluteString)
         _ = imgf_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        // One connection kept between transfers, the last one used: a redirect's hop to another host closes the
+        // first host's once it is done, so an idle handle holds one connection.
+        _ = imgf_setopt_long(handle, CURLOPT_MAXCONNECTS, 1)
         _ = imgf_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         _ = imgf_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         // Redirects are followed by `attemptFetch`, one request at a time.
