@@ -22,10 +22,11 @@ public struct Console: Sendable {
     }
 
     /// Prints `text` and a newline on standard output; a failure to write it (a full disk, a closed stdout) is a
-    /// local I/O error (exit 7).
+    /// local I/O error (exit 7). What a terminal would act on beyond JSON's own escapes (a C1 control, a
+    /// right-to-left override in a URL or a header a `--json` record quotes) is written as a `\uXXXX` escape.
     func printLine(_ text: String, terminator: String = "\n") throws(ImgError) {
         do {
-            try standardOutput.write(text + terminator)
+            try standardOutput.write(text.escapingTerminalControlsInJSON + terminator)
         } catch {
             throw error.error
         }

@@ -138,7 +138,8 @@ struct Reporter: Sendable {
     static func jsonLine<T: Encodable>(_ value: T) -> Data? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(value) else { return nil }
+        // What a terminal would act on (a C1 control, a right-to-left override in a URL or header) is escaped.
+        guard var data = (try? encoder.encode(value))?.escapingTerminalControlsInJSON else { return nil }
         data.append(0x0A)
         return data
     }

@@ -192,6 +192,18 @@ struct BatchManifestTests {
         }
     }
 
+    /// A FIFO given as the earlier manifest is refused at once: it waited for a writer for ever.
+    @Test func aFIFOAsTheEarlierManifestIsRefused() throws {
+        let fixture = try BatchFixture(count: 1)
+        let fifo = fixture.root.file("m.jsonl")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for option in ["--resume", "--retry-failed"] {
+            let result = try fixture.batch([fixture.server.url("/img/img1.jpg")], [option, fifo])
+            #expect(result.status == 2 && result.stderr.contains("not a regular file"), "\(option): \(result.stderr)")
+        }
+        #expect(try fixture.server.stats().total == 0)
+    }
+
     /// A line that failed for its form (no URL in its column, more columns than `URL [NAME]`) is recorded by its
     /// text, and `--retry-failed` runs it again like any failure rather than calling it not failed.
     @Test func retryFailedRunsAMalformedLineAgain() throws {

@@ -137,6 +137,32 @@ struct ResourceBoundsTests {
         #expect(bad.status == 2 && bad.stderr.contains("--max-render-time"), "\(bad.stderr)")
     }
 
+    /// A progressive JPEG of more scans than libjpeg-turbo's tools allow (each a pass over every coefficient, all
+    /// read before the first row) is refused before it is decoded: one of 8000x8000 and thousands of scans took
+    /// minutes, past --max-render-time and signals.
+    @Test func aJPEGOfTooManyScansIsRefused() throws {
+        let base = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/generated/progressive.jpg"))
+        let file = work.file("scans.jpg")
+        try ScanBomb.make(from: base, scans: 600, blocks: 4096).write(to: URL(fileURLWithPath: file))
+        let result = try Imgfetch.run([file, "--resize", "32", "--no-cache", "-o", work.file("s.jpg")])
+        #expect(result.status == 5 && result.stderr.contains("601 scans, more than the 500 a JPEG may have"),
+                "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("s.jpg")))
+    }
+
+    /// A rendering that ends past --max-render-time fails: libjpeg reads a progressive JPEG's scans in one call, which
+    /// the stop does not reach, and such a rendering was written and reported a success.
+    @Test func aRenderingThatEndsPastItsTimeFails() throws {
+        let base = work.file("large.jpg"), file = work.file("slow.jpg")
+        try GeneratedImages.writeFlat(width: 6000, height: 6000, suffix: ".jpg[Q=50,interlace]", to: base)
+        let bomb = try ScanBomb.make(from: try Data(contentsOf: URL(fileURLWithPath: base)), scans: 480, blocks: 750 * 750)
+        try bomb.write(to: URL(fileURLWithPath: file))
+        let result = try Imgfetch.run([file, "--resize", "32", "--max-render-time", "0.3", "--no-cache", "-o", work.file("t.jpg")])
+        #expect(result.status == 5 && result.stderr.contains("rendering stopped after --max-render-time 0.3s"),
+                "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("t.jpg")))
+    }
+
     /// A rendering's alarm is cancelled (and freed) when the rendering ends, so a batch's finished renderings leave no
     /// timer pending for the rest of --max-render-time (with `asyncAfter`, 60 s of renderings' timers were pending
     /// at any time of a long batch); its expiry is checked end to end above.

@@ -56,6 +56,23 @@ struct TerminalEscapeTests: EndToEndSuite {
         #expect(!Self.holdsUnsafeSequence(cached.stdout), "\(cached.stdoutText.debugDescription)")
     }
 
+    /// `--json` records and manifest lines are shown on terminals too: what a terminal acts on and JSON leaves as
+    /// it is (C1 controls, bidirectional overrides) is written as a `\uXXXX` escape, the same JSON value.
+    @Test func jsonRecordsEscapeWhatJSONLeavesAsItIs() throws {
+        #expect("{\"a\":\"x\u{9B}y\u{202E}z é\"}".escapingTerminalControlsInJSON == "{\"a\":\"x\\u009By\\u202Ez é\"}")
+        let url = server.url("/terminal-headers/sample.jpg")
+        let info = try fetch(["info", url, "--json"])
+        #expect(info.status == 0 && !Self.holdsUnsafeSequence(info.stdout), "\(info.stdoutText.debugDescription)")
+        let object = try #require(try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])
+        #expect((object["lastModified"] as? String)?.contains("\u{9B}2J\u{202E}gnp.exe") == true, "\(object)")
+        let list = work.file("list.txt"), manifest = work.file("m.jsonl")
+        try (server.url("/status/404/a\u{9B}2J\u{202E}b.jpg") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let batch = try fetch(["batch", list, "-O", work.file("out"), "--json", "--manifest", manifest, "--retry", "0"])
+        #expect(batch.status == 1 && !Self.holdsUnsafeSequence(batch.stdout), "\(batch.stdoutText.debugDescription)")
+        let lines = try Data(contentsOf: URL(fileURLWithPath: manifest))
+        #expect(!Self.holdsUnsafeSequence(lines) && String(decoding: lines, as: UTF8.self).contains("\\u009B2J\\u202Eb"))
+    }
+
     /// A profile whose `desc` tag (v4 `mluc`, UTF-16BE) is `text`: a 128-byte header, a one-tag table, the tag.
     static func profile(describedAs text: String) -> Data {
         func be32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xFF) } }

@@ -24,8 +24,14 @@ final class ManifestIndex: @unchecked Sendable { // owns a file descriptor, clos
 
     /// Reads `path` to its end; an `io` error when it can't be opened or read.
     init(reading path: String) throws(ImgError) {
-        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        // Not blocking: a FIFO there would wait for a writer for ever. Only a regular file is read.
+        let opened = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard opened >= 0 else { throw .io(String(cString: strerror(errno))) }
+        var status = stat()
+        guard fstat(opened, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(opened)
+            throw .io("not a regular file")
+        }
         var offsets: [Int32: UInt64] = [:]
         var tarIDs = Set<String>()
         let scanned = Self.scan(opened) { record, ids, offset, length in

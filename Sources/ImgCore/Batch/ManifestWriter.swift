@@ -95,7 +95,8 @@ public final class ManifestWriter: Sendable {
     private func encoded<T: Encodable>(_ value: T) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        // Shown by `cat` or `tail -f` as well as read: what a terminal would act on is escaped.
+        var data = ((try? encoder.encode(value)) ?? Data("{}".utf8)).escapingTerminalControlsInJSON
         data.append(0x0A)
         return data
     }

@@ -10,7 +10,13 @@ enum JPEGCheck {
     /// no memory for the check): a JPEG cut short would otherwise pass as whole.
     static func damage(in input: VipsInput, reader: ByteReader, memoryLimit: Int64 = 0) throws(ImgError) -> DataDamage? {
         // The usual case costs one pass of memchr: an end-of-image marker after the last scan means nothing is cut.
-        if hasEndAfterLastScan(reader) { return nil }
+        let markers = scanMarkers(reader)
+        if markers.scans > maxScans {
+            return DataDamage(severity: .corrupt, message: "corrupt jpeg data: \(markers.scans) scans, more than the "
+                              + "\(maxScans) a JPEG may have (a progressive JPEG that would take minutes to decode)",
+                              undecodable: true)
+        }
+        if markers.endAfterLastScan { return nil }
         var rows: Int32 = 0, height: Int32 = 0
         let limit = memoryLimit > 0 ? Int(clamping: memoryLimit.saturatingAdding(slack)) : 0
         let result: Int32 = switch input {
@@ -28,17 +34,29 @@ enum JPEGCheck {
     /// What libjpeg may allocate beyond the decode-memory limit for its tables and buffers: 16 MiB.
     static let slack: Int64 = 16 << 20
 
-    /// Whether the last start-of-scan marker (FF DA) is followed by an end-of-image marker (FF D9). Inside
-    /// entropy-coded data FF is always followed by 00 or a restart marker, so FF D9 can't appear by accident.
-    static func hasEndAfterLastScan(_ bytes: ByteReader) -> Bool {
-        var lastScan = -1, lastEnd = -1
+    /// The most start-of-scan markers a JPEG may have: 500, as libjpeg-turbo's own tools bound them. libjpeg reads
+    /// every scan of a progressive JPEG before its first row, and each costs a pass over all the image's
+    /// coefficients (7 ms for 64 megapixels): a small file of thousands of empty scans took minutes, where
+    /// neither `--max-render-time` nor a signal could stop it. Encoders write 10 or so.
+    static let maxScans = 500
+
+    /// Whether the last start-of-scan marker (FF DA) is followed by an end-of-image marker (FF D9), and how many
+    /// start-of-scan markers there are (any FF DA, so an embedded thumbnail's count too). Inside entropy-coded data
+    /// FF is always followed by 00 or a restart marker, so FF D9 and FF DA can't appear there by accident.
+    static func scanMarkers(_ bytes: ByteReader) -> (endAfterLastScan: Bool, scans: Int) {
+        var lastScan = -1, lastEnd = -1, scans = 0
         var start = 0
         var previousWasMarker = false
         bytes.scan(from: 0, length: bytes.count) { window in
             guard let base = window.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
             let count = window.count
             func note(_ byte: UInt8, markerAt position: Int) {
-                if byte == 0xDA { lastScan = position } else if byte == 0xD9 { lastEnd = position }
+                if byte == 0xDA {
+                    lastScan = position
+                    scans += 1
+                } else if byte == 0xD9 {
+                    lastEnd = position
+                }
             }
             if previousWasMarker { note(base[0], markerAt: start - 1) }
             var index = 0
@@ -51,6 +69,6 @@ enum JPEGCheck {
             start += count
             return true
         }
-        return lastScan >= 0 && lastEnd > lastScan
+        return (lastScan >= 0 && lastEnd > lastScan, scans)
     }
 }

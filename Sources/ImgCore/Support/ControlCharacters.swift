@@ -1,3 +1,5 @@
+import Foundation
+
 extension Unicode.Scalar {
     /// Whether a terminal could act on this scalar rather than show it, or show nothing of it: the C0 controls, DEL,
     /// the C1 controls (U+0080–U+009F, among them CSI U+009B and OSC U+009D), the bidirectional marks, overrides and
@@ -32,6 +34,33 @@ extension String {
             }
         }
         return result
+    }
+}
+
+extension String {
+    /// JSON text with the characters a terminal would act on that JSON leaves as they are (DEL, the C1 controls,
+    /// the bidirectional and invisible ones: `isUnsafeForTerminal`) written as `\uXXXX` escapes: the same JSON
+    /// value, safe to show. JSON outside its strings is ASCII, so only what strings hold changes.
+    public var escapingTerminalControlsInJSON: String {
+        let unsafe = { (scalar: Unicode.Scalar) in scalar.value >= 0x7F && scalar.isUnsafeForTerminal }
+        guard unicodeScalars.contains(where: unsafe) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            if unsafe(scalar) {
+                result += "\\u" + hexadecimal(scalar.value, digits: 4)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
+
+extension Data {
+    /// UTF-8 JSON text escaped as `String.escapingTerminalControlsInJSON` does (itself when all ASCII).
+    public var escapingTerminalControlsInJSON: Data {
+        guard contains(where: { $0 >= 0x7F }) else { return self }
+        return Data(String(decoding: self, as: UTF8.self).escapingTerminalControlsInJSON.utf8)
     }
 }
 

@@ -90,7 +90,9 @@ public enum Rendering {
                 let outcome = Result { () throws(ImgError) in
                     try decodeProcessEncode(input, header: header, job: job, context: context, clock: clock)
                 }
-                if case .failure = outcome, clock.expired { throw clock.expiredError }
+                // A rendering that ran past its time fails even when it ended (libjpeg reads a progressive JPEG's
+                // scans in one call, where the stop is not looked at): what comes of it came too late.
+                if clock.expired { throw clock.expiredError }
                 // A decode that failed, or ran while the tail guard stopped one (this one or another at the same
                 // time, which may have let it through), has its PNG data checked whole: a bomb is refused as such.
                 if (try? outcome.get()) == nil || PNGTailGuard.stops != guardStops,
