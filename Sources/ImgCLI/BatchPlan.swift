@@ -53,7 +53,7 @@ struct BatchPlan {
         // Worth a line even with -q: the dataset will give the line twice.
         options.linesMovedAway = { moved in
             console.error("warning: line \(moved.line)'s sample stays in \(moved.tar), but the line is now another "
-                          + "shard's (its URL changed): that shard's task writes it again unless the manifest it "
+                          + "shard's (its URL, its key options or the shard count changed): that shard's task writes it again unless the manifest it "
                           + "resumes from records this sample, and the folder then holds key \(moved.key) twice")
         }
     }

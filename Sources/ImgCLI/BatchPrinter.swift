@@ -79,7 +79,8 @@ final class BatchPrinter: Sendable {
         case .item(let report):
             if progressLine { reporter.clearProgress() }
             if let mismatch = report.item.redone, report.carried == nil {
-                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): recorded ok in the --resume manifest, done again: \(mismatch.rawValue)")
+                reporter.info("\(URLCredentials.maskingPassword(in: report.item.input)): recorded ok in the earlier "
+                              + "manifest, done again: \(mismatch.rawValue)")
             }
             if let carried = report.carried {
                 // `done earlier, not fetched`; a line carried as it was, with what it was: `done earlier (filtered: ...)`.

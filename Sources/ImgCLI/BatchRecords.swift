@@ -84,7 +84,7 @@ struct BatchRecords: Sendable {
         if progress.filtered > 0 { record.filtered = progress.filtered }
         if progress.optedOut > 0 { record.optedOut = progress.optedOut }
         if progress.robotsDisallowed > 0 { record.robotsDisallowed = progress.robotsDisallowed }
-        if previous?.mode == .resume { record.redone = progress.redoneCount }
+        if previous != nil { record.redone = progress.redoneCount }
         writer.write(record)
     }
 }

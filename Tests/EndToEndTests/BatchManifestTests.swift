@@ -190,6 +190,10 @@ struct BatchManifestTests {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             #expect(output["sha256"] as? String == Digest.sha256(bytes), "\(record)")
         }
+        // Into another folder, nothing recorded there can be written over: every line is carried.
+        let elsewhere = try fixture.batch([mended, good], ["--retry-failed", second, "-O", fixture.root.file("other")])
+        #expect(elsewhere.status == 0 && !elsewhere.stderr.contains("done again"), "\(elsewhere.stderr)")
+        #expect(try fixture.server.stats().total == 3)
     }
 
     /// A FIFO given as the earlier manifest is refused at once: it waited for a writer for ever.

@@ -68,4 +68,24 @@ struct RevalidationTests {
         #expect(process.terminationStatus == 0 && stderr.contains("revalidated"), "\(stderr)")
         #expect(fixture.entries().filter { !$0.value.isFolder }.count == 2, "the original and its variant kept again")
     }
+
+    /// An original whose entry went while a 304 found it unchanged is written again with its variants left as they
+    /// are: written as a new original, it took every other variant of it with it.
+    @Test func aRenewedOriginalWrittenAgainKeepsItsOtherVariants() throws {
+        let fixture = try CacheFixture()
+        let path = "/delay/2/sample.jpg"
+        try fixture.fetch(path, ["--ttl", "1s", "--resize", "20"])
+        try fixture.fetch(path, ["--ttl", "1s", "--resize", "30"])
+        try fixture.passTime()
+        let original = try #require(fixture.entries().first { $0.key.hasSuffix("/original") }).key
+        let process = try Imgfetch.launch(["fetch", fixture.server.url(path), "-o", fixture.home.file("again.png"),
+                                           "--resize", "20", "--no-auto-clean", "--cache-dir", fixture.cache])
+        let deadline = Date().addingTimeInterval(20)
+        while try fixture.requests(path) < 2, Date() < deadline { usleep(20_000) }
+        #expect(unlink(fixture.cache + "/entries/" + original) == 0)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let files = fixture.entries().filter { !$0.value.isFolder }
+        #expect(files.count == 3 && files.keys.contains(original), "both variants kept, the original written again: \(files)")
+    }
 }

@@ -48,6 +48,19 @@ struct BatchPolitenessTests {
 
     /// The wait for a hop's turn is not the transfer's time: lines redirected to a host paced at one request every
     /// 2 s all arrive within a 1.5 s `--timeout` (they failed as "the redirects took longer than the time allowed").
+    /// A handle keeps the connections of both hosts of a redirect alive for the next line: one connection each for
+    /// ten lines redirected from one host to another (keeping one, each line opened both again).
+    @Test func aRedirectKeepsBothHostsConnectionsAlive() throws {
+        let fixture = try BatchFixture(count: 10, inProcess: true)
+        let server = try FixtureServer(root: fixture.root.path + "/www", aliases: 1)
+        let lines = (1...10).map { n in
+            server.url("/redirect-to?url=" + server.aliasURL(0, "/img/img\(n).jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        }
+        let result = try fixture.batch(lines, ["-j", "1", "--no-cache", "--keep-query"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try server.stats().connections == 2)
+    }
+
     @Test func waitingForARedirectsTurnIsNotTheTimeout() throws {
         let fixture = try BatchFixture(count: 3, inProcess: true)
         let other = try FixtureServer(root: fixture.root.path + "/www")

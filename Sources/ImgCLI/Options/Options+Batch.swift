@@ -47,11 +47,11 @@ extension Options {
     static let perHost = Option<Int>("per-host", value: "N", parser: .integer(1...256), default: 6, for: .batchLike, help: "transfers at once to one host",
                          man: #"""
             Transfers at once to one host: requests in flight, each on its own connection.
-            A connection kept alive between requests is not a transfer: each idle transfer handle keeps one, to the
-            host it spoke with last (after a redirect, the host it led to), so a host may hold more idle connections
-            than
+            A connection kept alive between requests is not a transfer: each idle transfer handle keeps at most two,
+            to the host it spoke with last and, after a redirect, the host it came from, so a host may hold more idle
+            connections than
             .IR N ,
-            of the at most 64 kept in all.
+            of the at most 64 handles kept idle.
             Each request a redirect leads to counts for the host it is sent to, as do its turns
             .RB ( \-\-rate ),
             pauses and refusals below.

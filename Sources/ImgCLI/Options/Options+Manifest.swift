@@ -183,7 +183,9 @@ extension Options {
             (when some line was),
             .B redone
             (with
-            .BR \-\-resume :
+            .B \-\-resume
+            or
+            .BR \-\-retry\-failed :
             lines recorded
             .B ok
             that were done again, counted in

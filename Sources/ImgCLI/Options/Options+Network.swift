@@ -21,9 +21,10 @@ extension OptionCatalog {
         Options.allowUntrustedFormats,
     ], manOutro: #"""
         Redirects are followed, compressed transfer encodings accepted and
-        connections reused: the idle ones of the hosts used last stay open (one
-        for each idle transfer handle; a retry's new connection closes the one
-        that failed), at most 64, so a list of many hosts keeps few descriptors.
+        connections reused: the idle ones of the hosts used last stay open (at
+        most two for each idle transfer handle, a redirect's two hosts; a retry
+        closes the connection that failed), on at most 64 handles, so a list of
+        many hosts keeps few descriptors.
         Whether the bytes are an image is decided from the bytes, never from the
         Content-Type.
         """#)

@@ -72,7 +72,7 @@ struct ResumeJudge: Sendable {
             guard key == wanted.key else { return .redo(.otherKey) }
             if let tars {
                 if output.tar == nil, skipsDuplicates, output.duplicateOf != nil { continue }
-                guard let tar = output.tar, let name = tarName(of: tar) else { return .redo(.otherPath) }
+                guard let tar = output.tar, let name = fileName(inFolder: tar) else { return .redo(.otherPath) }
                 if let mismatch = tars.mismatch(tar: name, id: output.tarID, in: folder) { return .redo(mismatch) }
                 continue
             }
@@ -90,15 +90,16 @@ struct ResumeJudge: Sendable {
     }
 
     /// With `--retry-failed`, why a line whose `ok` record would be carried runs after all: this run names its
-    /// outputs otherwise (the list above it or the naming changed), so another line could take a recorded name and
-    /// write over its file. Nil when each recorded output is at the name this run gives it, and without an output
-    /// folder of files. The files themselves are not looked at.
+    /// outputs in this run's folder otherwise (the list above it or the naming changed), so another line could take
+    /// a recorded name and write over its file. Nil when each recorded output in this run's folder is at the name
+    /// this run gives it (one in another folder is not this run's to write over), and without an output folder of
+    /// files. The files themselves are not looked at.
     func renamed(_ record: ManifestRecord, expected: [ExpectedOutput]) -> ResumeMismatch? {
         guard directory != nil, tars == nil else { return nil }
         let outputs = record.outputs ?? []
         guard outputs.map(\.variant) == expected.map(\.variant) else { return .otherVariants }
         for (output, wanted) in zip(outputs, expected) {
-            guard let claimed = wanted.name, let path = output.path else { continue }
+            guard let claimed = wanted.name, let path = output.path, fileName(inFolder: path) != nil else { continue }
             if name(of: path, claimed: claimed, format: output.format) == nil { return .otherPath }
         }
         return nil
@@ -109,7 +110,7 @@ struct ResumeJudge: Sendable {
     func keepsSample(of record: ManifestRecord) -> Bool {
         guard let tars else { return false }
         return (record.outputs ?? []).contains { output in
-            guard let tar = output.tar, let name = tarName(of: tar) else { return false }
+            guard let tar = output.tar, let name = fileName(inFolder: tar) else { return false }
             return tars.mismatch(tar: name, id: output.tarID, in: folder) == nil
         }
     }
@@ -126,18 +127,15 @@ struct ResumeJudge: Sendable {
     /// The file name in the output folder that `path` is, when it is the one this run gives the output (`claimed`,
     /// with the recorded format's extension) under this run's `-O`; nil otherwise.
     private func name(of path: String, claimed: ClaimedOutputName, format: String?) -> String? {
-        guard let directory, let slash = path.lastIndex(of: "/") else { return nil }
-        let recordedName = String(path[path.index(after: slash)...])
+        guard let recordedName = fileName(inFolder: path) else { return nil }
         let extensions = format.flatMap(ImageFormat.init(rawValue:)).map { [$0.fileExtension] }
             ?? ImageFormat.allCases.map(\.fileExtension) + ["bin"]
         guard extensions.contains(where: { (try? claimed.name(ext: $0)) == recordedName }) else { return nil }
-        let recordedFolder = String(path[..<slash])
-        guard recordedFolder == directory || sameFolder(recordedFolder.isEmpty ? "/" : recordedFolder) else { return nil }
         return recordedName
     }
 
-    /// The name of the tar at `path` when it is in this run's output folder.
-    private func tarName(of path: String) -> String? {
+    /// The name of the file (a tar, an output) at `path` when it is in this run's output folder.
+    private func fileName(inFolder path: String) -> String? {
         guard let directory, let slash = path.lastIndex(of: "/") else { return nil }
         let recordedFolder = String(path[..<slash])
         guard recordedFolder == directory || sameFolder(recordedFolder.isEmpty ? "/" : recordedFolder) else { return nil }

@@ -92,12 +92,12 @@ public final class CacheRoot: @unchecked Sendable { // owns a directory descript
 
     func exists(_ name: String) -> Bool { status(name) != nil }
 
-    /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink; false when it is not there
-    /// (or can't be changed).
+    /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink; false only when it is not
+    /// there (a file that can't be changed, on a read-only cache, is there).
     @discardableResult
     func setTimes(_ name: String, accessed: Double, expires: Double) -> Bool {
         var times = [EntryIO.timespecOf(accessed), EntryIO.timespecOf(expires)]
-        return utimensat(descriptor, name, &times, AT_SYMLINK_NOFOLLOW) == 0
+        return utimensat(descriptor, name, &times, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT
     }
 
     /// `mkdir -p` of a folder below the directory, each new folder 0700.

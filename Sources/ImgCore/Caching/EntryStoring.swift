@@ -30,8 +30,8 @@ public protocol EntryStoring: Sendable {
     /// Reads and checks an entry; a damaged one is removed and `.missing`. With `inPlace`, a large body may stay
     /// in its file (`EncodedBytes.file`).
     func lookup(_ entry: EntryName, inPlace: Bool) -> EntryLookup
-    /// Records an access: last access now, expiry extended by `ttl` seconds (nil: never expires). False when the
-    /// entry is not there (removed meanwhile, by another process).
+    /// Records an access: last access now, expiry extended by `ttl` seconds (nil: never expires). False only when
+    /// the entry is not there (removed meanwhile, by another process).
     @discardableResult
     func touch(_ entry: EntryName, ttl: Int64?) -> Bool
     /// An entry's metadata alone (its body neither read nor checked, its access time kept); nil when there is none.

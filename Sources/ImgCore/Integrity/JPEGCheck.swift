@@ -11,10 +11,11 @@ enum JPEGCheck {
     static func damage(in input: VipsInput, reader: ByteReader, memoryLimit: Int64 = 0) throws(ImgError) -> DataDamage? {
         // The usual case costs one pass of memchr: an end-of-image marker after the last scan means nothing is cut.
         let markers = scanMarkers(reader)
-        if markers.scans > maxScans {
-            return DataDamage(severity: .corrupt, message: "corrupt jpeg data: \(markers.scans) scans, more than the "
-                              + "\(maxScans) a JPEG may have (a progressive JPEG that would take minutes to decode)",
-                              undecodable: true)
+        // Counted again as libjpeg reads the stream only when the bytes hold that many FF DA anywhere (an embedded
+        // thumbnail, data after the end, a Motion Photo's video): rarely.
+        if markers.scans > maxScans, streamScans(reader, limit: maxScans) > maxScans {
+            return DataDamage(severity: .corrupt, message: "corrupt jpeg data: more than \(maxScans) scans (a "
+                              + "progressive JPEG that would take minutes to decode)", undecodable: true)
         }
         if markers.endAfterLastScan { return nil }
         var rows: Int32 = 0, height: Int32 = 0
@@ -39,6 +40,31 @@ enum JPEGCheck {
     /// coefficients (7 ms for 64 megapixels): a small file of thousands of empty scans took minutes, where
     /// neither `--max-render-time` nor a signal could stop it. Encoders write 10 or so.
     static let maxScans = 500
+
+    /// The scans of the JPEG's stream as libjpeg reads it, to its end-of-image marker: each segment skipped by its
+    /// length (an embedded thumbnail's markers with it), each scan's entropy-coded data up to the next marker.
+    /// Stops counting past `limit`.
+    static func streamScans(_ bytes: ByteReader, limit: Int) -> Int {
+        var index = 2, scans = 0
+        while scans <= limit, bytes.byte(at: index) == 0xFF, let marker = bytes.byte(at: index + 1) {
+            switch marker {
+            case 0xFF: index += 1  // a fill byte before the marker
+            case 0xD9: return scans
+            case 0x01, 0xD0...0xD7: index += 2
+            default:
+                guard let high = bytes.byte(at: index + 2), let low = bytes.byte(at: index + 3) else { return scans }
+                index += 2 + Int(high) << 8 + Int(low)
+                guard marker == 0xDA else { continue }
+                scans += 1
+                // The entropy-coded data: FF is followed by 00 (a stuffed byte) or a restart marker in it.
+                while let byte = bytes.byte(at: index) {
+                    if byte == 0xFF, let next = bytes.byte(at: index + 1), next != 0, !(0xD0...0xD7).contains(next) { break }
+                    index += 1
+                }
+            }
+        }
+        return scans
+    }
 
     /// Whether the last start-of-scan marker (FF DA) is followed by an end-of-image marker (FF D9), and how many
     /// start-of-scan markers there are (any FF DA, so an embedded thumbnail's count too). Inside entropy-coded data

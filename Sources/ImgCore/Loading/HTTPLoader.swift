@@ -9,8 +9,8 @@ import Glibc
 /// A loader is used by one thread at a time; `LoaderPool` hands them out.
 public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handle, used by one thread at a time
     /// Replaced for a retry (`renewHandle`): a new handle has no connection, so the one that failed is closed.
-    private var handle: UnsafeMutableRawPointer
-    private let options: NetworkOptions
+    private(set) var handle: UnsafeMutableRawPointer
+    let options: NetworkOptions
 
     public init(options: NetworkOptions) throws(ImgError) {
         if let failure = HTTPLoader.openLibrary() { throw .internalFailure(failure) }
@@ -61,9 +61,6 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         var backoff = options.initialBackoff
         var attempt = 0
         while true {
-            // A retry opens a new connection, closing the one that failed (it may hold the rest of an earlier reply;
-            // kept, it stayed open beside the new one, one more to the host for each retry).
-            if attempt > 0 { try renewHandle() }
             let outcome = try attemptFetch(url, validators: validators, range: range, turns: turns)
             attempt += 1
             switch outcome {
@@ -73,6 +70,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 guard failure.retryable, attempt <= options.retries, options.cancellation?.isCancelled != true else {
                     throw failure.error
                 }
+                // A retry opens a new connection, closing the one that failed at once (it may hold the rest of an
+                // earlier reply; kept, it stayed open beside the new one, one more to the host for each retry).
+                try renewHandle()
                 let wait = min(30, failure.retryAfter ?? backoff)
                 backoff *= 2
                 sleepInterruptibly(wait)
@@ -220,9 +220,9 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                            context: UnsafeMutableRawPointer) {
         _ = imgf_setopt_string(handle, CURLOPT_URL, url.absoluteString)
         _ = imgf_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        // One connection kept between transfers, the last one used: a redirect's hop to another host closes the
-        // first host's once it is done, so an idle handle holds one connection.
-        _ = imgf_setopt_long(handle, CURLOPT_MAXCONNECTS, 1)
+        // Two connections kept between transfers, the last two used: a redirect's first host and the one it leads to
+        // (http to https, a site to its CDN) both stay alive for the next URL, and no more.
+        _ = imgf_setopt_long(handle, CURLOPT_MAXCONNECTS, 2)
         _ = imgf_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         _ = imgf_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         // Redirects are followed by `attemptFetch`, one request at a time.
@@ -246,52 +246,6 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
         _ = imgf_setopt_list(handle, CURLOPT_HTTPHEADER, headerList)
         _ = imgf_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         installCallbacks(context: context)
-    }
-
-    /// The transfer's callbacks, each handed `context` (the `Transfer`): the body and the header lines, the progress
-    /// (which also cancels), and with `--deny-private-networks` the socket opener that refuses a private address.
-    private func installCallbacks(context: UnsafeMutableRawPointer) {
-        _ = imgf_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        _ = imgf_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            let total = size * count
-            guard let data, total > 0 else { return total }
-            return transfer.receive(data, count: total) ? total : 0
-        }
-        _ = imgf_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        _ = imgf_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, user in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            let total = size * count
-            if let data {
-                let line = String(decoding: UnsafeRawBufferPointer(start: data, count: total), as: UTF8.self)
-                transfer.receiveHeader(line)
-            }
-            return total
-        }
-        _ = imgf_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-        _ = imgf_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
-        _ = imgf_setopt_xferinfo(handle) { user, total, now, _, _ in
-            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-            if transfer.cancellation?.isCancelled == true { return 1 }
-            if let progress = transfer.progress, now != transfer.lastProgress {
-                transfer.lastProgress = Int64(now)
-                progress(Int64(now), total > 0 ? Int64(total) : nil)
-            }
-            return 0
-        }
-        if options.denyPrivateNetworks {
-            _ = imgf_setopt_pointer(handle, CURLOPT_OPENSOCKETDATA, context)
-            _ = imgf_setopt_opensocket(handle) { user, _, address in
-                let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
-                guard let address else { return CURL_SOCKET_BAD }
-                let socketAddress = withUnsafeMutablePointer(to: &address.pointee.addr) { UnsafePointer($0) }
-                if let verdict = AddressPolicy.classify(socketAddress), verdict.isPrivate {
-                    transfer.blockedAddress = verdict.text
-                    return CURL_SOCKET_BAD
-                }
-                return imgf_open_socket(address)
-            }
-        }
     }
 
     /// Sleeps in short steps so that a cancellation ends the wait early.

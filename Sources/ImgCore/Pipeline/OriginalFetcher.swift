@@ -199,7 +199,9 @@ final class OriginalFetcher: Sendable {
         }
         guard !response.robotsTags.isEmpty, response.robotsTags != (image.robotsTags ?? []) else {
             if store.touch(.original(key: key), ttl: expired.metadata.ttl) { return (image, nil) }
-            return (image, store.publishOriginal(image, key: key, url: expired.metadata.url, ttl: configuration.ttl))
+            // Unchanged: its variants stand, and it keeps its own time to live.
+            let ttl = expired.metadata.ttl.map(TimeToLive.seconds) ?? .never
+            return (image, store.writeOriginal(image, key: key, url: expired.metadata.url, ttl: ttl))
         }
         image.robotsTags = response.robotsTags
         if let refusal = request.robotsRefusal(response.robotsTags) {
@@ -227,6 +229,12 @@ extension EntryStoring {
             return nil
         }
         removeVariants(ofOriginal: key)
+        return writeOriginal(image, key: key, url: url, ttl: ttl, digest: digest)
+    }
+
+    /// Writes an original whole (`digest` when computed already), its variants left as they are: a renewed
+    /// original's, unchanged. The error when the write failed.
+    func writeOriginal(_ image: ImagePayload, key: String, url: String, ttl: TimeToLive, digest: String? = nil) -> ImgError? {
         let metadata = CacheEntryMetadata(url: url, key: key, variant: nil, kind: .original, body: image, ttl: ttl, digest: digest)
         do {
             try store(image.bytes, metadata: metadata, as: .original(key: key))
