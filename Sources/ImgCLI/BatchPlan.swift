@@ -53,8 +53,9 @@ struct BatchPlan {
         // Worth a line even with -q: the dataset will give the line twice.
         options.linesMovedAway = { moved in
             console.error("warning: line \(moved.line)'s sample stays in \(moved.tar), but the line is now another "
-                          + "shard's (its URL, its key options or the shard count changed): that shard's task writes it again unless the manifest it "
-                          + "resumes from records this sample, and the folder then holds key \(moved.key) twice")
+                          + "shard's (its URL, its key options or the shard count changed): that shard's task writes "
+                          + "it again unless the manifest it resumes from records this sample, and the folder then "
+                          + "holds key \(moved.key) twice")
         }
     }
 

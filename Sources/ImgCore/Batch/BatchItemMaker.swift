@@ -53,7 +53,7 @@ struct BatchItemMaker {
     }
 
     /// Tells `BatchOptions.linesMovedAway` of a line of another shard whose `ok` sample a complete tar of this
-    /// shard keeps (its URL changed since, and with it its shard).
+    /// shard keeps (its original key or the shard count changed since, and with it its shard).
     private func noteIfMovedAway(_ item: BatchItem) {
         guard let listener = options.linesMovedAway, let layout = options.webDataset, let judge,
               let record = options.previous?.record(line: item.line), record.status == "ok",

@@ -6,9 +6,10 @@ public struct OutputNaming: Sendable {
 
     public init() {}
 
-    /// The last path segment of a URL or path, percent-decoded, reduced to `[A-Za-z0-9._-]` (others become `_`),
-    /// without its extension; `image` when nothing usable is left. At most 200 characters (so that a suffix and an
-    /// extension still fit a file name; a batch fits its names itself, `BatchOutputNamer`).
+    /// The last path segment of a URL (the last not empty: `/photos/cat/` gives `cat`) or path, percent-decoded,
+    /// reduced to `[A-Za-z0-9._-]` (others become `_`), without its extension; `image` when nothing usable is left.
+    /// At most 200 characters (so that a suffix and an extension still fit a file name; a batch fits its names
+    /// itself, `BatchOutputNamer`).
     public static func baseName(for source: ImageSource) -> String {
         String(fullBaseName(for: source).prefix(200))
     }
