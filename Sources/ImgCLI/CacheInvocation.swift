@@ -147,10 +147,10 @@ struct CacheInvocation {
     mutating func config() throws(ImgError) -> Int32 {
         if !rest.isEmpty {
             // Every assignment is checked before the directory is made.
-            _ = try CacheSettings.checkedAssignments(rest)
+            let checked = try CacheSettings.checkedAssignments(rest)
             let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
             guard let opened = made else { throw .io("cannot open \(directory)") }
-            try CacheSettings.writeConfig(root: opened, assignments: rest)
+            try CacheSettings.writeConfig(root: opened, checked: checked)
             root = opened
         }
         try output.configuration(directory: directory, settings: try settings())

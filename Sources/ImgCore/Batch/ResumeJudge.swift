@@ -99,8 +99,10 @@ struct ResumeJudge: Sendable {
         let outputs = record.outputs ?? []
         guard outputs.map(\.variant) == expected.map(\.variant) else { return .otherVariants }
         for (output, wanted) in zip(outputs, expected) {
-            guard let claimed = wanted.name, let path = output.path, fileName(inFolder: path) != nil else { continue }
-            if name(of: path, claimed: claimed, format: output.format) == nil { return .otherPath }
+            guard let claimed = wanted.name, let path = output.path, let recorded = fileName(inFolder: path) else {
+                continue
+            }
+            if !Self.isClaimed(recorded, claimed, format: output.format) { return .otherPath }
         }
         return nil
     }
@@ -127,11 +129,18 @@ struct ResumeJudge: Sendable {
     /// The file name in the output folder that `path` is, when it is the one this run gives the output (`claimed`,
     /// with the recorded format's extension) under this run's `-O`; nil otherwise.
     private func name(of path: String, claimed: ClaimedOutputName, format: String?) -> String? {
-        guard let recordedName = fileName(inFolder: path) else { return nil }
+        guard let recordedName = fileName(inFolder: path), Self.isClaimed(recordedName, claimed, format: format) else {
+            return nil
+        }
+        return recordedName
+    }
+
+    /// Whether `recordedName` is the name `claimed` gives an output of the recorded format (any format's extension
+    /// when none is recorded).
+    private static func isClaimed(_ recordedName: String, _ claimed: ClaimedOutputName, format: String?) -> Bool {
         let extensions = format.flatMap(ImageFormat.init(rawValue:)).map { [$0.fileExtension] }
             ?? ImageFormat.allCases.map(\.fileExtension) + ["bin"]
-        guard extensions.contains(where: { (try? claimed.name(ext: $0)) == recordedName }) else { return nil }
-        return recordedName
+        return extensions.contains { (try? claimed.name(ext: $0)) == recordedName }
     }
 
     /// The name of the file (a tar, an output) at `path` when it is in this run's output folder.

@@ -183,15 +183,16 @@ public struct CacheSettings: Sendable, Equatable {
     /// the stored values.
     @discardableResult
     public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
-        _ = try checkedAssignments(assignments)
+        let checked = try checkedAssignments(assignments)
         guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
-        return try writeConfig(root: root, assignments: assignments)
+        return try writeConfig(root: root, checked: checked)
     }
 
-    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing).
+    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing), with the
+    /// assignments `checkedAssignments` gave.
     @discardableResult
-    public static func writeConfig(root: CacheRoot, assignments: [String]) throws(ImgError) -> [String: String] {
-        let checked = try checkedAssignments(assignments)
+    public static func writeConfig(root: CacheRoot, checked: [(key: String, value: String?)]) throws(ImgError)
+        -> [String: String] {
         try root.prepareFolders()
         var values = try readConfig(root: root)
         for (key, value) in checked { values[key] = value }
