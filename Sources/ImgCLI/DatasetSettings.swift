@@ -59,15 +59,31 @@ enum DatasetSettings {
         }
     }
 
-    /// Refuses an output folder that already holds this layout's tars unless the run resumes or retries from a
-    /// manifest (`previous`) that records every one holding samples: a fresh run's samples would be mixed with an
+    /// Refuses an output folder that holds tars of another layout (without a shard, or of another shard count:
+    /// `WebDatasetLayout.tarsOfOtherLayouts`), this layout's tars not of the size their stats record, or this
+    /// layout's tars unless the run resumes or retries from a manifest (`previous`) that records every one holding
+    /// samples: a fresh run's samples would be mixed with an
     /// earlier run's, and a run resumed from a manifest that does not record a tar's samples would write them again.
     static func checkFolder(_ folder: OutputFolder, layout: WebDatasetLayout, previous: PreviousManifest?) throws(ImgError) {
+        let others = layout.tarsOfOtherLayouts(in: folder)
+        if let first = others.first {
+            let made = first.shard.map { "with --shard \($0)" } ?? "without --shard"
+            let this = layout.shardCount.map { "--shard K/\($0)" } ?? "no --shard"
+            throw .usage("\(folder.path)/\(first.name)\(others.count > 1 ? " (and \(others.count - 1) more)" : "") was "
+                         + "written \(made): a run with \(this) would write its samples again under other names; "
+                         + "give the options that wrote it, or another folder")
+        }
         guard let previous else {
             let existing = layout.existingTars(in: folder)
             guard let first = existing.keys.min().flatMap({ existing[$0] }) else { return }
             throw .usage("\(folder.path) already holds WebDataset tars (\(first)\(existing.count > 1 ? ", ..." : "")): "
                          + "give --resume MANIFEST to add to them, or another folder")
+        }
+        let changed = layout.tarsUnlikeTheirStats(in: folder)
+        if let first = changed.first {
+            throw .usage("\(folder.path)/\(first)\(changed.count > 1 ? " (and \(changed.count - 1) more)" : "") is not the "
+                         + "size its stats record: it was cut short or changed since it was written; remove it and its "
+                         + "_stats.json to do its samples again")
         }
         let unrecorded = layout.tarsWithSamplesNotRecorded(in: folder, by: previous)
         guard let first = unrecorded.first else { return }

@@ -27,6 +27,17 @@ struct ProcessorEffectTests {
         return path
     }
 
+    /// A radius of 0 (or 0%) leaves the corners square and the image as it is: no alpha band is added (it was, all
+    /// opaque, and a PNG grew by a band).
+    @Test func roundingByZeroLeavesTheImageAsItIs() throws {
+        let sample = Paths.images + "/sample.jpg"
+        let plain = try render(sample, ["--resize", "40", "--format", "png"])
+        for radius in ["0", "0%"] {
+            #expect(try render(sample, ["--resize", "40", "--round", radius, "--format", "png"]) == plain, "\(radius)")
+        }
+        #expect(try render(sample, ["--resize", "40", "--round", "4", "--format", "png"]) != plain)
+    }
+
     /// Left half opaque white, right half transparent (black with alpha 0): the blurred edge stays white and only
     /// fades (it turned grey: the transparent black bled in).
     @Test func blurKeepsTheColourOfHalfTransparentEdges() throws {

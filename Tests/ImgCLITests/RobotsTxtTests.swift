@@ -27,6 +27,14 @@ struct RobotsTxtTests {
         #expect(Self.robots("User-agent: *\nDisallow: /\n").allows("/robots.txt"))
     }
 
+    /// A file that starts with a UTF-8 byte order mark (saved on Windows) keeps its first line: it was read as the
+    /// key "\u{FEFF}user-agent", so a site-wide `Disallow: /` belonged to no group and everything was allowed.
+    @Test func aByteOrderMarkIsNoPartOfTheFirstLine() {
+        let marked = RobotsTxt(parsing: Data([0xEF, 0xBB, 0xBF]) + Data("User-agent: *\nDisallow: /\n".utf8),
+                               productToken: "imgfetch")
+        #expect(!marked.allows("/img/a.jpg") && marked.rules.map(\.text) == ["disallow: /"])
+    }
+
     @Test func theGroupIsTheCrawlersElseTheWildcards() throws {
         let text = try String(contentsOfFile: Paths.fixtures + "/server/robots/agents.txt", encoding: .utf8)
         let own = Self.robots(text)

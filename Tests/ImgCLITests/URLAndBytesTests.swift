@@ -60,6 +60,17 @@ struct URLAndBytesTests: EndToEndSuite {
         #expect(truncated.status == 5, "\(truncated.stderr)")
     }
 
+    /// Written unchanged, the file keeps its orientation tag and is displayed upright whatever `--no-autorotate`
+    /// says: the size reported is the displayed one either way (it was the stored one with `--no-autorotate`).
+    @Test func theSizeOfSourceBytesIsTheDisplayedOneWithoutAutorotateToo() throws {
+        for extra in [[], ["--no-autorotate"]] {
+            let result = try fetch([server.url("/img/rotation/6.jpg"), "-o", work.file("r\(extra.count).jpg"), "--json"] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutText.contains(#""width":231"#) && result.stdoutText.contains(#""height":308"#),
+                    "\(extra): \(result.stdoutText)")
+        }
+    }
+
     @Test func aBatchNameChoosesTheFormatAsOutputDoes() throws {
         let list = work.file("list.txt")
         try "\(server.url("/img/sample.jpg")) thumb.png\n\(server.url("/img/rgba.png")) other\n"

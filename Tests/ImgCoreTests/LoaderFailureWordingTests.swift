@@ -40,6 +40,18 @@ struct LoaderFailureWordingTests {
         #expect(refused.message.contains("xn--") && !refused.isTransient, "\(refused)")
     }
 
+    /// A hop after a redirect that runs out of the time the chain left is said to be the redirects' timeout: libcurl's
+    /// text named only that hop's share ("after 478 milliseconds" of a 2.5 s `--timeout`).
+    @Test func aRedirectedHopThatRunsOutOfTimeIsTheRedirectsTimeout() throws {
+        let path = "/redirect-to?url=" + "/delay/5/sample.jpg".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let error = try failure(server.url(path)) { $0.timeout = 1; $0.retries = 0 }
+        #expect(error == .network("timed out: the redirects took longer than the time allowed", cause: .redirectsTimedOut))
+        // A stall with no redirect keeps libcurl's words.
+        let direct = try failure(server.url("/delay/5/sample.jpg")) { $0.timeout = 1; $0.retries = 0 }
+        guard case .network(let message, .timedOut) = direct else { Issue.record("\(direct)"); return }
+        #expect(message.hasPrefix("timed out: Operation timed out after"), "\(message)")
+    }
+
     @Test func aURLLibcurlCantParseIsAUsageError() {
         let failure = TransferFailure.unusableURL(URL(string: "http://u:s3cret@127.0.0.1/a")!, redirected: false,
                                                   detail: "URL using bad/illegal format or missing URL")

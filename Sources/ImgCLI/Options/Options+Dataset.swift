@@ -151,6 +151,13 @@ extension Options {
             and with a manifest that does not record the samples of one of them (by the
             .B id
             in its stats: the manifest of another run, or none yet), whose lines the run would write again.
+            So is a folder holding tars of another shard layout, without
+            .B \-\-shard
+            when the run has one, with one when it has none, or of another count (a tar's stats record its
+            .IR K / N ):
+            their samples are keyed by the same lines, and the run would write them again under its own names.
+            So is a tar whose size is not the one its stats record (cut short or changed since it was written):
+            remove it and its stats for its samples to be done again.
             .BR \-\-variant ,
             .BR \-\-name ,
             .B \-\-name\-column
@@ -168,7 +175,7 @@ extension Options {
                          man: #"""
             With
             .BR "\-\-output\-format webdataset" ,
-            the samples a tar holds at most (img2dataset's default).
+            the samples a tar holds at most (img2dataset's default); 1 to 10000000.
             """#)
     static let parquet = Flag("parquet", for: [.batch], help: "write a Parquet table of its lines beside each tar",
                          man: #"""

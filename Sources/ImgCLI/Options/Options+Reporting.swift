@@ -66,6 +66,9 @@ extension Options {
             that is standard output by another name, as
             .BR /dev/stdout ,
             is refused).
+            A run ended by a signal (exit 130 or 143) prints none for an input of
+            .B fetch
+            it had not finished.
             .B info
             prints one JSON object per input.
             The

@@ -127,8 +127,13 @@ public final class HTTPLoader: @unchecked Sendable { // wraps a CURL* easy handl
                 return .end(.failure(TransferFailure.unusableURL(url, redirected: redirects > 0, detail: shown)))
             }
             let connected = imgf_info_double(handle, CURLINFO_CONNECT_TIME) > 0
-            return .end(.failure(TransferFailure.classify(code, detail: shown, status: status, transfer: transfer,
-                                                          maxBytes: options.maxBytes, connected: connected)))
+            var failure = TransferFailure.classify(code, detail: shown, status: status, transfer: transfer,
+                                                   maxBytes: options.maxBytes, connected: connected)
+            // A redirect's hop has what the chain left of --timeout: its libcurl text would name only the hop's time.
+            if redirects > 0, code == CURLE_OPERATION_TIMEDOUT, imgf_info_double(handle, CURLINFO_TOTAL_TIME) >= timeout - 0.05 {
+                failure.error = .network("timed out: the redirects took longer than the time allowed", cause: .redirectsTimedOut)
+            }
+            return .end(.failure(failure))
         }
         guard RedirectPolicy.follows(status: status), let target = imgf_info_string(handle, CURLINFO_REDIRECT_URL) else {
             return .end(response(status: status, transfer: transfer, validators: validators, range: range))

@@ -26,7 +26,9 @@ public struct RobotsTxt: Sendable, Equatable {
 
     /// Parses `body` for the crawler whose product token is `productToken` (`RobotsTagRule.productToken`).
     public init(parsing body: Data, productToken: String) {
-        let text = String(decoding: body.prefix(Self.readLimit), as: UTF8.self)
+        var text = String(decoding: body.prefix(Self.readLimit), as: UTF8.self)
+        // A byte order mark (files saved on Windows) is no part of the first line's key.
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var groups: [(agents: [String], rules: [Rule])] = []
         var lastWasAgent = false
         for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {

@@ -99,6 +99,7 @@ public enum OutputWriter {
             defer { free(resolved) }
             let real = String(cString: resolved)
             try checkWritable(directory: split(real).directory, shownAs: path)
+            try checkReplaceable(real, status, shownAs: path)
             return .file(path: real, existing: status)
         }
         guard errno == ENOENT else { throw .io("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -119,6 +120,19 @@ public enum OutputWriter {
         guard access(directory, W_OK | X_OK) == 0 else {
             throw .io("cannot write \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The existing file `path` may be written by this user, as `>` or `cp` judge it (its own permissions), and
+    /// renamed over: in a sticky folder (`/tmp`) only its owner, the folder's owner or root may replace it.
+    private static func checkReplaceable(_ path: String, _ status: stat, shownAs shown: String) throws(ImgError) {
+        guard faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 else {
+            throw .io("cannot write \(shown): \(String(cString: strerror(errno)))")
+        }
+        var folder = stat()
+        let user = geteuid()
+        guard stat(split(path).directory, &folder) == 0, folder.st_mode & S_ISVTX != 0,
+              user != 0, status.st_uid != user, folder.st_uid != user else { return }
+        throw .io("cannot write \(shown): \(String(cString: strerror(EPERM))) (another user's file in a sticky folder)")
     }
 
     /// `a/b/c.png` → (`a/b`, `c.png`); `c.png` → (`.`, `c.png`); `/c.png` → (`/`, `c.png`).

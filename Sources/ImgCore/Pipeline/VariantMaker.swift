@@ -70,6 +70,9 @@ final class VariantMaker: Sendable {
         // With --facts, the facts of the image as it is: the probe decodes it whole (its output is thrown away).
         probe.chain = request.facts == nil ? try ProcessingChain.parse("resize(16x16)") : ProcessingChain()
         probe.encoding = OutputEncoding.probe(of: format)
+        // The bytes keep their orientation tag, so they are displayed upright: their size and facts are the upright
+        // image's, whatever the request says of turning a rendering.
+        probe.decoding.autorotate = true
         let checked = try rendering.render(probe, from: original.bytes, context: context)
         var image = ImagePayload(bytes: original.bytes, format: format, width: checked.sourceSize?.width,
                                 height: checked.sourceSize?.height)

@@ -23,10 +23,13 @@ public struct WebDatasetLayout: Sendable {
     public var failureWording: @Sendable (ImgError) -> String = { $0.message }
     /// What every tar's name starts with: `sK-` (K of four digits or more) for a shard, empty without one.
     public let prefix: String
+    /// The shards of the run (`--shard K/N`'s N); nil without one.
+    public let shardCount: UInt64?
 
     public init(samplesPerShard: Int = WebDatasetLayout.defaultSamplesPerShard, shard: Shard?) {
         self.samplesPerShard = max(1, samplesPerShard)
         prefix = shard.map { "s" + Self.padded(Int($0.index), digits: 4) + "-" } ?? ""
+        shardCount = shard?.count
     }
 
     /// The name of tar number `number`: `00000.tar`, `s0003-00012.tar`.
@@ -64,6 +67,47 @@ public struct WebDatasetLayout: Sendable {
             found[number] = name
         }
         return found
+    }
+
+    /// The complete tars in `folder` of another layout, by name, each with the shard its stats record (nil for a
+    /// tar without one): a tar without a shard when this run has one, or one with a shard when this run has none or
+    /// has another count of shards. Their samples are keyed by the same list lines, so this run would write them
+    /// again under its own names (a tar of shard 0 of 2 is no tar of shard 0 of 4's, though their names are alike).
+    /// The tars of this run's other shards (the same count) are not.
+    public func tarsOfOtherLayouts(in folder: OutputFolder) -> [(name: String, shard: String?)] {
+        var found: [(name: String, shard: String?)] = []
+        for (name, _) in DirectoryListing.children(of: folder.descriptor) where name.hasSuffix(".tar") {
+            var info = stat()
+            guard fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG
+            else { continue }
+            if WebDatasetLayout(shard: nil).tarNumber(of: name) != nil {
+                if shardCount != nil { found.append((name, nil)) }
+            } else if Self.isShardTarName(name), let recorded = TarStats.read(ofTar: name, in: folder)?.shard,
+                      recorded.split(separator: "/").last.flatMap({ UInt64($0) }) != shardCount {
+                found.append((name, recorded))
+            }
+        }
+        return found.sorted { $0.name < $1.name }
+    }
+
+    /// `s0003-00012.tar`: a shard's tar name, whatever the shard.
+    static func isShardTarName(_ name: String) -> Bool {
+        guard name.hasPrefix("s"), let dash = name.firstIndex(of: "-") else { return false }
+        let shard = name[name.index(after: name.startIndex)..<dash]
+        return shard.count >= 4 && shard.allSatisfy { $0.isASCII && $0.isNumber }
+            && WebDatasetLayout(shard: nil).tarNumber(of: String(name[name.index(after: dash)...])) != nil
+    }
+
+    /// The complete tars of this layout in `folder` whose size is not the one their stats record (cut short or
+    /// grown since they were written), by number: a reader gets other samples from them than their stats and the
+    /// manifest say. A tar whose stats don't read is `tarsWithSamplesNotRecorded`'s.
+    public func tarsUnlikeTheirStats(in folder: OutputFolder) -> [String] {
+        existingTars(in: folder).sorted { $0.key < $1.key }.map(\.value).filter { name in
+            var info = stat()
+            guard let stats = TarStats.read(ofTar: name, in: folder),
+                  fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+            return Int(info.st_size) != stats.bytes
+        }
     }
 
     /// The complete tars of this layout in `folder` holding samples that `previous` does not record (by the id in

@@ -46,6 +46,8 @@ extension ImageProcessors {
                 case .pixels(let value): min(Double(value), shorter / 2)
                 case .percent(let value): shorter * value / 100
                 }
+                // Square corners: the image as it is (a mask would only add an opaque alpha band).
+                guard pixels > 0 else { return frame }
                 let shape = "<rect x=\"0\" y=\"0\" width=\"\(frame.width)\" height=\"\(frame.height)\" rx=\"\(pixels)\" ry=\"\(pixels)\" fill=\"#fff\"/>"
                 return try AlphaMask.apply(shape: shape, to: frame)
             }
