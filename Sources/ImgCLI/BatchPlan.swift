@@ -90,8 +90,12 @@ struct BatchPlan {
             if settings.outputFile != nil || settings.outputDirectory != nil {
                 throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
             }
-            // An empty word is no blank line to skip, as in a list: refused as fetch refuses it.
-            if words.contains("") { throw .usage("empty or malformed input ''") }
+            // Each word is one URL, checked as fetch checks its inputs (an empty word is no blank line to skip, as
+            // in a list): refused here, before anything is made, not failed as a line.
+            if words.contains("-") {
+                throw .usage("prefetch takes URLs, not '-': to read a list from standard input, give --from -")
+            }
+            _ = try settings.sources(words)
             var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
             if let from = try arguments[Options.from] { inputs.append(from == "-" ? .standardInput : .file(from)) }
             guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }

@@ -61,6 +61,8 @@ enum CommandCatalog {
     static let prefetch = """
         prefetch [URL...] [--from FILE|-]: fills the cache only, writing no files:
         originals, and variants when processing options or --variant are given.
+        Each URL given is one URL, checked as fetch checks its inputs; only the
+        --from list's lines are list lines.
         Exit codes: 0 all ok, 1 a permanent failure, 75 every failure transient,
         2 usage, 130/143 interrupted.
         """
