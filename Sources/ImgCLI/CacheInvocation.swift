@@ -146,8 +146,10 @@ struct CacheInvocation {
     /// then prints the settings in force and where each comes from.
     mutating func config() throws(ImgError) -> Int32 {
         if !rest.isEmpty {
-            // Every assignment is checked before the directory is made.
+            // Every assignment, option and variable is checked before the directory is made or the config written
+            // (the directory's own config is read after: a bad value there is what an assignment may mend).
             let checked = try CacheSettings.checkedAssignments(rest)
+            _ = try CacheSettingsChoice.resolve(arguments, root: nil, environment: environment)
             let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
             guard let opened = made else { throw .io("cannot open \(directory)") }
             try CacheSettings.writeConfig(root: opened, checked: checked)
