@@ -32,7 +32,7 @@ struct CacheInvocation {
         guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
         var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
         if arguments[Options.all] { limit = nil }
-        let settings = try settings()
+        let settings = try settings(uses: [.sizeLimit, .query])
         let key = try originalKey(query: settings.query)
         let inspection = root.map {
             CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
@@ -74,7 +74,7 @@ struct CacheInvocation {
     /// `cache prune`: least recently used entries until the cache is within its size limit.
     func prune() throws(ImgError) -> Int32 {
         try noArguments()
-        let settings = try settings()
+        let settings = try settings(uses: .sizeLimit)
         guard let limit = settings.sizeLimit else {
             let noLimit = switch settings.sizeLimitOrigin {
             case .option: "--size-limit none sets none"
@@ -118,7 +118,7 @@ struct CacheInvocation {
     /// `cache remove URL` (or `--cache-key KEY`): the original and every variant made from it.
     func remove() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
-        guard let key = try originalKey(query: try settings().query) else {
+        guard let key = try originalKey(query: try settings(uses: .query).query) else {
             throw .usage("cache remove takes one URL (or --cache-key KEY), got 0")
         }
         guard let root else { return try output.nothing(dryRun) }
@@ -159,9 +159,10 @@ struct CacheInvocation {
         return 0
     }
 
-    /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config.
-    private func settings() throws(ImgError) -> CacheSettings {
-        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment)
+    /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config; of
+    /// those not in `uses` (default all), the subcommand reads neither variable nor config (a bad one stops it not).
+    private func settings(uses: CacheSettings.Uses = .all) throws(ImgError) -> CacheSettings {
+        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment, uses: uses)
     }
 
     private func noArguments() throws(ImgError) {
