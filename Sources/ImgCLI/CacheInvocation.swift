@@ -46,10 +46,15 @@ struct CacheInvocation {
         return 0
     }
 
-    /// The original key the command is on: `--cache-key`'s, else its URL's; nil with neither. `--keep-query`
-    /// without a URL would change no key: refused.
+    /// The original key the command is on: `--cache-key`'s, else its URL's; nil with neither. `--cache-key` stands
+    /// in the URL's place: given both, one would be ignored (refused). `--keep-query` without a URL would change no
+    /// key: refused.
     private func originalKey(query: QueryInKey) throws(ImgError) -> String? {
         let cacheKey = try arguments[Options.cacheKey]
+        if cacheKey != nil, let input = rest.first {
+            throw .usage("cache \(subcommand) takes a URL or --cache-key KEY, not both (got '"
+                         + URLCredentials.maskingPassword(in: input) + "' and --cache-key)")
+        }
         guard let input = rest.first else {
             if cacheKey == nil, arguments.has(Options.keepQuery) {
                 throw .usage("--keep-query changes how a URL is keyed: give cache \(subcommand) the URL")
