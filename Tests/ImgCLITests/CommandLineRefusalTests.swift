@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// Values and combinations the command line refused wrongly, accepted silently, or refused in the wrong words:
+/// each is now one clear line (exit 2), before anything is made.
+@Suite("Command-line refusals worded and placed right")
+struct CommandLineRefusalTests {
+    let work: TemporaryDirectory
+
+    init() throws {
+        work = try TemporaryDirectory()
+    }
+
+    func run(_ arguments: [String]) throws -> CommandResult {
+        try Imgfetch.runInProcess(arguments + ["--cache-dir", work.file("cache")])
+    }
+
+    /// `--rate` takes up to 1,000,000: the refusal of a larger one says so (it said "a number over 0", which it is).
+    @Test func theRatesBoundIsSaid() throws {
+        let list = work.file("list.txt")
+        try Data("http://127.0.0.1:9/x.jpg\n".utf8).write(to: URL(fileURLWithPath: list))
+        for rate in ["1000001", "0", "-1"] {
+            let result = try run(["batch", list, "-O", work.file("out"), "--rate", rate])
+            #expect(result.status == 2 && result.stderr.contains("over 0 and at most 1000000"), "\(rate): \(result.stderr)")
+        }
+        let help = try Imgfetch.runInProcess(["help", "batch"]).stdoutText
+        #expect(help.contains("1000000"), "\(help)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("cache")))
+    }
+}
