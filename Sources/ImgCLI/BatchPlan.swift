@@ -152,12 +152,10 @@ struct BatchPlan {
         }
         options.denyLocal = settings.denyLocal
         options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
-        let distance = try arguments[Options.duplicateDistance]
+        // Both need --facts (declared so: `OptionCatalog.duplicatesNeedFacts`).
         options.skipDuplicates = arguments[Options.skipDuplicates]
         if settings.template.facts != nil {
-            options.duplicateDistance = distance ?? Options.duplicateDistance.defaultValue
-        } else if let given = distance != nil ? Options.duplicateDistance.long : options.skipDuplicates ? Options.skipDuplicates.long : nil {
-            throw .usage("--\(given) needs --facts (duplicates are found by their phash)")
+            options.duplicateDistance = try arguments[Options.duplicateDistance] ?? Options.duplicateDistance.defaultValue
         }
         return options
     }
