@@ -31,7 +31,11 @@ struct CacheInvocation {
     func inspect() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
         var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
-        if arguments[Options.all] { limit = nil }
+        if arguments[Options.all] {
+            // One would be ignored.
+            if arguments.has(Options.limit) { throw .usage("--all and --limit contradict each other: give one of them") }
+            limit = nil
+        }
         let settings = try settings(uses: [.sizeLimit, .query])
         let key = try originalKey(query: settings.query)
         let inspection = root.map {

@@ -27,4 +27,13 @@ struct CommandLineRefusalTests {
         #expect(help.contains("1000000"), "\(help)")
         #expect(!FileManager.default.fileExists(atPath: work.file("cache")))
     }
+
+    /// `cache inspect --all --limit N`: one of them would be ignored (`--all` won silently).
+    @Test func allAndLimitContradictEachOther() throws {
+        let result = try run(["cache", "inspect", "--all", "--limit", "5"])
+        #expect(result.status == 2 && result.stderr == "imgfetch: --all and --limit contradict each other: give one of them\n",
+                "\(result.stderr)")
+        #expect(try run(["cache", "inspect", "--all"]).status == 0)
+        #expect(try run(["cache", "inspect", "--limit", "5"]).status == 0)
+    }
 }
