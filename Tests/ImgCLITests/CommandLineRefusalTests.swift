@@ -36,4 +36,12 @@ struct CommandLineRefusalTests {
         #expect(try run(["cache", "inspect", "--all"]).status == 0)
         #expect(try run(["cache", "inspect", "--limit", "5"]).status == 0)
     }
+
+    /// `--cacert DIR` was taken (a directory is "readable"): a bundle is a file.
+    @Test func aDirectoryIsNoCABundle() throws {
+        let result = try run(["info", "http://127.0.0.1:9/x.jpg", "--cacert", work.path])
+        #expect(result.status == 2 && result.stderr.contains("--cacert \(work.path): it is a directory"), "\(result.stderr)")
+        let missing = try run(["info", "http://127.0.0.1:9/x.jpg", "--cacert", work.file("none.pem")])
+        #expect(missing.status == 2 && missing.stderr.contains("no such readable file"), "\(missing.stderr)")
+    }
 }
