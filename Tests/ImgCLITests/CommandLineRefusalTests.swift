@@ -44,4 +44,19 @@ struct CommandLineRefusalTests {
         let missing = try run(["info", "http://127.0.0.1:9/x.jpg", "--cacert", work.file("none.pem")])
         #expect(missing.status == 2 && missing.stderr.contains("no such readable file"), "\(missing.stderr)")
     }
+
+    /// `renderer` words its refusals as `cache` does: an unknown command by its name, extra words as extra words
+    /// (both said "renderer needs one command").
+    @Test func theRendererCommandsRefusalsNameWhatIsWrong() throws {
+        let cases = [
+            (["renderer", "bogus"], "unknown renderer command 'bogus' (serve, start, stop, status)"),
+            (["renderer", "status", "extra"], "renderer status takes no arguments, got 'extra'"),
+            (["renderer"], "renderer needs a command: serve, start, stop, status"),
+            (["renderer", "stauts"], "unknown renderer command 'stauts'; did you mean 'status'?"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(arguments)
+            #expect(result.status == 2 && result.stderr == "imgfetch: \(message)\n", "\(arguments): \(result.stderr)")
+        }
+    }
 }
