@@ -66,7 +66,9 @@ struct OptionDeclarationTests: EndToEndSuite {
         #expect(texts["batch --help"] == batch)
         #expect(try #require(texts["help cache"]).contains("--dry-run"))
         // The default size limit is the one the cache keeps to (inspect shows it), not "no size limit".
-        #expect(try #require(texts["help cache"]).contains("defaults (size limit 1 GiB, ttl 7d)"))
+        #expect(try #require(texts["help cache"]).contains("(size limit 1 GiB, ttl 7d, fail-on truncated)"))
+        #expect(try #require(texts["help cache"]).contains("IMGFETCH_TTL / IMGFETCH_FAIL_ON"))
+        #expect(prefetch.contains("2 usage, 7 unsafe or unusable cache directory"), "\(prefetch)")
         #expect(!(try #require(texts["help fetch"]).contains("--jobs")))
     }
 
