@@ -59,4 +59,24 @@ struct CommandLineRefusalTests {
             #expect(result.status == 2 && result.stderr == "imgfetch: \(message)\n", "\(arguments): \(result.stderr)")
         }
     }
+
+    /// Blanks around a number, size or duration, or a `+` before it, are refused by every option's parser: `--ttl`,
+    /// `--size-limit` and `--max-bytes` took `' 1h'`, `' 64M'`, `'64 M'` while `--timeout` and `--retry` refused
+    /// `' 5'` (and took `+5`).
+    @Test func blanksAndAPlusAroundANumberAreRefusedEverywhere() throws {
+        let url = "http://127.0.0.1:9/x.jpg"
+        let given = [("--ttl", " 1h"), ("--ttl", "1h "), ("--size-limit", " 64M"), ("--max-bytes", "64 M"),
+                     ("--max-bytes", "+64M"), ("--timeout", " 5"), ("--timeout", "+5"), ("--retry", "+5"),
+                     ("--retry", "5 "), ("--max-pixels", "+100"), ("--rate", " 2")]
+        for (option, value) in given {
+            let arguments = option == "--rate" ? ["prefetch", url] : [url, "-o", work.file("x.jpg")]
+            let result = try run(arguments + [option, value])
+            let named = result.stderr.contains("bad \(option) '\(value)'") || result.stderr.contains("'\(value)' in \(option)")
+            #expect(result.status == 2 && named, "\(option) '\(value)': \(result.stderr)")
+        }
+        let variable = try Imgfetch.runInProcess([url, "-o", work.file("x.jpg"), "--cache-dir", work.file("cache")],
+                                                 environment: ["IMGFETCH_TTL": " 1h"])
+        #expect(variable.status == 2 && variable.stderr.contains("IMGFETCH_TTL"), "\(variable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work.file("cache")))
+    }
 }

@@ -118,9 +118,10 @@ public struct CacheSettings: Sendable, Equatable {
 
     static let failOnLevels = "expected none, truncated, error or warning"
 
-    /// Parses a size limit: `500M`, `2G`…; `0` and `none` mean no limit (nil inside `.some`).
+    /// Parses a size limit: `500M`, `2G`…; `0` and `none` mean no limit (nil inside `.some`). No blanks around it
+    /// (a config file's values are trimmed as they are read).
     public static func parseSizeLimit(_ text: String) -> Int64?? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.lowercased()
         if trimmed == "none" || trimmed == "0" { return .some(nil) }
         guard let value = ByteSize.parse(trimmed), value > 0 else { return nil }
         return .some(value)
