@@ -205,6 +205,20 @@ struct OptionDeclarationTests: EndToEndSuite {
         #expect(refused.stderr == "imgfetch: --skip-duplicates needs --facts (duplicates are found by their phash)\n")
     }
 
+    /// A cluster of short options whose last letter takes a value (`-qo FILE`) takes the next word as that value, in
+    /// every shell: the bash and fish scripts knew `-o` alone, took `x.jpg` for the command, and offered batch's
+    /// options nowhere after it.
+    @Test func aClusterEndingInAValuedOptionTakesTheNextWord() throws {
+        var shells = ["bash"]
+        for shell in ["zsh", "fish"] where Shells.path(shell) != nil { shells.append(shell) }
+        for shell in shells {
+            #expect(try complete(shell, ["-qo", "x.jpg", "batch", "l", "--shar"]) == ["--shard"], "\(shell)")
+            #expect(try complete(shell, ["-qox.jpg", "batch", "l", "--shar"]) == ["--shard"], "\(shell)")
+            #expect(try complete(shell, ["-qv", "batch", "l", "--shar"]) == ["--shard"], "\(shell)")
+            #expect(try complete(shell, ["-qo", "x.jpg", "--va"]) == [], "\(shell): fetch has no --variant")
+        }
+    }
+
     /// An option's entry in help: from its name to the next option's line, joined.
     private static func entry(_ option: String, in help: String) -> String? {
         let lines = help.components(separatedBy: "\n")
