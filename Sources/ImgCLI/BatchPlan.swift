@@ -90,8 +90,12 @@ struct BatchPlan {
             if settings.outputFile != nil || settings.outputDirectory != nil {
                 throw .usage("prefetch only fills the cache: -o and -O don't apply (use batch)")
             }
-            // An empty word is no blank line to skip, as in a list: refused as fetch refuses it.
-            if words.contains("") { throw .usage("empty or malformed input ''") }
+            // Each word is one URL, checked as fetch checks its inputs (an empty word is no blank line to skip, as
+            // in a list): refused here, before anything is made, not failed as a line.
+            if words.contains("-") {
+                throw .usage("prefetch takes URLs, not '-': to read a list from standard input, give --from -")
+            }
+            _ = try settings.sources(words)
             var inputs: [BatchInput] = words.isEmpty ? [] : [.words(words)]
             if let from = try arguments[Options.from] { inputs.append(from == "-" ? .standardInput : .file(from)) }
             guard !inputs.isEmpty else { throw .usage("prefetch needs URLs or --from FILE") }
@@ -148,12 +152,10 @@ struct BatchPlan {
         }
         options.denyLocal = settings.denyLocal
         options.outputDirectory = prefetchOnly ? nil : settings.outputDirectory
-        let distance = try arguments[Options.duplicateDistance]
+        // Both need --facts (declared so: `OptionCatalog.duplicatesNeedFacts`).
         options.skipDuplicates = arguments[Options.skipDuplicates]
         if settings.template.facts != nil {
-            options.duplicateDistance = distance ?? Options.duplicateDistance.defaultValue
-        } else if let given = distance != nil ? Options.duplicateDistance.long : options.skipDuplicates ? Options.skipDuplicates.long : nil {
-            throw .usage("--\(given) needs --facts (duplicates are found by their phash)")
+            options.duplicateDistance = try arguments[Options.duplicateDistance] ?? Options.duplicateDistance.defaultValue
         }
         return options
     }

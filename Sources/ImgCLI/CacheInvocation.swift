@@ -31,8 +31,12 @@ struct CacheInvocation {
     func inspect() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
         var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
-        if arguments[Options.all] { limit = nil }
-        let settings = try settings()
+        if arguments[Options.all] {
+            // One would be ignored.
+            if arguments.has(Options.limit) { throw .usage("--all and --limit contradict each other: give one of them") }
+            limit = nil
+        }
+        let settings = try settings(uses: [.sizeLimit, .query])
         let key = try originalKey(query: settings.query)
         let inspection = root.map {
             CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
@@ -46,10 +50,15 @@ struct CacheInvocation {
         return 0
     }
 
-    /// The original key the command is on: `--cache-key`'s, else its URL's; nil with neither. `--keep-query`
-    /// without a URL would change no key: refused.
+    /// The original key the command is on: `--cache-key`'s, else its URL's; nil with neither. `--cache-key` stands
+    /// in the URL's place: given both, one would be ignored (refused). `--keep-query` without a URL would change no
+    /// key: refused.
     private func originalKey(query: QueryInKey) throws(ImgError) -> String? {
         let cacheKey = try arguments[Options.cacheKey]
+        if cacheKey != nil, let input = rest.first {
+            throw .usage("cache \(subcommand) takes a URL or --cache-key KEY, not both (got '"
+                         + URLCredentials.maskingPassword(in: input) + "' and --cache-key)")
+        }
         guard let input = rest.first else {
             if cacheKey == nil, arguments.has(Options.keepQuery) {
                 throw .usage("--keep-query changes how a URL is keyed: give cache \(subcommand) the URL")
@@ -74,7 +83,7 @@ struct CacheInvocation {
     /// `cache prune`: least recently used entries until the cache is within its size limit.
     func prune() throws(ImgError) -> Int32 {
         try noArguments()
-        let settings = try settings()
+        let settings = try settings(uses: .sizeLimit)
         guard let limit = settings.sizeLimit else {
             let noLimit = switch settings.sizeLimitOrigin {
             case .option: "--size-limit none sets none"
@@ -118,7 +127,7 @@ struct CacheInvocation {
     /// `cache remove URL` (or `--cache-key KEY`): the original and every variant made from it.
     func remove() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache remove takes one URL, got \(rest.count)") }
-        guard let key = try originalKey(query: try settings().query) else {
+        guard let key = try originalKey(query: try settings(uses: .query).query) else {
             throw .usage("cache remove takes one URL (or --cache-key KEY), got 0")
         }
         guard let root else { return try output.nothing(dryRun) }
@@ -146,8 +155,10 @@ struct CacheInvocation {
     /// then prints the settings in force and where each comes from.
     mutating func config() throws(ImgError) -> Int32 {
         if !rest.isEmpty {
-            // Every assignment is checked before the directory is made.
+            // Every assignment, option and variable is checked before the directory is made or the config written
+            // (the directory's own config is read after: a bad value there is what an assignment may mend).
             let checked = try CacheSettings.checkedAssignments(rest)
+            _ = try CacheSettingsChoice.resolve(arguments, root: nil, environment: environment)
             let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
             guard let opened = made else { throw .io("cannot open \(directory)") }
             try CacheSettings.writeConfig(root: opened, checked: checked)
@@ -157,9 +168,10 @@ struct CacheInvocation {
         return 0
     }
 
-    /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config.
-    private func settings() throws(ImgError) -> CacheSettings {
-        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment)
+    /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config; of
+    /// those not in `uses` (default all), the subcommand reads neither variable nor config (a bad one stops it not).
+    private func settings(uses: CacheSettings.Uses = .all) throws(ImgError) -> CacheSettings {
+        try CacheSettingsChoice.resolve(arguments, root: root, environment: environment, uses: uses)
     }
 
     private func noArguments() throws(ImgError) {

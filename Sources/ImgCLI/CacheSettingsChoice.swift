@@ -5,22 +5,25 @@ import ImgCore
 /// hands them to `CacheSettings.resolve`, which falls back to the directory's config, then the defaults.
 enum CacheSettingsChoice {
     /// The settings the options of `arguments` and `environment` give, with the directory open already (nil: none).
-    static func resolve(_ arguments: ScannedArguments, root: CacheRoot?,
-                        environment: [String: String]) throws(ImgError) -> CacheSettings {
+    /// Only those in `uses` (default all) are taken from the environment or the config: a variable is judged only by
+    /// a command that uses it (`CacheSettings.resolve`); an option given is always read.
+    static func resolve(_ arguments: ScannedArguments, root: CacheRoot?, environment: [String: String],
+                        uses: CacheSettings.Uses = .all) throws(ImgError) -> CacheSettings {
         try resolve(root: root, sizeLimitOption: try arguments[Options.sizeLimit], ttlOption: try arguments[Options.ttl],
                     failOnOption: try arguments[Options.failOn], queryOption: try FetchSettings.queryOption(arguments),
-                    environment: environment)
+                    environment: environment, uses: uses)
     }
 
     /// The same from the options' texts (nil: not given).
     static func resolve(root: CacheRoot?, sizeLimitOption: String?, ttlOption: String?, failOnOption: String? = nil,
-                        queryOption: QueryInKey? = nil, environment: [String: String]) throws(ImgError) -> CacheSettings {
+                        queryOption: QueryInKey? = nil, environment: [String: String],
+                        uses: CacheSettings.Uses = .all) throws(ImgError) -> CacheSettings {
         try CacheSettings.resolve(
             root: root,
             sizeLimit: choose(sizeLimitOption, Options.sizeLimit.long, environment, "IMGFETCH_SIZE_LIMIT"),
             ttl: choose(ttlOption, Options.ttl.long, environment, "IMGFETCH_TTL"),
             failOn: choose(failOnOption, Options.failOn.long, environment, "IMGFETCH_FAIL_ON"),
-            query: queryOption)
+            query: queryOption, uses: uses)
     }
 
     /// `resolve(root:…)` of a directory by its path, opened when it exists and is safe (else no config is read).

@@ -35,6 +35,8 @@ public enum CommandDispatcher {
         let word = scanned.optionWords.first.flatMap { commands.contains($0) ? $0 : nil } ?? "fetch"
         if scanned.optionWords.first == word { words.removeFirst() }
         do throws(ImgError) {
+            // Accepted by every command, so judged for every one (renderer, help and completions never read it).
+            _ = try scanned[Options.cacheDir]
             if let kind = try scanned[Options.generate] {
                 try console.printLine(try generated(kind), terminator: "")
                 return 0

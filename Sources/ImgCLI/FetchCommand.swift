@@ -7,11 +7,14 @@ enum FetchCommand {
     static func run(_ arguments: ScannedArguments, inputs: [String], environment: [String: String],
                     console: Console) -> Int32 {
         var settings: FetchSettings
+        // The warm renderer: fetch's alone (batch renders in its own process, where libvips' start is paid once).
+        let renderer: RendererSettings
         let sources: [ImageSource]
         // -O DIR, opened once: the names made up in it are resolved relative to it.
         let folder: OutputFolder?
         do throws(ImgError) {
             settings = try FetchSettings(arguments, environment: environment, console: console)
+            renderer = try RendererSettings(arguments, environment: environment)
             guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
             // One key for several inputs would give every output the first image.
             sources = try settings.sources(inputs)
@@ -23,7 +26,7 @@ enum FetchCommand {
         let reporter = Reporter(console: console, quiet: settings.quiet, verbose: settings.verbose, json: settings.json)
         let cancellation = Cancellation()
         settings.configuration.network.cancellation = cancellation
-        if let client = settings.renderer.client { settings.configuration.rendering = WarmRendering(client: client) }
+        if let client = renderer.client { settings.configuration.rendering = WarmRendering(client: client) }
         let watch = SignalWatcher.watch(for: console) { cancellation.cancel(signal: $0) }
         defer { watch.end() }
         let pipeline: ImagePipeline
@@ -56,7 +59,7 @@ enum FetchCommand {
         }
         if let status = Interruption.exitStatus(of: cancellation, console: console) { return status }
         settings.cleanCacheIfDue()
-        if let said = settings.renderer.startIfUseful(saying: reporter.verbose) { reporter.info(said) }
+        if let said = renderer.startIfUseful(saying: reporter.verbose) { reporter.info(said) }
         if failures == 0 { return 0 }
         return inputs.count == 1 ? worst : 1
     }

@@ -34,7 +34,13 @@ extension FetchSettings {
         if let redirects = try arguments[Options.maxRedirects] { network.maxRedirects = redirects }
         if let bytes = try arguments[Options.maxBytes] { network.maxBytes = bytes }
         if let value = try arguments[Options.cacert] {
-            guard FileManager.default.isReadableFile(atPath: value) else { throw .usage("--cacert \(value): no such readable file") }
+            // isReadableFile is true of a directory too: a bundle is a file.
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: value, isDirectory: &isDirectory),
+                  FileManager.default.isReadableFile(atPath: value) else {
+                throw .usage("--cacert \(value): no such readable file")
+            }
+            if isDirectory.boolValue { throw .usage("--cacert \(value): it is a directory, not a PEM bundle file") }
             network.caBundle = value
         } else if let bundle = [environment["CURL_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap({ $0 }).first(where: { !$0.isEmpty }) {
             // As curl: CURL_CA_BUNDLE, else SSL_CERT_FILE, replaces the system's CA bundle (a missing file fails TLS).

@@ -18,15 +18,17 @@ struct FetchSettings {
     var autoClean = true
     /// TTL and size limit of the cache directory, after option, environment and the directory's config.
     var cacheSettings = CacheSettings()
-    /// The warm renderer: used by fetch (batch renders in its own process, where libvips' start is paid once).
-    var renderer: RendererSettings
     /// What `-v` says about the settings before anything is fetched.
     var notes: [String] = []
     /// A malformed proxy variable libcurl would use (`environmentProxyRefusal`), thrown by a command that fetches a URL.
     var proxyRefusal: ImgError?
 
-    /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option.
-    init(_ arguments: ScannedArguments, environment: [String: String], console: Console) throws(ImgError) {
+    /// Reads every option the fetch-like commands share; a bad value is a usage error naming the option. A variable
+    /// is read only when the command uses it: `IMGFETCH_TTL` and `IMGFETCH_SIZE_LIMIT` with a disk cache,
+    /// `IMGFETCH_FAIL_ON` when it `decodes` (default true; info only with `--facts`). The warm renderer's settings
+    /// are fetch's alone (`RendererSettings`).
+    init(_ arguments: ScannedArguments, environment: [String: String], console: Console,
+         decodes: Bool = true) throws(ImgError) {
         self.console = console
         template = ImageRequest(source: .standardInput)
         configuration.network = try Self.network(from: arguments, environment: environment, notes: &notes)
@@ -59,8 +61,11 @@ struct FetchSettings {
         let cacheRoot = policy.usesDisk ? try CacheRoot.open(cacheDirectory, create: false)
                                         : try? CacheRoot.open(cacheDirectory, create: false)
         if policy.usesDisk { configuration.cacheRoot = cacheRoot }
-        // TTL and size limit: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT, then the directory's config, then defaults.
-        cacheSettings = try CacheSettingsChoice.resolve(arguments, root: cacheRoot, environment: environment)
+        // TTL, size limit and fail-on level: option, then IMGFETCH_TTL / IMGFETCH_SIZE_LIMIT / IMGFETCH_FAIL_ON,
+        // then the directory's config, then defaults; a variable or config value the command won't use is not judged.
+        var uses: CacheSettings.Uses = policy.usesDisk ? [.query, .sizeLimit, .ttl] : [.query]
+        if decodes { uses.insert(.failOn) }
+        cacheSettings = try CacheSettingsChoice.resolve(arguments, root: cacheRoot, environment: environment, uses: uses)
         configuration.ttl = cacheSettings.ttl
         template.decoding.failOn = cacheSettings.failOn
         template.query = cacheSettings.query
@@ -77,7 +82,6 @@ struct FetchSettings {
         if showProgress { configuration.network.progress = Reporter(console: console).progressBar(label: "downloading") }
         denyLocal = arguments[Options.denyLocal]
         autoClean = !arguments[Options.noAutoClean] && !policy.memoryOnly && !policy.noCache
-        renderer = try RendererSettings(arguments, environment: environment)
     }
 
     /// `-O`'s folder, normalised; nil without it. Refused: a URL (curl's `-O URL` habit), an empty value (a script's

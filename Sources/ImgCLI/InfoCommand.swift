@@ -9,7 +9,9 @@ enum InfoCommand {
         let settings: FetchSettings
         let sources: [ImageSource]
         do throws(ImgError) {
-            settings = try FetchSettings(arguments, environment: environment, console: console)
+            // Only --facts decodes: without it, the fail-on level is not info's to judge.
+            settings = try FetchSettings(arguments, environment: environment, console: console,
+                                         decodes: arguments[Options.facts])
             guard !inputs.isEmpty else { throw .usage("info needs an input (try 'imgfetch help info')") }
             sources = try settings.sources(inputs)
         } catch {

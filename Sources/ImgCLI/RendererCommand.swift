@@ -11,13 +11,7 @@ enum RendererCommand {
     static func run(_ arguments: ScannedArguments, words: [String], environment: [String: String],
                     console: Console) -> Int32 {
         do throws(ImgError) {
-            guard words.count == 1, let subcommand = words.first,
-                  let command = CommandName(word: CommandName.rendererServe.word, subcommand: subcommand) else {
-                if words.count == 1, let meant = CommandName.nearest(to: words[0], among: subcommands) {
-                    throw .usage("unknown renderer command '\(words[0])'; did you mean '\(meant)'?")
-                }
-                throw .usage("renderer needs one command: \(subcommands.joined(separator: ", "))")
-            }
+            let command = try Self.command(words)
             // Only what the command reads: a bad IMGFETCH_RENDERER or _IDLE must not stop a stop or a status.
             let address = RendererAddress.current(environment: environment)
             let client = RendererClient(address: address)
@@ -51,6 +45,23 @@ enum RendererCommand {
             console.error(error.commandLineMessage)
             return error.exitCode
         }
+    }
+
+    /// The subcommand `words` name, worded as `cache` words them: none, an unknown one (with the one meant, if
+    /// near), or one given more words (every subcommand takes none) is a usage error.
+    private static func command(_ words: [String]) throws(ImgError) -> CommandName {
+        guard let subcommand = words.first else {
+            throw .usage("renderer needs a command: \(subcommands.joined(separator: ", "))")
+        }
+        guard let command = CommandName(word: CommandName.rendererServe.word, subcommand: subcommand) else {
+            let meant = CommandName.nearest(to: subcommand, among: subcommands)
+            throw .usage("unknown renderer command '\(subcommand)'"
+                         + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
+        }
+        if words.count > 1 {
+            throw .usage("renderer \(subcommand) takes no arguments, got '\(words[1])'")
+        }
+        return command
     }
 
     /// `renderer stop`: stops every renderer of this user, and returns once they have exited.

@@ -25,11 +25,13 @@ struct RendererSettings {
         try pick(Options.idle, arguments, environment, "IMGFETCH_RENDERER_IDLE") ?? RendererServer.defaultIdleLimit
     }
 
-    /// The option's value, else the variable's (read by the option's parser, an error naming the variable), else nil.
+    /// The option's value, else the variable's when not empty (read by the option's parser, an error naming the
+    /// variable; an empty one is unset, as for the cache's variables), else nil.
     private static func pick<Value>(_ option: Option<Value>, _ arguments: ScannedArguments, _ environment: [String: String],
                                     _ variable: String) throws(ImgError) -> Value? {
         if let value = try arguments[option] { return value }
-        return try environment[variable].map { text throws(ImgError) in try option.parser.parse(text, variable) }
+        guard let text = environment[variable], !text.isEmpty else { return nil }
+        return try option.parser.parse(text, variable)
     }
 
     /// The client the pipeline hands renderings to; nil when off.

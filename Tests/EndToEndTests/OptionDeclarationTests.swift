@@ -66,7 +66,9 @@ struct OptionDeclarationTests: EndToEndSuite {
         #expect(texts["batch --help"] == batch)
         #expect(try #require(texts["help cache"]).contains("--dry-run"))
         // The default size limit is the one the cache keeps to (inspect shows it), not "no size limit".
-        #expect(try #require(texts["help cache"]).contains("defaults (size limit 1 GiB, ttl 7d)"))
+        #expect(try #require(texts["help cache"]).contains("(size limit 1 GiB, ttl 7d, fail-on truncated)"))
+        #expect(try #require(texts["help cache"]).contains("IMGFETCH_TTL / IMGFETCH_FAIL_ON"))
+        #expect(prefetch.contains("2 usage, 7 unsafe or unusable cache directory"), "\(prefetch)")
         #expect(!(try #require(texts["help fetch"]).contains("--jobs")))
     }
 
@@ -166,19 +168,63 @@ struct OptionDeclarationTests: EndToEndSuite {
             #expect(try complete(shell, ["u", "--blurh"]) == [], "\(shell): --blurhash needs --facts everywhere")
             #expect(try complete(shell, ["u", "--facts", "--blurh"]) == ["--blurhash"], "\(shell)")
         }
-        // An option's entry in help: from its name to the next option's line, joined.
-        func entry(_ option: String, in help: String) -> String? {
-            let lines = help.components(separatedBy: "\n")
-            guard let first = lines.firstIndex(where: { $0.hasPrefix("      \(option) ") || $0 == "      \(option)" }) else { return nil }
-            let rest = lines[(first + 1)...].prefix { $0.hasPrefix(String(repeating: " ", count: HelpColumn.start)) }
-            return ([lines[first]] + rest).joined(separator: " ").split(separator: " ").joined(separator: " ")
-        }
         let info = try Imgfetch.runInProcess(["help", "info"]).stdoutText, fetch = try Imgfetch.runInProcess(["help", "fetch"]).stdoutText
         for option in limits + ["--blurhash"] {
-            #expect(entry(option, in: info)?.hasSuffix("(needs --facts)") == true, "\(option): \(info)")
+            #expect(Self.entry(option, in: info)?.hasSuffix("(needs --facts)") == true, "\(option): \(info)")
         }
-        #expect(entry("--max-pixels", in: fetch)?.contains("--facts") == false, "\(fetch)")
-        #expect(entry("--max-bytes", in: info)?.contains("--facts") == false, "\(info)")
+        #expect(Self.entry("--max-pixels", in: fetch)?.contains("--facts") == false, "\(fetch)")
+        #expect(Self.entry("--max-bytes", in: info)?.contains("--facts") == false, "\(info)")
+    }
+
+    /// batch's `--skip-duplicates` and `--duplicate-distance` need `--facts`, and info's `--fail-on` does: declared
+    /// so, each is offered once `--facts` is typed and help says so (the batch ones were checked by hand, offered
+    /// early, and help said nothing). info takes `--ttl` at once; help gives `--resize`'s mode `upscale`.
+    @Test func optionsThatNeedFactsAreDeclaredSo() throws {
+        var shells = ["bash"]
+        for shell in ["zsh", "fish"] where Shells.path(shell) != nil { shells.append(shell) }
+        for shell in shells {
+            #expect(try complete(shell, ["batch", "l", "-O", "o", "--skip-d"]) == [], "\(shell)")
+            #expect(try complete(shell, ["batch", "l", "--facts", "--skip-d"]) == ["--skip-duplicates"], "\(shell)")
+            #expect(try complete(shell, ["batch", "l", "--duplicate-d"]) == [], "\(shell)")
+            #expect(try complete(shell, ["batch", "--facts", "l", "--duplicate-d"]) == ["--duplicate-distance"], "\(shell)")
+            #expect(try complete(shell, ["info", "u", "--fail-"]) == [], "\(shell)")
+            #expect(try complete(shell, ["info", "u", "--facts", "--fail-"]) == ["--fail-on"], "\(shell)")
+            #expect(try complete(shell, ["info", "u", "--tt"]) == ["--ttl"], "\(shell)")
+        }
+        let batch = try Imgfetch.runInProcess(["help", "batch"]).stdoutText
+        let info = try Imgfetch.runInProcess(["help", "info"]).stdoutText
+        let fetch = try Imgfetch.runInProcess(["help", "fetch"]).stdoutText
+        for option in ["--skip-duplicates", "--duplicate-distance"] {
+            #expect(Self.entry(option, in: batch)?.hasSuffix("(needs --facts)") == true, "\(option): \(batch)")
+        }
+        #expect(Self.entry("--fail-on", in: info)?.hasSuffix("(needs --facts)") == true, "\(info)")
+        #expect(Self.entry("--ttl", in: info) != nil, "\(info)")
+        #expect(Self.entry("--resize", in: fetch)?.contains("pad[=COLOR], upscale") == true, "\(fetch)")
+        let refused = try Imgfetch.runInProcess(["batch", "l.txt", "-O", work.file("o"), "--skip-duplicates"])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr == "imgfetch: --skip-duplicates needs --facts (duplicates are found by their phash)\n")
+    }
+
+    /// A cluster of short options whose last letter takes a value (`-qo FILE`) takes the next word as that value, in
+    /// every shell: the bash and fish scripts knew `-o` alone, took `x.jpg` for the command, and offered batch's
+    /// options nowhere after it.
+    @Test func aClusterEndingInAValuedOptionTakesTheNextWord() throws {
+        var shells = ["bash"]
+        for shell in ["zsh", "fish"] where Shells.path(shell) != nil { shells.append(shell) }
+        for shell in shells {
+            #expect(try complete(shell, ["-qo", "x.jpg", "batch", "l", "--shar"]) == ["--shard"], "\(shell)")
+            #expect(try complete(shell, ["-qox.jpg", "batch", "l", "--shar"]) == ["--shard"], "\(shell)")
+            #expect(try complete(shell, ["-qv", "batch", "l", "--shar"]) == ["--shard"], "\(shell)")
+            #expect(try complete(shell, ["-qo", "x.jpg", "--va"]) == [], "\(shell): fetch has no --variant")
+        }
+    }
+
+    /// An option's entry in help: from its name to the next option's line, joined.
+    private static func entry(_ option: String, in help: String) -> String? {
+        let lines = help.components(separatedBy: "\n")
+        guard let first = lines.firstIndex(where: { $0.hasPrefix("      \(option) ") || $0 == "      \(option)" }) else { return nil }
+        let rest = lines[(first + 1)...].prefix { $0.hasPrefix(String(repeating: " ", count: HelpColumn.start)) }
+        return ([lines[first]] + rest).joined(separator: " ").split(separator: " ").joined(separator: " ")
     }
 
     /// What `shell`'s completion of imgfetch offers after `words` (the last one being completed), sorted.

@@ -154,7 +154,14 @@ struct CacheCommandTests {
         let url = fixture.server.url("/img/sample.jpg")
         #expect(try fixture.inspectJSON([url])["entries"] as? Int == 0, "without --keep-query the key has no query")
         #expect(try fixture.inspectJSON([url + "?v=1", "--keep-query"])["entries"] as? Int == 2)
-        #expect(try fixture.inspectJSON(["http://elsewhere/x.png", "--cache-key", "my-key"])["entries"] as? Int == 2)
+        // --cache-key stands in the URL's place: given both (a URL unchecked, even), the URL was silently ignored.
+        for command in ["inspect", "remove"] {
+            for input in ["http://elsewhere/x.png", "ftp://x"] {
+                let both = try fixture.run(["cache", command, input, "--cache-key", "my-key"])
+                #expect(both.status == 2 && both.stderr.split(separator: "\n").count == 1, "\(both.stderr)")
+                #expect(both.stderr.contains("takes a URL or --cache-key KEY, not both"), "\(both.stderr)")
+            }
+        }
         // A key needs no URL (it was ignored without one: the whole cache was shown); --keep-query keys no URL then.
         #expect(try fixture.inspectJSON(["--cache-key", "my-key"])["entries"] as? Int == 2)
         let keyless = try fixture.run(["cache", "inspect", "--keep-query"])

@@ -117,4 +117,33 @@ struct CacheSettingsTests {
             #expect(!FileManager.default.fileExists(atPath: directory), "\(assignments)")
         }
     }
+
+    /// A bad option or variable beside `cache config`'s assignments is refused before anything is written: the
+    /// assignments were stored (the directory made, its config written) and then the command refused. A bad value
+    /// in the directory's own config is no refusal there: an assignment is how it is mended.
+    @Test func aBadOptionOrVariableWritesNoConfig() throws {
+        let home = try TemporaryDirectory()
+        let directory = home.file("cache")
+        let cases: [([String], [String: String])] = [
+            (["--ttl", "bogus"], [:]), (["--size-limit", "bogus"], [:]),
+            ([], ["IMGFETCH_TTL": "bogus"]), ([], ["IMGFETCH_SIZE_LIMIT": "bogus"]), ([], ["IMGFETCH_FAIL_ON": "bogus"]),
+        ]
+        for (options, environment) in cases {
+            let result = try Imgfetch.runInProcess(["cache", "config", "size-limit=5M"] + options
+                                                   + ["--cache-dir", directory], environment: environment)
+            #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1,
+                    "\(options) \(environment): \(result.stderr)")
+            #expect(result.stderr.contains("bogus"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory), "\(options) \(environment)")
+        }
+        #expect(try Imgfetch.runInProcess(["cache", "config", "ttl=1h", "--cache-dir", directory]).status == 0)
+        try "ttl=bogus\n".write(toFile: directory + "/config", atomically: true, encoding: .utf8)
+        let refused = try Imgfetch.runInProcess(["cache", "config", "size-limit=5M", "--ttl", "bogus",
+                                                 "--cache-dir", directory])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(try String(contentsOfFile: directory + "/config", encoding: .utf8) == "ttl=bogus\n")
+        let mended = try Imgfetch.runInProcess(["cache", "config", "ttl=2h", "--cache-dir", directory])
+        #expect(mended.status == 0, "\(mended.stderr)")
+        #expect(mended.stdoutText.contains("ttl        2h (from the directory's config)"), "\(mended.stdoutText)")
+    }
 }

@@ -22,6 +22,10 @@ struct EmptyPathTests {
             (["prefetch", "--from"], "--from"),
             (["http://127.0.0.1:1/a.jpg", "-o", root.file("a.jpg"), "--cacert"], "--cacert"),
             (["batch", list, "-O"], "-O"),
+            // Accepted by every command, so refused by every one: these never read it and took it.
+            (["renderer", "status", "--cache-dir"], "--cache-dir"),
+            (["help", "--cache-dir"], "--cache-dir"),
+            (["completions", "bash", "--cache-dir"], "--cache-dir"),
         ]
         for (arguments, option) in cases {
             let result = try Imgfetch.runInProcess(arguments + [""], environment: ["IMGFETCH_CACHE_DIR": cache])

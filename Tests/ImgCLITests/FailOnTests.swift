@@ -127,4 +127,23 @@ struct FailOnTests {
             #expect(result.status == 2 && result.stderr.contains("none, truncated, error or warning"), "\(result.stderr)")
         }
     }
+
+    /// info decodes with `--facts`: there it takes the level as fetch does (option, then variable, then config);
+    /// it refused `--fail-on` while taking `IMGFETCH_FAIL_ON`. Without `--facts` the option is refused as
+    /// `--max-pixels` is, and the variable is not read.
+    @Test func infoTakesTheLevelWithFacts() throws {
+        let cut = try truncatedSample("sample.png")
+        #expect(try run(["info", cut, "--facts"]).status == 5)
+        let given = try run(["info", cut, "--facts", "--fail-on", "none"])
+        #expect(given.status == 0, "\(given.stderr)")
+        #expect(try run(["info", cut, "--facts"], environment: ["IMGFETCH_FAIL_ON": "none"]).status == 0)
+        let stricter = try run(["info", cut, "--facts", "--fail-on", "truncated"], environment: ["IMGFETCH_FAIL_ON": "none"])
+        #expect(stricter.status == 5, "the option beats the variable: \(stricter.stderr)")
+        let alone = try run(["info", cut, "--fail-on", "none"])
+        #expect(alone.status == 2 && alone.stderr.contains("--fail-on applies to info only with --facts"), "\(alone.stderr)")
+        let unread = try run(["info", cut], environment: ["IMGFETCH_FAIL_ON": "bogus"])
+        #expect(unread.status == 0, "\(unread.stderr)")
+        let judged = try run(["info", cut, "--facts"], environment: ["IMGFETCH_FAIL_ON": "bogus"])
+        #expect(judged.status == 2 && judged.stderr.contains("IMGFETCH_FAIL_ON"), "\(judged.stderr)")
+    }
 }

@@ -26,4 +26,22 @@ struct InfoWholeBodyTests: EndToEndSuite {
         let bounded = try info([server.url("/norange/generated/big-app-segment.jpg"), "--max-bytes", "100K"])
         #expect(bounded.status == 3 && bounded.stderr.contains("no image header in the first"), "\(bounded.stderr)")
     }
+
+    /// The original info keeps (read whole) gets `--ttl`'s time to live, as fetch's does, and before that
+    /// `IMGFETCH_TTL`'s: info took the variable and refused the option. With `--no-cache` it keeps nothing, and
+    /// a bad variable stops it not.
+    @Test func anOriginalKeptGetsTheTTLOfOptionThenVariable() throws {
+        func span(_ arguments: [String], environment: [String: String] = [:]) throws -> Int64? {
+            try? FileManager.default.removeItem(atPath: cache)
+            let run = try Imgfetch.runInProcess(["info", server.url("/norange/photos/grass.jpg"), "--cache-dir", cache]
+                                                + arguments, environment: environment)
+            #expect(run.status == 0, "\(arguments) \(environment): \(run.stderr)")
+            let entry = FileState.listing(cache + "/entries").first { $0.key.hasSuffix("/original") }?.value
+            return entry.map { Int64($0.span.rounded()) }
+        }
+        #expect(try span(["--ttl", "1h"]) == 3600)
+        #expect(try span([], environment: ["IMGFETCH_TTL": "2h"]) == 7200)
+        #expect(try span(["--ttl", "1h"], environment: ["IMGFETCH_TTL": "2h"]) == 3600, "the option beats the variable")
+        #expect(try span(["--no-cache"], environment: ["IMGFETCH_TTL": "bogus"]) == nil)
+    }
 }

@@ -61,8 +61,10 @@ enum CommandCatalog {
     static let prefetch = """
         prefetch [URL...] [--from FILE|-]: fills the cache only, writing no files:
         originals, and variants when processing options or --variant are given.
+        Each URL given is one URL, checked as fetch checks its inputs; only the
+        --from list's lines are list lines.
         Exit codes: 0 all ok, 1 a permanent failure, 75 every failure transient,
-        2 usage, 130/143 interrupted.
+        2 usage, 7 unsafe or unusable cache directory, 130/143 interrupted.
         """
 
     static let info = """
@@ -85,8 +87,9 @@ enum CommandCatalog {
         cache clear | remove URL       everything, or one URL's entries
         cache verify [--repair]        check every entry
         cache config [size-limit=SIZE] [ttl=DURATION] [keep-query=NAMES] [fail-on=LEVEL]
-        Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL, then the directory's
-        config, then defaults (size limit \(ByteSize.exact(CacheSettings.defaultSizeLimit)), ttl 7d).
+        Settings: option, then IMGFETCH_SIZE_LIMIT / IMGFETCH_TTL / IMGFETCH_FAIL_ON,
+        then the directory's config, then the defaults
+        (size limit \(ByteSize.exact(CacheSettings.defaultSizeLimit)), ttl 7d, fail-on truncated).
         Exit codes: 0 ok, 2 usage (e.g. prune with size limit none), 7 unsafe or
         unusable directory, 8 damaged entries found by verify (without --repair).
         """

@@ -57,13 +57,15 @@ extension Options {
             pauses and refusals below.
             """#)
     static let rate = Option<Double>("rate", value: "N",
-                         parser: .decimal(expected: "requests per second per host, a number over 0 (e.g. 2 or 0.5)",
-                                          accepts: { $0 > 0 && $0 <= 1_000_000 }), for: .batchLike, help: "requests a second to one host (fractions allowed)",
+                         parser: .decimal(expected: "requests per second per host, a number over 0 and at most 1000000 "
+                                                    + "(e.g. 2 or 0.5)",
+                                          accepts: { $0 > 0 && $0 <= 1_000_000 }), for: .batchLike,
+                         help: "requests a second to one host (0 < N <= 1000000, e.g. 0.5)",
                          man: #"""
             At most
             .I N
             requests a second to one host (scheme, name and port), across all workers;
-            a decimal number, fractions allowed
+            a decimal number over 0 and at most 1000000, fractions allowed
             .RB ( "\-\-rate 0.5" :
             one request every 2 seconds).
             Every attempt takes a turn, retries included, and each redirect's request a turn of the host it goes to.

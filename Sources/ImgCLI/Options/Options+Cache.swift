@@ -77,7 +77,7 @@ extension Options {
             as the original key instead of one derived from the URL.
             """#)
     static let ttl = Option<String>("ttl", value: "DURATION", parser: .text,
-                         shownDefault: CacheCommandOutput.duration(.defaultValue), for: Set.fetchLike.union([.cacheConfig]),
+                         shownDefault: CacheCommandOutput.duration(.defaultValue), for: Set.requesting.union([.cacheConfig]),
                          help: "time to live of entries written",
                          man: #"""
             Time to live of entries written: an entry expires that long after it is
@@ -88,6 +88,15 @@ extension Options {
             .BR IMGFETCH_TTL ,
             or the directory's
             .BR ttl ).
+            .B info
+            writes with it the originals it keeps (those it read whole).
+            A command that writes no entry
+            .RB ( \-\-no\-cache ,
+            .BR \-\-memory\-only )
+            does not read
+            .B IMGFETCH_TTL
+            or the directory's
+            .BR ttl .
             """#)
     static let memoryLimit = Option<Int>("memory-limit", value: "SIZE", parser: .sizeInt, default: PipelineConfiguration().memoryLimit, for: .fetchLike,
                          help: "bound of the in-process memory cache",

@@ -17,8 +17,8 @@ extension Options {
             It guards decoding: a result already in the cache is served without
             decoding, whatever the limit.
             """#)
-    static let failOn = Option<String>("fail-on", value: "LEVEL", parser: .text, shownDefault: "truncated", for: .fetchLike,
-                         choices: FailOn.allCases.map(\.rawValue),
+    static let failOn = Option<String>("fail-on", value: "LEVEL", parser: .text, shownDefault: "truncated", for: .requesting,
+                         needs: OptionCatalog.decodingOnInfo, choices: FailOn.allCases.map(\.rawValue),
                          help: "how damaged an input may be: none, truncated, error or warning",
                          man: #"""
             How damaged an input may be and still be decoded, on libvips' scale and with
@@ -41,7 +41,12 @@ extension Options {
             Also
             .B IMGFETCH_FAIL_ON
             and
-            .BR "imgfetch cache config fail\-on=" \fILEVEL .
+            .BR "imgfetch cache config fail\-on=" \fILEVEL
+            (the option first, then the variable, then the directory\(aqs setting).
+            .B info
+            decodes only with
+            .BR \-\-facts ,
+            and takes the level (option, variable or setting) only then.
             Truncation is decided from the pixel data, the same way every run:
             a JPEG is truncated when the entropy-coded data of its last scan ends before
             the last row of blocks (a missing end marker after complete data is not),

@@ -3,6 +3,8 @@ import ImgCore
 extension OptionCatalog {
     /// info reads only the header unless `--facts` decodes the image: the decoding limits need it there.
     static let decodingOnInfo = OptionNeed("facts", on: [.info], because: "without it nothing is decoded")
+    /// Near-duplicates are found by the phash `--facts` works out.
+    static let duplicatesNeedFacts = OptionNeed("facts", on: [.batch], because: "duplicates are found by their phash")
 
     static let facts = OptionGroup(title: "Facts", options: [
         Options.facts,
@@ -60,6 +62,7 @@ extension Options {
             Default: \#(BlurHash.defaultComponents.x),\#(BlurHash.defaultComponents.y).
             """#)
     static let duplicateDistance = Option<Int>("duplicate-distance", value: "D", parser: .integer(0...64), default: 6, for: [.batch],
+                         needs: OptionCatalog.duplicatesNeedFacts,
                          help: "phash bits within which a line is a duplicate",
                          man: #"""
             With
@@ -80,7 +83,7 @@ extension Options {
             One photograph at 500 and at 700 pixels is within 6 bits; two different
             photographs are usually 16 or more apart.
             """#)
-    static let skipDuplicates = Flag("skip-duplicates", for: [.batch], help: "write no file for a near-duplicate",
+    static let skipDuplicates = Flag("skip-duplicates", for: [.batch], needs: OptionCatalog.duplicatesNeedFacts, help: "write no file for a near-duplicate",
                          man: #"""
             With
             .BR \-\-facts ,

@@ -27,7 +27,7 @@ extension OptionCatalog {
 
 extension Options {
     static let resize = Option<String>("resize", value: "WxH[:MODE]", parser: .text, for: .fetchLike, step: true,
-                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact, cover, pad[=COLOR]; WxH> WxH< WxH! WxH^ N% N%xM%",
+                         help: "resize to the box WxH (200: 200x200); MODE fit, fill, exact, cover, pad[=COLOR], upscale; WxH> WxH< WxH! WxH^ N% N%xM%",
                          man: #"""
             Resize to the box
             .IR W \(mu H
@@ -35,7 +35,17 @@ extension Options {
             .B fit
             (the default) keeps the whole image inside the box and never enlarges it
             unless
-            .BR \-\-upscale ;
+            .B \-\-upscale
+            or the mode
+            .B upscale
+            is given
+            .RB ( 200:upscale ,
+            .BR 200x200:fit:upscale :
+            the same as
+            .BR "\-\-resize 200 \-\-upscale" ;
+            it applies to
+            .B fit
+            only, and is refused with another mode or a size in percent);
             .B fill
             covers the box and crops the centre;
             .B exact

@@ -30,7 +30,7 @@ extension ValueParser where Value == Int {
     /// A whole number in `range` (`Int.max` as the upper bound: no bound).
     static func integer(_ range: ClosedRange<Int>) -> Self {
         Self(parse: { text, shown throws(ImgError) in
-            guard let value = Int(text), range.contains(value) else {
+            guard ValueFormat.isPlain(text), let value = Int(text), range.contains(value) else {
                 let upper = range.upperBound == Int.max ? " up" : " to \(range.upperBound)"
                 throw .usage("bad \(shown) '\(text)': expected a whole number from \(range.lowerBound)\(upper)")
             }
@@ -78,7 +78,7 @@ extension ValueParser where Value == Double {
     /// `expected` (`bad --rate '0': expected ...`).
     static func decimal(expected: String, accepts: @escaping @Sendable (Double) -> Bool) -> Self {
         Self(parse: { text, shown throws(ImgError) in
-            guard let value = DecimalNumber.parse(text), value.isFinite, accepts(value) else {
+            guard ValueFormat.isPlain(text), let value = DecimalNumber.parse(text), value.isFinite, accepts(value) else {
                 throw .usage("bad \(shown) '\(text)': expected \(expected)")
             }
             return value
@@ -97,7 +97,7 @@ extension ValueParser where Value == PixelDimensions {
     static var dimensions: Self {
         Self(parse: { text, shown throws(ImgError) in
             let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+            guard parts.count == 2, parts.allSatisfy({ ValueFormat.isPlain($0) }), let width = Int(parts[0]), let height = Int(parts[1]),
                   (0...1_000_000).contains(width), (0...1_000_000).contains(height) else {
                 throw .usage("bad \(shown) '\(text)': expected WxH in pixels, e.g. 64x64")
             }
@@ -133,6 +133,13 @@ extension ValueParser {
 
 /// The text forms of values shared by the parsers.
 enum ValueFormat {
+    /// A number as every parser takes it: no blanks around it and no `+` before it (`' 5'`, `+5` were taken by some
+    /// parsers and refused by others; sizes and durations never took a sign).
+    static func isPlain(_ text: some StringProtocol) -> Bool {
+        guard let first = text.first, let last = text.last else { return true }
+        return !first.isWhitespace && first != "+" && !last.isWhitespace
+    }
+
     /// `64M`, `256M`, `1G`: the largest of T, G, M and K the size is a whole number of, else bytes.
     static func size(_ bytes: Int64) -> String {
         for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes > 0 && bytes % (Int64(1) << shift) == 0 {
@@ -163,7 +170,7 @@ enum ValueFormat {
 
     /// Seconds over 0 and at most a day; an error names the value as `name` (an option or a variable).
     static func seconds(_ text: String, shownAs name: String) throws(ImgError) -> Double {
-        guard let value = DecimalNumber.parse(text), value.isFinite, value > 0, value <= 86_400 else {
+        guard isPlain(text), let value = DecimalNumber.parse(text), value.isFinite, value > 0, value <= 86_400 else {
             throw .usage("bad \(name) '\(text)': expected seconds greater than 0 and at most 86400")
         }
         return value

@@ -56,11 +56,13 @@ public struct BatchItem: Sendable {
 public enum BatchInput: Sendable {
     case file(String)
     case standardInput
+    /// Words given on the command line: each one URL as given, not a list line.
     case words([String])
 }
 
 /// Streams batch lines in fixed-size reads, so a list of any length is read in constant memory.
 /// Blank lines and lines starting with `#` are skipped; a line is `URL [NAME]`, columns separated by spaces or tabs.
+/// A word given on the command line (`BatchInput.words`) is one URL whatever it holds: none of these rules apply.
 /// A UTF-8 byte order mark at the start of a file or of standard input (Windows editors and Excel write one) is
 /// ignored.
 public final class BatchListReader {
@@ -108,10 +110,11 @@ public final class BatchListReader {
 
     /// The next non-blank, non-comment line as (line number, first column, second column, whether it has more
     /// columns, whether it was over `maxLineBytes`, the line as written without its surrounding blanks), or nil at
-    /// the end.
+    /// the end. A word given on the command line is one first column as given: not trimmed, split or skipped.
     public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool, tooLong: Bool, raw: String)? {
         while true {
             guard let raw = nextRawLine() else { return nil }
+            if readingWords { return (lineNumber, raw, nil, false, false, raw) }
             if let start = tooLongStart {
                 tooLongStart = nil
                 return (lineNumber, start, nil, false, true, start)

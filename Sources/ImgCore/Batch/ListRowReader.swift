@@ -104,8 +104,10 @@ final class ListRowReader: ListRowSource {
         replay.isEmpty ? lines.nextPhysicalLine() : replay.removeFirst()
     }
 
-    /// A plain line as `URL [NAME]`, columns separated by blanks; nil for a blank or comment line.
+    /// A plain line as `URL [NAME]`, columns separated by blanks; nil for a blank or comment line. A word given on
+    /// the command line is one URL as given (blanks and a leading `#` included).
     static func plainRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+        if physical.isWord { return ListRow(line: physical.line, first: physical.text, raw: physical.text) }
         if physical.tooLong { return ListRow(line: physical.line, first: physical.text, tooLong: true, raw: physical.text) }
         let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }

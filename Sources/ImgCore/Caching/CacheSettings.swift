@@ -56,21 +56,37 @@ public struct CacheSettings: Sendable, Equatable {
         }
     }
 
+    /// The settings a command uses (`resolve`'s `uses`).
+    public struct Uses: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let sizeLimit = Uses(rawValue: 1)
+        public static let ttl = Uses(rawValue: 2)
+        public static let failOn = Uses(rawValue: 4)
+        public static let query = Uses(rawValue: 8)
+        public static let all: Uses = [.sizeLimit, .ttl, .failOn, .query]
+    }
+
     /// Resolves the settings: each value `chosen` already, else the directory's `config` (read only when the
     /// directory is open: nil, there is none), else the built-in default; a malformed value is `ImgError.usage`
-    /// naming its place. `query` is a keep-query already chosen (nil: none); it wins over the directory's.
+    /// naming its place. `query` is a keep-query already chosen (nil: none); it wins over the directory's. A setting
+    /// not in `uses` (default all) is taken only from a value chosen with origin `option`: one the environment or the
+    /// config gives is neither read nor judged (a bad one there stops no command that does not use it).
     public static func resolve(root: CacheRoot?, sizeLimit: Chosen?, ttl: Chosen?, failOn: Chosen? = nil,
-                               query: QueryInKey? = nil) throws(ImgError) -> CacheSettings {
+                               query: QueryInKey? = nil, uses: Uses = .all) throws(ImgError) -> CacheSettings {
         var settings = CacheSettings()
         let stored = try root.map { root throws(ImgError) in try readConfig(root: root) } ?? [:]
         let configName = root?.shown("config") ?? "config"
-        if let chosen = pick(sizeLimit, stored["size-limit"], configName) {
+        func pick(_ chosen: Chosen?, _ key: String, _ use: Uses) -> Chosen? {
+            uses.contains(use) ? Self.pick(chosen, stored[key], configName) : chosen.flatMap { $0.origin == .option ? $0 : nil }
+        }
+        if let chosen = pick(sizeLimit, "size-limit", .sizeLimit) {
             guard let limit = parseSizeLimit(chosen.text) else {
                 throw .usage("bad size limit '\(chosen.text)' in \(chosen.place): expected a size such as 500M or 2G, or none")
             }
             (settings.sizeLimit, settings.sizeLimitOrigin) = (limit, chosen.origin)
         }
-        if let chosen = pick(ttl, stored["ttl"], configName) {
+        if let chosen = pick(ttl, "ttl", .ttl) {
             guard let value = TimeToLive.parse(chosen.text) else {
                 throw .usage("bad ttl '\(chosen.text)' in \(chosen.place): expected e.g. 30s, 15m, 12h, 7d or never")
             }
@@ -78,13 +94,13 @@ public struct CacheSettings: Sendable, Equatable {
         }
         if let query {
             (settings.query, settings.queryOrigin) = (query, .option)
-        } else if let stored = stored["keep-query"], !stored.isEmpty {
+        } else if uses.contains(.query), let stored = stored["keep-query"], !stored.isEmpty {
             guard let query = QueryInKey(setting: stored) else {
                 throw .usage("bad keep-query '\(stored)' in \(configName): expected all, none or NAME,NAME")
             }
             (settings.query, settings.queryOrigin) = (query, .config)
         }
-        if let chosen = pick(failOn, stored["fail-on"], configName) {
+        if let chosen = pick(failOn, "fail-on", .failOn) {
             guard let level = FailOn(name: chosen.text) else {
                 throw .usage("bad fail-on '\(chosen.text)' in \(chosen.place): \(failOnLevels)")
             }
@@ -102,9 +118,10 @@ public struct CacheSettings: Sendable, Equatable {
 
     static let failOnLevels = "expected none, truncated, error or warning"
 
-    /// Parses a size limit: `500M`, `2G`…; `0` and `none` mean no limit (nil inside `.some`).
+    /// Parses a size limit: `500M`, `2G`…; `0` and `none` mean no limit (nil inside `.some`). No blanks around it
+    /// (a config file's values are trimmed as they are read).
     public static func parseSizeLimit(_ text: String) -> Int64?? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.lowercased()
         if trimmed == "none" || trimmed == "0" { return .some(nil) }
         guard let value = ByteSize.parse(trimmed), value > 0 else { return nil }
         return .some(value)

@@ -5,11 +5,11 @@ import Foundation
 public enum ByteSize {
     /// Parses `N` or `N` with a unit: `K`/`M`/`G`/`T` (any case) or `KiB`…`TiB` for powers of 1024, `kB`/`MB`/`GB`/`TB`
     /// (`KB` too) for powers of 1000, `B` for bytes. `N` may have a decimal part when a unit follows (`1.5G`); the
-    /// result is rounded to a whole byte. Rejects negatives, overflow and anything else.
+    /// result is rounded to a whole byte. Rejects negatives, overflow, blanks (around it or before the unit: ` 64M`,
+    /// `64 M`) and anything else.
     public static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let number = trimmed.prefix { $0.isASCIIDigit || $0 == "." }
-        let unit = trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+        let number = text.prefix { $0.isASCIIDigit || $0 == "." }
+        let unit = String(text.dropFirst(number.count))
         guard !number.isEmpty, number.filter({ $0 == "." }).count <= 1, number.first != ".", number.last != ".",
               let multiplier = multiplier(of: unit) else { return nil }
         if !number.contains(".") {

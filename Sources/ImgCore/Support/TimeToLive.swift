@@ -10,9 +10,9 @@ public enum TimeToLive: Equatable, Sendable, CustomStringConvertible {
     /// Kingfisher's default: seven days.
     public static let defaultValue = TimeToLive.seconds(7 * 86_400)
 
-    /// Parses `30s`, `15m`, `12h`, `7d`, a bare number of seconds, or `never`.
+    /// Parses `30s`, `15m`, `12h`, `7d`, a bare number of seconds, or `never` (no blanks around it).
     public static func parse(_ text: String) -> TimeToLive? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.lowercased()
         if trimmed == "never" { return .never }
         guard let seconds = parseSeconds(trimmed) else { return nil }
         return .seconds(seconds)
