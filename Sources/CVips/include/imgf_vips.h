@@ -85,6 +85,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_multiply) \
     X(vips_premultiply) \
     X(vips_reduceh) \
+    X(vips_resize) \
     X(vips_region_buffer) \
     X(vips_region_new) \
     X(vips_region_prepare) \
@@ -284,6 +285,13 @@ static inline int imgf_thumbnail_source(VipsSource *source, VipsImage **out, int
     return V->vips_thumbnail_source(source, out, width, "height", height, "size", size, "crop", crop,
                                     "no_rotate", no_rotate, "option_string", option_string, NULL);
 }
+
+/* 1 when vips_thumbnail would convert nothing in `in`, as loaded (thumbnail_plain.c): one page of 8-bit uncoded
+ * 1-band B_W or 3-band sRGB pixels; else 0. */
+int imgf_thumbnail_is_plain(VipsImage *in);
+/* vips_thumbnail_image's pixels for such an image not to be rotated, with the arguments of imgf_thumbnail_image,
+ * built of fewer operations (thumbnail_plain.c); 0 on success. */
+int imgf_thumbnail_plain(VipsImage *in, VipsImage **out, int width, int height, int size, int crop);
 
 /* Thumbnail of a decoded image, with the arguments of imgf_thumbnail_buffer (no shrink-on-load). */
 static inline int imgf_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int crop,

@@ -200,15 +200,7 @@ enum ImageDecoder {
         var remaining = chain.steps[...]
         var image: DecodedImage
         if let resize = remaining.first as? ImageProcessors.Resize, !(resize.needsFrameByFrame && header.frames > 1) {
-            let upright = header.orientedSize(autorotate: options.autorotate)
-            let arguments = resize.thumbnailArguments(imageWidth: upright.width, imageHeight: upright.height)
-            var output: UnsafeMutablePointer<VipsImage>?
-            guard input.thumbnail(&output, width: arguments.width, height: arguments.height, size: arguments.size,
-                                  crop: arguments.crop, noRotate: options.autorotate ? 0 : 1, options: optionString) == 0,
-                  let output else {
-                throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
-            }
-            image = DecodedImage(taking: output, source: input.owner, clock: clock)
+            image = try ThumbnailDecode.decode(input, header: header, resize: resize, options: options, clock: clock)
             remaining = remaining.dropFirst()
             // The thumbnail fitted the image; a `pad` still centres it on its canvas.
             if let padding = resize.padding { remaining = [padding] + remaining }
