@@ -8,6 +8,7 @@
  * are not built, a fifth of a small JPEG's rendering.
  *
  * The caller loads the input as thumbnail would (JPEG: its shrink-on-load factor, sequential access). */
+#include "imgf_thumbnail.h"
 #include "imgf_vips.h"
 
 /* The shrink of each axis that fits (or, with a crop, covers) width x height: vips_thumbnail_calculate_shrink

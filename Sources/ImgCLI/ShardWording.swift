@@ -39,7 +39,8 @@ enum ShardAutoValue: Equatable {
     static func parse(_ text: String) throws(ImgError) -> ShardAutoValue {
         if text == "auto" { return .auto(count: nil) }
         guard text.hasPrefix("auto/") else { return .given }
-        guard let count = UInt64(text.dropFirst("auto/".count)), count >= 1 else {
+        let digits = text.dropFirst("auto/".count)
+        guard ValueFormat.isPlain(digits), let count = UInt64(digits), count >= 1 else {
             throw .usage("expected auto, auto/N with N >= 1, or K/N")
         }
         return .auto(count: count)

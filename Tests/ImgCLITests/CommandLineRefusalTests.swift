@@ -78,5 +78,11 @@ struct CommandLineRefusalTests {
                                                  environment: ["IMGFETCH_TTL": " 1h"])
         #expect(variable.status == 2 && variable.stderr.contains("IMGFETCH_TTL"), "\(variable.stderr)")
         #expect(!FileManager.default.fileExists(atPath: work.file("cache")))
+        let list = work.file("list.txt")
+        try "http://127.0.0.1:9/a.jpg\n".write(toFile: list, atomically: true, encoding: .utf8)
+        for shard in ["auto/+4", "auto/ 4", "+0/2"] {
+            let result = try run(["batch", list, "-O", work.file("out"), "--shard", shard])
+            #expect(result.status == 2 && result.stderr.contains("--shard"), "\(shard): \(result.stderr)")
+        }
     }
 }

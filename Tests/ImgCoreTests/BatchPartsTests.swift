@@ -110,7 +110,7 @@ struct BatchPartsTests {
         let shards = try (0..<3).map { try Shard(parsing: "\($0)/3") }
         for key in keys { #expect(shards.filter { $0.contains(key: key) }.count == 1) }
         #expect(shards.allSatisfy { shard in keys.filter { shard.contains(key: $0) }.count > 50 })
-        for bad in ["3/3", "1", "-1/3", "0/0", "a/b"] { #expect(throws: ImgError.self) { try Shard(parsing: bad) } }
+        for bad in ["3/3", "1", "-1/3", "0/0", "a/b", "+0/2", "0/+2", " 0/2", "0/2 "] { #expect(throws: ImgError.self) { try Shard(parsing: bad) } }
     }
 
     @Test func listsAreReadLineByLine() throws {

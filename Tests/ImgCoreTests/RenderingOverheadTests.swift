@@ -24,8 +24,8 @@ struct RenderingOverheadTests {
         try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
     }
 
-    /// A thumbnail builds a dozen or more libvips operations (the thumbnail, its loaders, the resize and its
-    /// reducers, the saver), each without the cache's look-up, insertion and trim.
+    /// A thumbnail builds a dozen or more libvips operations (its loaders, the resize and its reducers, the saver),
+    /// each without the cache's look-up, insertion and trim.
     @Test func libvipsBuildsARenderingsOperationsWithoutItsCache() throws {
         try VipsRuntime.start()
         let data = try Self.sample()

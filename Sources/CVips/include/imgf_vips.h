@@ -286,13 +286,6 @@ static inline int imgf_thumbnail_source(VipsSource *source, VipsImage **out, int
                                     "no_rotate", no_rotate, "option_string", option_string, NULL);
 }
 
-/* 1 when vips_thumbnail would convert nothing in `in`, as loaded (thumbnail_plain.c): one page of 8-bit uncoded
- * 1-band B_W or 3-band sRGB pixels; else 0. */
-int imgf_thumbnail_is_plain(VipsImage *in);
-/* vips_thumbnail_image's pixels for such an image not to be rotated, with the arguments of imgf_thumbnail_image,
- * built of fewer operations (thumbnail_plain.c); 0 on success. */
-int imgf_thumbnail_plain(VipsImage *in, VipsImage **out, int width, int height, int size, int crop);
-
 /* Thumbnail of a decoded image, with the arguments of imgf_thumbnail_buffer (no shrink-on-load). */
 static inline int imgf_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int size, int crop,
                                        int no_rotate) {

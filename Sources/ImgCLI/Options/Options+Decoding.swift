@@ -46,7 +46,8 @@ extension Options {
             .B info
             decodes only with
             .BR \-\-facts ,
-            and takes the level (option, variable or setting) only then.
+            and takes the level (option, variable or setting) only then; without it, an original it read
+            whole is kept in the cache only when it passes the default level.
             Truncation is decided from the pixel data, the same way every run:
             a JPEG is truncated when the entropy-coded data of its last scan ends before
             the last row of blocks (a missing end marker after complete data is not),

@@ -26,7 +26,10 @@ extension Options {
             and does not change the exit status.
             The size is the one displayed: the EXIF orientation applied (unless
             .BR \-\-no\-autorotate ),
-            as every output is made.
+            as every output is made; an image written unchanged keeps its orientation tag, so it is judged
+            upright with
+            .B \-\-no\-autorotate
+            too.
             The original is fetched (and cached) and its header read: a filtered line is decided before any
             pixel is decoded, and nothing but its original is cached.
             A line whose variant is cached is judged by the original's size its entry records; an original

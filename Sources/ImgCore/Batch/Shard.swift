@@ -9,7 +9,9 @@ public struct Shard: Sendable, Equatable {
     /// Parses `K/N` with 0 <= K < N; a usage error gives the problem (the caller names the option).
     public init(parsing text: String) throws(ImgError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = UInt64(parts[0]), let count = UInt64(parts[1]), count >= 1, index < count else {
+        // Digits only: UInt64's parser also takes a leading "+".
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let index = UInt64(parts[0]), let count = UInt64(parts[1]), count >= 1, index < count else {
             throw .usage("expected K/N with 0 <= K < N, e.g. 0/3")
         }
         (self.index, self.count) = (index, count)

@@ -49,9 +49,16 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
     func derive(_ what: String,
                 _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
         throws(ImgError) -> DecodedImage {
+        try derive(failure: { "\(what) failed: \($0)" }, operation)
+    }
+
+    /// As `derive(_:_:)`, its failure said by `failure` from libvips' error text.
+    func derive(failure: (String) -> String,
+                _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
+        throws(ImgError) -> DecodedImage {
         var output: UnsafeMutablePointer<VipsImage>?
         guard operation(pointer, &output) == 0, let output else {
-            throw .image("\(what) failed: \(VipsRuntime.takeError())")
+            throw .image(failure(VipsRuntime.takeError()))
         }
         return DecodedImage(taking: output, source: source, clock: clock)
     }

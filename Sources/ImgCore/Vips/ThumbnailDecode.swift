@@ -32,12 +32,14 @@ enum ThumbnailDecode {
         }
         let loaded = DecodedImage(taking: opened, source: input.owner, clock: clock)
         let rotates = options.autorotate && header.orientation != 1
+        // A crop or a rotation decodes the whole input into memory while it is built: a failure is the input's.
+        let corrupt = { (text: String) in "corrupt or unsupported image: \(text)" }
         if !rotates, imgf_thumbnail_is_plain(loaded.pointer) != 0 {
-            return try loaded.derive("resize") {
+            return try loaded.derive(failure: corrupt) {
                 imgf_thumbnail_plain($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop)
             }
         }
-        return try loaded.derive("resize") {
+        return try loaded.derive(failure: corrupt) {
             imgf_thumbnail_image($0, $1, arguments.width, arguments.height, arguments.size, arguments.crop,
                                  options.autorotate ? 0 : 1)
         }
