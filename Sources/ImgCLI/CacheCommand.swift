@@ -20,18 +20,11 @@ enum CacheCommand {
 
     private static func execute(_ arguments: ScannedArguments, words: [String], environment: [String: String],
                                 console: Console) throws(ImgError) -> Int32 {
-        guard let subcommand = words.first else {
-            throw .usage("cache needs a command: \(subcommands.joined(separator: ", "))")
-        }
-        guard let command = CommandName(word: CommandName.cacheInspect.word, subcommand: subcommand) else {
-            let meant = CommandName.nearest(to: subcommand, among: subcommands)
-            throw .usage("unknown cache command '\(subcommand)'"
-                         + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
-        }
+        let command = try CommandName.named(CommandName.cacheInspect.word, subcommandIn: words)
         // Opened once, before anything else, and used through its descriptor: a directory that another user could
         // swap (or a folder on the way) is refused (exit 7); a missing one is an empty cache.
         let directory = CacheDirectory.resolve(option: try arguments[Options.cacheDir], environment: environment)
-        var invocation = CacheInvocation(arguments: arguments, subcommand: subcommand, rest: Array(words.dropFirst()),
+        var invocation = CacheInvocation(arguments: arguments, subcommand: words[0], rest: Array(words.dropFirst()),
                                          directory: directory, root: try CacheRoot.open(directory, create: false),
                                          environment: environment, console: console)
         switch command {

@@ -50,16 +50,9 @@ enum RendererCommand {
     /// The subcommand `words` name, worded as `cache` words them: none, an unknown one (with the one meant, if
     /// near), or one given more words (every subcommand takes none) is a usage error.
     private static func command(_ words: [String]) throws(ImgError) -> CommandName {
-        guard let subcommand = words.first else {
-            throw .usage("renderer needs a command: \(subcommands.joined(separator: ", "))")
-        }
-        guard let command = CommandName(word: CommandName.rendererServe.word, subcommand: subcommand) else {
-            let meant = CommandName.nearest(to: subcommand, among: subcommands)
-            throw .usage("unknown renderer command '\(subcommand)'"
-                         + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
-        }
+        let command = try CommandName.named(CommandName.rendererServe.word, subcommandIn: words)
         if words.count > 1 {
-            throw .usage("renderer \(subcommand) takes no arguments, got '\(words[1])'")
+            throw .usage("renderer \(words[0]) takes no arguments, got '\(words[1])'")
         }
         return command
     }

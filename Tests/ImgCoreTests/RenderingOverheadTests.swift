@@ -137,8 +137,9 @@ struct RenderingOverheadTests {
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
-    /// A rendering's loader searches after its first are answered from it (the header check's, the thumbnail's), and
-    /// other bytes get their own answer.
+    /// A rendering's loader searches after its first are answered from it (the header check's open, the thumbnail's
+    /// load: a JPEG's thumbnail of fewer objects searches once, `vips_thumbnail_buffer` twice), and other bytes get
+    /// their own answer.
     @Test func aRenderingsLoaderSearchesAreAnsweredAgainForTheSameBytes() throws {
         try VipsRuntime.start()
         let data = try Self.sample()
@@ -147,7 +148,7 @@ struct RenderingOverheadTests {
         let before = imgf_loader_searches_answered_again()
         let image = try Self.render(data, size: 47, threads: 1)
         #expect(image.height == 47)
-        #expect(imgf_loader_searches_answered_again() - before >= 3)
+        #expect(imgf_loader_searches_answered_again() - before >= 2)
         func loader(_ bytes: PinnedBytes) -> String? { imgf_find_load_buffer(bytes.pointer, bytes.count).map { String(cString: $0) } }
         #expect(loader(jpeg) == "VipsForeignLoadJpegBuffer")
         #expect(loader(png) == "VipsForeignLoadPngBuffer")

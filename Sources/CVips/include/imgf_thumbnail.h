@@ -1,4 +1,5 @@
-/* A thumbnail of fewer libvips objects than vips_thumbnail's, for the images it would not convert (thumbnail_plain.c). */
+/* A thumbnail of fewer libvips objects than vips_thumbnail makes, for the images it would not convert
+ * (thumbnail_plain.c). */
 #ifndef IMGFETCH_CVIPS_THUMBNAIL_H
 #define IMGFETCH_CVIPS_THUMBNAIL_H
 

@@ -1,3 +1,5 @@
+import ImgCore
+
 /// Every command an option can apply to, as the user types it (`cache prune`, `renderer status`).
 /// A new command is a new case here and an entry in `CommandCatalog`.
 enum CommandName: String, CaseIterable, Sendable {
@@ -32,6 +34,21 @@ enum CommandName: String, CaseIterable, Sendable {
         let scored = candidates.map { ($0, ArgumentScanner.editDistance(word, $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2, best.1 < best.0.count else { return nil }
         return best.0
+    }
+
+    /// The command `word` and the first of `words` name (`cache prune`): none, or an unknown one (with the one
+    /// meant, if near), is a usage error.
+    static func named(_ word: String, subcommandIn words: [String]) throws(ImgError) -> CommandName {
+        let subcommands = subcommands(of: word)
+        guard let subcommand = words.first else {
+            throw .usage("\(word) needs a command: \(subcommands.joined(separator: ", "))")
+        }
+        guard let command = CommandName(word: word, subcommand: subcommand) else {
+            let meant = nearest(to: subcommand, among: subcommands)
+            throw .usage("unknown \(word) command '\(subcommand)'"
+                         + (meant.map { "; did you mean '\($0)'?" } ?? " (\(subcommands.joined(separator: ", ")))"))
+        }
+        return command
     }
 
     /// The command `WORD [SUB]` names, or nil.
