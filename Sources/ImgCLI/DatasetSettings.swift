@@ -69,9 +69,8 @@ enum DatasetSettings {
         if let first = others.first {
             let made = first.shard.map { "with --shard \($0)" } ?? "without --shard"
             let this = layout.shardCount.map { "--shard K/\($0)" } ?? "no --shard"
-            throw .usage("\(folder.path)/\(first.name)\(others.count > 1 ? " (and \(others.count - 1) more)" : "") was "
-                         + "written \(made): a run with \(this) would write its samples again under other names; "
-                         + "give the options that wrote it, or another folder")
+            throw .usage("\(shown(others.map(\.name), in: folder)) was written \(made): a run with \(this) would write its "
+                         + "samples again under other names; give the options that wrote it, or another folder")
         }
         guard let previous else {
             let existing = layout.existingTars(in: folder)
@@ -79,17 +78,19 @@ enum DatasetSettings {
             throw .usage("\(folder.path) already holds WebDataset tars (\(first)\(existing.count > 1 ? ", ..." : "")): "
                          + "give --resume MANIFEST to add to them, or another folder")
         }
-        let changed = layout.tarsUnlikeTheirStats(in: folder)
-        if let first = changed.first {
-            throw .usage("\(folder.path)/\(first)\(changed.count > 1 ? " (and \(changed.count - 1) more)" : "") is not the "
-                         + "size its stats record: it was cut short or changed since it was written; remove it and its "
-                         + "_stats.json to do its samples again")
+        let tars = layout.tarsAgainst(previous, in: folder)
+        if !tars.unlikeTheirStats.isEmpty {
+            throw .usage("\(shown(tars.unlikeTheirStats, in: folder)) is not the size its stats record: it was cut short or "
+                         + "changed since it was written; remove it and its _stats.json to do its samples again")
         }
-        let unrecorded = layout.tarsWithSamplesNotRecorded(in: folder, by: previous)
-        guard let first = unrecorded.first else { return }
+        guard !tars.notRecorded.isEmpty else { return }
         let option = previous.mode == .resume ? "--resume" : "--retry-failed"
-        throw .usage("\(folder.path)/\(first)\(unrecorded.count > 1 ? " (and \(unrecorded.count - 1) more)" : "") holds "
-                     + "samples that \(option) '\(previous.path)' does not record, which this run would write again: give "
-                     + "the manifest of the run that wrote them, or another folder")
+        throw .usage("\(shown(tars.notRecorded, in: folder)) holds samples that \(option) '\(previous.path)' does not record, "
+                     + "which this run would write again: give the manifest of the run that wrote them, or another folder")
+    }
+
+    /// `DIR/00003.tar (and 2 more)`: the first of `tars` (not empty) in `folder`, and how many others.
+    private static func shown(_ tars: [String], in folder: OutputFolder) -> String {
+        "\(folder.path)/\(tars[0])" + (tars.count > 1 ? " (and \(tars.count - 1) more)" : "")
     }
 }

@@ -80,7 +80,7 @@ public struct WebDatasetLayout: Sendable {
             var info = stat()
             guard fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG
             else { continue }
-            if WebDatasetLayout(shard: nil).tarNumber(of: name) != nil {
+            if Self.unsharded.tarNumber(of: name) != nil {
                 if shardCount != nil { found.append((name, nil)) }
             } else if Self.isShardTarName(name), let recorded = TarStats.read(ofTar: name, in: folder)?.shard,
                       recorded.split(separator: "/").last.flatMap({ UInt64($0) }) != shardCount {
@@ -90,34 +90,38 @@ public struct WebDatasetLayout: Sendable {
         return found.sorted { $0.name < $1.name }
     }
 
+    /// The layout of a run without a shard, whose tar names (`00012.tar`) a shard's end with.
+    static let unsharded = WebDatasetLayout(shard: nil)
+
     /// `s0003-00012.tar`: a shard's tar name, whatever the shard.
     static func isShardTarName(_ name: String) -> Bool {
         guard name.hasPrefix("s"), let dash = name.firstIndex(of: "-") else { return false }
         let shard = name[name.index(after: name.startIndex)..<dash]
         return shard.count >= 4 && shard.allSatisfy { $0.isASCII && $0.isNumber }
-            && WebDatasetLayout(shard: nil).tarNumber(of: String(name[name.index(after: dash)...])) != nil
+            && unsharded.tarNumber(of: String(name[name.index(after: dash)...])) != nil
     }
 
-    /// The complete tars of this layout in `folder` whose size is not the one their stats record (cut short or
-    /// grown since they were written), by number: a reader gets other samples from them than their stats and the
-    /// manifest say. A tar whose stats don't read is `tarsWithSamplesNotRecorded`'s.
-    public func tarsUnlikeTheirStats(in folder: OutputFolder) -> [String] {
-        existingTars(in: folder).sorted { $0.key < $1.key }.map(\.value).filter { name in
+    /// What the complete tars of this layout in `folder` say against `previous`, by number, each tar's stats read
+    /// once: `unlikeTheirStats`, those whose size is not the one their stats record (cut short or grown since they
+    /// were written: a reader gets other samples from them than their stats and the manifest say); and
+    /// `notRecorded`, those holding samples that `previous` does not record (by the id in their stats; a tar whose
+    /// stats don't read counts as one, a tar of no sample never does): a run resumed from it would write those
+    /// samples again.
+    public func tarsAgainst(_ previous: PreviousManifest, in folder: OutputFolder)
+        -> (unlikeTheirStats: [String], notRecorded: [String]) {
+        var found: (unlikeTheirStats: [String], notRecorded: [String]) = ([], [])
+        for name in existingTars(in: folder).sorted(by: { $0.key < $1.key }).map(\.value) {
+            guard let stats = TarStats.read(ofTar: name, in: folder) else {
+                found.notRecorded.append(name)
+                continue
+            }
             var info = stat()
-            guard let stats = TarStats.read(ofTar: name, in: folder),
-                  fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
-            return Int(info.st_size) != stats.bytes
+            if fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, Int(info.st_size) != stats.bytes {
+                found.unlikeTheirStats.append(name)
+            }
+            if stats.samples > 0, !previous.recordsTar(id: stats.id) { found.notRecorded.append(name) }
         }
-    }
-
-    /// The complete tars of this layout in `folder` holding samples that `previous` does not record (by the id in
-    /// their stats; a tar whose stats don't read counts as one), by number: a run resumed from it would write
-    /// those samples again. A tar of no sample is never one.
-    public func tarsWithSamplesNotRecorded(in folder: OutputFolder, by previous: PreviousManifest) -> [String] {
-        existingTars(in: folder).sorted { $0.key < $1.key }.map(\.value).filter { name in
-            guard let stats = TarStats.read(ofTar: name, in: folder) else { return true }
-            return stats.samples > 0 && !previous.recordsTar(id: stats.id)
-        }
+        return found
     }
 
     /// Removes the `NAME.parquet` and `NAME_stats.json` in `folder` of this layout's tars not among `tars` (the
