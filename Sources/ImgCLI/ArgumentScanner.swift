@@ -20,6 +20,17 @@ struct ScannedArguments {
     /// The last value given for an option (later ones win).
     func value(_ name: String) -> String? { options.last { $0.name == name }?.value }
     func values(_ name: String) -> [String] { options.filter { $0.name == name }.compactMap(\.value) }
+
+    /// Refuses any word (a command's name included) and any option but `allowed` beside `--NAME`, an option that
+    /// stands alone (`--version`, `--generate`): `imgfetch batch --version` is no way to ask for a version, and
+    /// `--version -o FILE` wrote nothing and said nothing of it. A usage error naming the first extra word or option.
+    func checkAlone(_ name: String, besides allowed: [String] = []) throws(ImgError) {
+        if let extra = positionals.first { throw .usage("--\(name) takes no arguments; got '\(extra)'") }
+        if let other = options.first(where: { $0.name != name && !allowed.contains($0.name) }) {
+            let but = allowed.isEmpty ? "" : " but " + allowed.map { "--" + $0 }.joined(separator: ", ")
+            throw .usage("--\(name) takes no option\(but); got --\(other.name)")
+        }
+    }
 }
 
 /// GNU-style scanning: `--opt=v`, `--opt v`, `-o v`, `-ov`, bundled flags `-qv`, `--` ends options,

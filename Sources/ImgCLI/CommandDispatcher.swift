@@ -38,6 +38,8 @@ public enum CommandDispatcher {
             // Accepted by every command, so judged for every one (renderer, help and completions never read it).
             _ = try scanned[Options.cacheDir]
             if let kind = try scanned[Options.generate] {
+                // Alone: beside a command it replaced it (`batch urls.txt -O out --generate man-options` ran no batch).
+                try scanned.checkAlone(Options.generate.long)
                 try console.printLine(try generated(kind), terminator: "")
                 return 0
             }
