@@ -18,6 +18,7 @@ enum FetchCommand {
             guard !inputs.isEmpty else { throw .usage("no input given (try 'imgfetch --help')") }
             // One key for several inputs would give every output the first image.
             sources = try settings.sources(inputs)
+            settings.leaveCacheAloneIfNothingCanBeRead(sources)
             folder = try checkOutputs(settings, inputCount: inputs.count)
         } catch {
             console.error(error.commandLineMessage)

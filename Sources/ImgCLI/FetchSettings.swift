@@ -139,6 +139,15 @@ struct FetchSettings {
         CacheMaintenance.autoCleanIfDue(root: root, settings: cacheSettings)
     }
 
+    /// Leaves the disk cache alone when every input is a local file no image can be read from
+    /// (`ImageSource.isUnreadableFile`) and no `--cache-key` could find one in the cache: each input then fails as
+    /// it does with the cache (the system's reason, exit 7), but no cache directory, folder or tag is made for it,
+    /// nor is the cache cleaned.
+    mutating func leaveCacheAloneIfNothingCanBeRead(_ sources: [ImageSource]) {
+        guard template.cacheKey == nil, !sources.isEmpty, sources.allSatisfy(\.isUnreadableFile) else { return }
+        (configuration.cacheDirectory, configuration.cacheRoot) = (nil, nil)
+    }
+
     /// Opens the pipeline and prints its warnings (not with `-q`), or prints why it can't be opened.
     func openPipeline() -> Result<ImagePipeline, ImgError> {
         do {
