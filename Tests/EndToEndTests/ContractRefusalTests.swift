@@ -71,6 +71,33 @@ struct ContractRefusalTests: EndToEndSuite {
         #expect(try server.requests("/img/sample.jpg") == 0)
     }
 
+    /// A time to live beyond 100 years (`36500d`) is refused wherever it is given, before anything is fetched or
+    /// made: one whose expiry passed year 9999 was taken and stored as never expiring. `36500d` is stored as it
+    /// says, and `never` still asks for no expiry.
+    @Test func aTimeToLiveBeyondAHundredYearsIsRefused() throws {
+        let url = server.url("/img/sample.jpg"), output = work.file("a.jpg")
+        let said = "at most 36500d (100 years), or never for no expiry"
+        expectRefused(try fetch([url, "-o", output, "--ttl", "10000000d"]), saying: "bad ttl '10000000d' in --ttl: \(said)")
+        expectRefused(try fetch([url, "-o", output, "--ttl", "36500.5d"]), saying: "bad ttl '36500.5d' in --ttl: \(said)")
+        expectRefused(try Imgfetch.run([url, "-o", output, "--cache-dir", cache], environment: ["IMGFETCH_TTL": "99999999999"]),
+                      saying: "bad ttl '99999999999' in IMGFETCH_TTL: \(said)")
+        expectRefused(try fetch(["cache", "config", "ttl=10000000d"]), saying: "bad ttl '10000000d': \(said)")
+        #expect(try server.requests("/img/sample.jpg") == 0)
+        #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: cache))
+
+        #expect(try fetch([url, "-o", output, "--ttl", "36500d", "--no-auto-clean"]).status == 0)
+        let entries = FileManager.default.enumerator(atPath: cache + "/entries")?.allObjects as? [String] ?? []
+        let files = entries.filter { $0.hasSuffix("/original") || $0.hasSuffix(".variant") }
+        #expect(files.count == 2, "\(entries)")
+        let now = Date().timeIntervalSince1970
+        for file in files {
+            let expiry = try #require(try FileManager.default.attributesOfItem(atPath: cache + "/entries/" + file)[.modificationDate] as? Date)
+            #expect(abs(expiry.timeIntervalSince1970 - now - 36_500 * 86_400) < 600, "\(file) expires \(expiry)")
+        }
+        #expect(try fetch(["cache", "config", "ttl=never"]).status == 0)
+        #expect(try fetch([url, "-o", work.file("b.jpg"), "--ttl", "never"]).status == 0)
+    }
+
     @Test func aMistypedCommandIsRefusedWithTheCommandMeant() throws {
         let url = server.url("/img/sample.jpg")
         try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: work.file("list.txt")))

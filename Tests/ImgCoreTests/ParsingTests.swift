@@ -22,6 +22,9 @@ struct ParsingTests {
         #expect(TimeToLive.parse("never") == .never)
         #expect(TimeToLive.parse("3w") == nil)
         #expect(TimeToLive.parse("") == nil)
+        // At most 100 years: a longer one ended past year 9999 and was stored as never expiring.
+        #expect(TimeToLive.parse("36500d") == .seconds(36_500 * 86_400) && TimeToLive.parse("0") == .seconds(0))
+        #expect(TimeToLive.parse("36501d") == nil && TimeToLive.parse("10000000d") == nil)
     }
 
     @Test func twoSpellingsOfOneChainShareAnIdentifier() throws {

@@ -78,10 +78,15 @@ extension Options {
             """#)
     static let ttl = Option<String>("ttl", value: "DURATION", parser: .text,
                          shownDefault: CacheCommandOutput.duration(.defaultValue), for: Set.requesting.union([.cacheConfig]),
-                         help: "time to live of entries written",
+                         help: "time to live of entries written (at most \(CacheCommandOutput.duration(.longest)))",
                          man: #"""
             Time to live of entries written: an entry expires that long after it is
             stored, and each access extends it by its own time to live.
+            At most \#(CacheCommandOutput.duration(.longest)) (100 years): a longer one, here, in
+            .B IMGFETCH_TTL
+            or the directory's
+            .BR ttl ,
+            is a usage error (exit 2).
             .B never
             for no expiry.
             Default: \#(CacheCommandOutput.duration(.defaultValue)) (or

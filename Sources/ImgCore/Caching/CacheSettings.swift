@@ -88,7 +88,7 @@ public struct CacheSettings: Sendable, Equatable {
         }
         if let chosen = pick(ttl, "ttl", .ttl) {
             guard let value = TimeToLive.parse(chosen.text) else {
-                throw .usage("bad ttl '\(chosen.text)' in \(chosen.place): expected e.g. 30s, 15m, 12h, 7d or never")
+                throw .usage("bad ttl '\(chosen.text)' in \(chosen.place): \(TimeToLive.expectation(for: chosen.text))")
             }
             (settings.ttl, settings.ttlOrigin) = (value, chosen.origin)
         }
@@ -179,7 +179,7 @@ public struct CacheSettings: Sendable, Equatable {
                 }
             case "ttl":
                 guard value.isEmpty || TimeToLive.parse(value) != nil else {
-                    throw .usage("bad ttl '\(value)': expected e.g. 30s, 15m, 12h, 7d or never")
+                    throw .usage("bad ttl '\(value)': \(TimeToLive.expectation(for: value))")
                 }
             case "keep-query":
                 guard value.isEmpty || QueryInKey(setting: value) != nil else {

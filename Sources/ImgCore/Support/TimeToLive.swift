@@ -10,12 +10,29 @@ public enum TimeToLive: Equatable, Sendable, CustomStringConvertible {
     /// Kingfisher's default: seven days.
     public static let defaultValue = TimeToLive.seconds(7 * 86_400)
 
-    /// Parses `30s`, `15m`, `12h`, `7d`, a bare number of seconds, or `never` (no blanks around it).
+    /// The longest time to live: 100 years (`36500d`). An entry's expiry is its file's mtime: one from year 2400 on
+    /// reads back as never expiring (`EntryIO.neverThreshold`), one past year 9999 is stored as never
+    /// (`EntryIO.never`), so a longer ttl was taken and silently became `never`, which is asked for by name.
+    public static let maximumSeconds: Int64 = 36_500 * 86_400
+    /// `maximumSeconds` as a time to live.
+    public static let longest = TimeToLive.seconds(maximumSeconds)
+
+    /// Parses `30s`, `15m`, `12h`, `7d`, a bare number of seconds, or `never` (no blanks around it); nil for
+    /// anything else and for more than `maximumSeconds`.
     public static func parse(_ text: String) -> TimeToLive? {
         let trimmed = text.lowercased()
         if trimmed == "never" { return .never }
-        guard let seconds = parseSeconds(trimmed) else { return nil }
+        guard let seconds = parseSeconds(trimmed), seconds <= maximumSeconds else { return nil }
         return .seconds(seconds)
+    }
+
+    /// What a value `parse` refuses should be, said after `bad ttl 'TEXT'`: within the maximum, for a duration
+    /// beyond it; else the forms it takes.
+    public static func expectation(for text: String) -> String {
+        if let seconds = parseSeconds(text.lowercased()), seconds > maximumSeconds {
+            return "at most \(maximumSeconds / 86_400)d (100 years), or never for no expiry"
+        }
+        return "expected e.g. 30s, 15m, 12h, 7d or never"
     }
 
     /// Parses a duration with an optional unit `s`, `m`, `h` or `d` into whole seconds; fractions are allowed.
