@@ -108,6 +108,38 @@ struct ParquetListReaderTests {
         for row in rows { _ = try JSONEncoder().encode(try #require(row.columns)) }
     }
 
+    /// A double -0.0 (pyarrow's, in a double, a float and a list of doubles) is written `0` in a sample's JSON, as its
+    /// table's cell says it and as the same row in JSON Lines is written: the JSON said `-0` where the table said `0`.
+    @Test func negativeZeroIsWrittenAsZeroEverywhere() throws {
+        let kept = ["x", "y", "z"]
+        let (rows, failure) = Self.rows(Self.folder + "/negative-zero.parquet", layout: Self.layout(keeping: kept))
+        #expect(failure == nil && rows.count == 3)
+        let columns = rows.map { $0.columns ?? [:] }
+        if case .number(let value) = columns.first?["x"] { #expect(value.sign == .minus, "read as it is stored") }
+        let shape = SampleTableShape(keptColumns: kept, captionColumn: nil, facts: false)
+        func written(_ columns: [String: ColumnValue]) -> (json: String, cells: [String]) {
+            let sample = WebDatasetSample(key: "000000000", url: "u", columns: columns,
+                                          image: ImagePayload(data: Data([0]), format: .png), sha256: "s")
+            let cells = shape.row(of: sample, caption: nil).filter { kept.contains($0.name) }.map { cell in
+                if case .string(let text) = cell.value { return text ?? "null" } else { return "not text" }
+            }
+            return (String(decoding: sample.encoded(), as: UTF8.self), cells)
+        }
+        let samples = columns.map(written)
+        #expect(samples.map { $0.json.hasSuffix(#""x":0,"y":0,"z":[0,1]}"#) } == [true, false, false], "\(samples[0].json)")
+        #expect(samples[1].json.hasSuffix(#""x":0,"y":0,"z":[0]}"#) && samples[2].json.hasSuffix(#""x":-2.5,"y":-2.5,"z":[]}"#))
+        #expect(samples.map(\.cells) == [["0", "0", "[0,1]"], ["0", "0", "[0]"], ["-2.5", "-2.5", "[]"]])
+        // The same row in JSON Lines, -0 as an integer and a double, is written the same.
+        let folder = try TemporaryDirectory()
+        let list = folder.file("list.jsonl")
+        try (#"{"url":"http://h/0.jpg","x":-0.0,"y":-0,"z":[-0.0,1.0]}"# + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        var layout = ListLayout()
+        layout.keptColumns = kept
+        let lines = ListSequenceReaderTests.rows(layout.rowSource(for: [.file(list)]))
+        let line = try #require(lines.first?.columns)
+        #expect(written(line).json == samples[0].json && written(line).cells == samples[0].cells)
+    }
+
     /// What the reader does not read is a usage error before a row is read, naming the column and the reason.
     @Test func unreadableListsAreRefusedUpFront() throws {
         func refusal(_ file: String, keeping kept: [String] = []) -> String {

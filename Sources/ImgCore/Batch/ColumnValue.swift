@@ -2,7 +2,8 @@ import Foundation
 
 /// The value of one kept column (`--keep-columns`) of a list row: a string for CSV and TSV, the JSON value as given
 /// for JSON Lines (an object keeps its keys; a number its value: an integral one of up to 64 bits is an integer,
-/// any other a double, so `1.0` is written `1`). Encodes as that JSON value.
+/// any other a double, so `1.0` is written `1`). Encodes as that JSON value; a double -0.0 (a Parquet list holds it)
+/// as `0`, as JSON Lines' `-0` (an integer) is written and as `text` gives it.
 public indirect enum ColumnValue: Codable, Sendable, Equatable {
     case string(String)
     case integer(Int64)
@@ -41,7 +42,8 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
         case .string(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
         case .unsigned(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
+        // `-0` would be one value spelled two ways: a table's cell and a caption said `0`, a sample's JSON `-0`.
+        case .number(let value): try container.encode(value == 0 ? 0 : value)
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
         case .array(let value): try container.encode(value)

@@ -108,3 +108,13 @@ long_nested = pa.table({
     'tags': pa.array([[f't{i}-{j}' for j in range(i % 5)] for i in range(rows)], pa.list_(pa.string())),
 })
 pq.write_table(long_nested, 'long-nested.parquet', compression='snappy', data_page_size=1 << 20, write_batch_size=rows)
+
+# -0.0 beside 0.0 in a double, a float and a list of doubles (no dictionary, which may take them for one value):
+# written 0, as JSON Lines' -0 is.
+negative_zero = pa.table({
+    'url': pa.array([f'http://127.0.0.1:9/z/{i}.jpg' for i in range(3)], pa.string()),
+    'x': pa.array([-0.0, 0.0, -2.5], pa.float64()),
+    'y': pa.array([-0.0, 0.0, -2.5], pa.float32()),
+    'z': pa.array([[-0.0, 1.0], [0.0], []], pa.list_(pa.float64())),
+})
+pq.write_table(negative_zero, 'negative-zero.parquet', compression='snappy', use_dictionary=False)
