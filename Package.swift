@@ -1,18 +1,20 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Every program that starts libvips exports CVips' stand-ins for ten libvips, liborc and libpng calls and six of GLib's,
+// Every program that starts libvips exports CVips' stand-ins for eleven libvips, liborc and libpng calls and six of GLib's,
 // so that libvips' calls bind to them: liborc's compile and free run under one lock (Sources/CVips/orc_guard.c: liborc
 // 0.4.33 corrupts the heap when two threads compile or free programs at once) and reuse code compiled for a program of
 // the same content (orc_code_cache.c); libvips' operation cache is skipped while it keeps nothing (operation_build.c);
 // an object's arguments are read without libvips' global lock (argument_lookup.c); a saver's sink of one thread runs in
 // one libvips thread, not libvips' thread pool (sink_disc.c); the loader search for bytes in memory is answered again
 // for the same bytes (loader_search.c), the saver search for the same name (saver_search.c); an 8-bit horizontal reduce
-// is computed two taps at a time (reduceh_pairs.c, through vips_image_generate); libpng's reads of a PNG's image data
-// after its last row are bounded (png_tail_guard.c); GLib's mutex lock spins before it sleeps and its conditions wake
-// only when a thread waits (glib_locks.c).
+// is computed two taps at a time (reduceh_pairs.c, through vips_image_generate); an object's blocks are freed with it
+// through one record, not a signal handler each (object_memory.c); libpng's reads of a PNG's image data after its last
+// row are bounded (png_tail_guard.c); GLib's mutex lock spins before it sleeps and its conditions wake only when a
+// thread waits (glib_locks.c).
 // A program that lacks this runs libvips without its vector path, through its cache, its pool, its lock and its
-// searches, reduces in libvips' scalar loop, and makes the system calls GLib makes.
+// searches, reduces in libvips' scalar loop, frees an object's blocks through a handler each, and makes the system
+// calls GLib makes.
 let exportsLibvipsStandIns: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=orc_program_compile",
                   "-Xlinker", "--export-dynamic-symbol=orc_program_free",
@@ -20,6 +22,7 @@ let exportsLibvipsStandIns: [LinkerSetting] = [
                   "-Xlinker", "--export-dynamic-symbol=vips__argument_get_instance",
                   "-Xlinker", "--export-dynamic-symbol=vips_sink_disc",
                   "-Xlinker", "--export-dynamic-symbol=vips_image_generate",
+                  "-Xlinker", "--export-dynamic-symbol=vips_malloc",
                   "-Xlinker", "--export-dynamic-symbol=vips_foreign_find_load_buffer",
                   "-Xlinker", "--export-dynamic-symbol=vips_foreign_find_save_target",
                   "-Xlinker", "--export-dynamic-symbol=png_set_read_fn",

@@ -1,5 +1,6 @@
 /* Opens libvips at run time (see imgf_vips.h). */
 #define _GNU_SOURCE
+#include "imgf_object_memory.h"
 #include "imgf_vips.h"
 
 #include <dlfcn.h>
@@ -85,6 +86,7 @@ int imgf_vips_start(const char *program, char *error, size_t error_size) {
     imgf_argument_lookup_read_environment();
     imgf_glib_locks_read_environment();
     imgf_reduceh_read_environment();
+    imgf_object_memory_read_environment();
     int result = table.vips_init(program);
     if (result) {
         snprintf(error, error_size, "vips_init failed: %s", table.vips_error_buffer());

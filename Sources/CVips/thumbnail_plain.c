@@ -11,6 +11,14 @@
 #include "imgf_thumbnail.h"
 #include "imgf_vips.h"
 
+/* vips_resize's default gap in 8.14 (resize.c), which it passes to its reduces. */
+#define IMGF_RESIZE_GAP 2.0
+
+/* A statistic for the tests, per thread as a rendering is. */
+static _Thread_local long reduced_alone;
+
+long imgf_thumbnail_reduced_alone(void) { return reduced_alone; }
+
 /* The shrink of each axis that fits (or, with a crop, covers) width x height: vips_thumbnail_calculate_shrink
  * without rotation. */
 static void plain_shrink(int input_width, int input_height, int width, int height, VipsSize size,
@@ -33,6 +41,40 @@ static void plain_shrink(int input_width, int input_height, int width, int heigh
     *vshrink = VIPS_MIN(*vshrink, input_height);
 }
 
+/* vips_resize of a plain image (8-bit, uncoded) by hscale x vscale, its default kernel and gap. To shrink both axes or
+ * one (the other kept), vips_resize builds a copy (vips_image_decode of an uncoded image), vips_reducev, vips_reduceh
+ * and a copy into its output: the reduces are built here alone, with the arguments vips_resize gives them, and the
+ * copies, which change no pixel, are not. Enlarging goes through vips_resize. */
+static int plain_reduce(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    const imgf_vips_table *vips = imgf_vips();
+    if (hscale > 1.0 || vscale > 1.0 || (hscale >= 1.0 && vscale >= 1.0)) {
+        return vips->vips_resize(in, out, hscale, "vscale", vscale, NULL);
+    }
+    hscale = VIPS_MAX(hscale, 1.0 / vips->vips_image_get_width(in));
+    vscale = VIPS_MAX(vscale, 1.0 / vips->vips_image_get_height(in));
+    VipsImage *reduced = in;
+    g_object_ref(reduced);
+    if (vscale < 1.0) {
+        VipsImage *next;
+        int failed = vips->vips_reducev(reduced, &next, 1.0 / vscale, "kernel", VIPS_KERNEL_LANCZOS3, "gap",
+                                        IMGF_RESIZE_GAP, NULL);
+        g_object_unref(reduced);
+        if (failed) return -1;
+        reduced = next;
+    }
+    if (hscale < 1.0) {
+        VipsImage *next;
+        int failed = vips->vips_reduceh(reduced, &next, 1.0 / hscale, "kernel", VIPS_KERNEL_LANCZOS3, "gap",
+                                        IMGF_RESIZE_GAP, NULL);
+        g_object_unref(reduced);
+        if (failed) return -1;
+        reduced = next;
+    }
+    *out = reduced;
+    reduced_alone++;
+    return 0;
+}
+
 int imgf_thumbnail_is_plain(VipsImage *in) {
     const imgf_vips_table *vips = imgf_vips();
     VipsInterpretation space = vips->vips_image_get_interpretation(in);
@@ -48,7 +90,7 @@ int imgf_thumbnail_plain(VipsImage *in, VipsImage **out, int width, int height, 
     plain_shrink(vips->vips_image_get_width(in), vips->vips_image_get_height(in), width, height, (VipsSize)size,
                  (VipsInteresting)crop, &hshrink, &vshrink);
     VipsImage *resized;
-    if (vips->vips_resize(in, &resized, 1.0 / hshrink, "vscale", 1.0 / vshrink, NULL)) return -1;
+    if (plain_reduce(in, &resized, 1.0 / hshrink, 1.0 / vshrink)) return -1;
     if (crop == VIPS_INTERESTING_NONE) {
         *out = resized;
         return 0;

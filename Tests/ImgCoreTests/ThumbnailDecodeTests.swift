@@ -22,6 +22,8 @@ struct ThumbnailDecodeTests {
     struct Comparison {
         var compared = 0
         var plain = 0
+        /// Of the plain ones, those whose reduces were built alone (`imgf_thumbnail_reduced_alone`).
+        var reducedAlone = 0
         var mismatches: [String] = []
     }
 
@@ -73,7 +75,9 @@ struct ThumbnailDecodeTests {
                     throw .internalFailure("\(chain) is no resize")
                 }
                 let expected = libvipsThumbnail(input, header: header, resize: resize, options: options)
+                let reduced = imgf_thumbnail_reduced_alone()
                 let made = try? ThumbnailDecode.decode(input, header: header, resize: resize, options: options, clock: nil)
+                if imgf_thumbnail_reduced_alone() > reduced { found.reducedAlone += 1 }
                 let shown = "\(name) \(chain) autorotate \(autorotate)"
                 guard let expected, let made else {
                     if (expected == nil) != (made == nil) { found.mismatches.append("\(shown): one of them failed") }
@@ -96,8 +100,11 @@ struct ThumbnailDecodeTests {
             try VipsErrorScope.run({ () throws(ImgError) in try Self.compare(name, into: &found) }, rerunnable: { _ in false })
         }
         #expect(found.mismatches.isEmpty, "\(found.mismatches.prefix(5))")
-        #expect(Self.jpegs.count > 40 && found.compared > 500 && found.plain > 300,
-                "\(Self.jpegs.count) files, \(found.compared) compared, \(found.plain) plain")
+        #expect(Self.jpegs.count > 40 && found.compared > 500 && found.plain > 300 && found.reducedAlone > 200,
+                """
+                \(Self.jpegs.count) files, \(found.compared) compared, \(found.plain) plain, \
+                \(found.reducedAlone) reduced alone
+                """)
     }
 
     /// A crop decodes the whole input while it is built: a JPEG that fails there is said to be corrupt, as

@@ -11,5 +11,7 @@ int imgf_thumbnail_is_plain(VipsImage *in);
 /* vips_thumbnail_image's pixels for such an image not to be rotated, with the arguments of imgf_thumbnail_image,
  * built of fewer operations; 0 on success. */
 int imgf_thumbnail_plain(VipsImage *in, VipsImage **out, int width, int height, int size, int crop);
+/* How many of those thumbnails on the calling thread built their reduces without vips_resize around them. */
+long imgf_thumbnail_reduced_alone(void);
 
 #endif

@@ -81,10 +81,12 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_init) \
     X(vips_leak_set) \
     X(vips_linear) \
+    X(vips_malloc) \
     X(vips_object_build) \
     X(vips_multiply) \
     X(vips_premultiply) \
     X(vips_reduceh) \
+    X(vips_reducev) \
     X(vips_resize) \
     X(vips_region_buffer) \
     X(vips_region_new) \
