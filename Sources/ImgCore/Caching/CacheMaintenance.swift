@@ -78,9 +78,13 @@ public enum CacheMaintenance {
                     continue
                 }
                 bytes = 0
-            } else if !dryRun, root.unlink(relative) != 0 {
-                report.failures.append(RemovalFailure(path: path, code: errno))
-                continue
+            } else {
+                // A dry run finds what the unlink would meet: a `tmp/` that can't be changed.
+                let refusal = dryRun ? root.refusal(toChange: "tmp") : root.unlink(relative) == 0 ? 0 : errno
+                guard refusal == 0 else {
+                    report.failures.append(RemovalFailure(path: path, code: refusal))
+                    continue
+                }
             }
             report.temporaries += 1
             report.temporaryBytes += bytes
