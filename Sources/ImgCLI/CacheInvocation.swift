@@ -152,13 +152,18 @@ struct CacheInvocation {
     }
 
     /// `cache config [NAME=VALUE ...]`: stores the assignments in the directory's config (making the directory),
-    /// then prints the settings in force and where each comes from.
+    /// then prints the settings in force and where each comes from. The config as the assignments leave it is judged
+    /// first: what a command reading it would refuse (a bad value, an unknown key, a line with no `=`) refuses this
+    /// one too, with nothing made or written, in one line saying how to mend it; an assignment that mends it (or
+    /// `KEY=default`, that removes an unknown key) is how.
     mutating func config() throws(ImgError) -> Int32 {
+        // Every assignment, option and variable is checked before the directory is made or the config written.
+        let checked = try CacheSettings.checkedAssignments(rest)
+        if !rest.isEmpty { _ = try CacheSettingsChoice.resolve(arguments, root: nil, environment: environment) }
+        if let problem = try CacheSettings.amendedConfig(root: root, checked: checked).problem {
+            throw .usage(Self.mending(problem))
+        }
         if !rest.isEmpty {
-            // Every assignment, option and variable is checked before the directory is made or the config written
-            // (the directory's own config is read after: a bad value there is what an assignment may mend).
-            let checked = try CacheSettings.checkedAssignments(rest)
-            _ = try CacheSettingsChoice.resolve(arguments, root: nil, environment: environment)
             let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
             guard let opened = made else { throw .io("cannot open \(directory)") }
             try CacheSettings.writeConfig(root: opened, checked: checked)
@@ -166,6 +171,16 @@ struct CacheInvocation {
         }
         try output.configuration(directory: directory, settings: try settings())
         return 0
+    }
+
+    /// A stored config's problem and how `cache config` mends it: `bad ttl '3w' in DIR/config: expected …; mend it
+    /// with 'imgfetch cache config ttl=VALUE' (or ttl=default)`.
+    private static func mending(_ problem: CacheSettings.ConfigProblem) -> String {
+        guard let key = problem.key else { return problem.message + "; edit or delete that line" }
+        guard CacheSettings.keys.contains(key) else {
+            return problem.message + "; remove it with 'imgfetch cache config \(key)=default'"
+        }
+        return problem.message + "; mend it with 'imgfetch cache config \(key)=VALUE' (or \(key)=default)"
     }
 
     /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config; of
