@@ -23,6 +23,7 @@ public enum CacheMaintenance {
     public static let removalBatch = 4096
 
     /// Removes expired entries, temporaries and unheld lock files older than `tempAge` seconds, and empty entry folders.
+    /// The report lists the paths of the entries, then of the temporaries, then of the lock files.
     /// The cache is walked folder by folder (`CacheScan.visitFolders`) and the expired entries found are removed
     /// `removalBatch` at a time, so that memory stays flat whatever the number of entries.
     /// `listingPaths` (default true): the report lists the removed entries' paths (for `-v` and `--json`). Once
@@ -48,7 +49,10 @@ public enum CacheMaintenance {
             return report
         }
         removeTemporaries(root: root, olderThan: tempAge, dryRun: dryRun, now: now, into: &report)
-        report.locks = KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun)
+        let locks = KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun, listingPaths: listingPaths)
+        report.locks = locks.locks
+        report.paths += locks.paths
+        report.failures += locks.failures
         return report
     }
 
