@@ -27,7 +27,7 @@ struct CacheInvocation {
     }
 
     /// `cache inspect [URL]`: the entries (at most `--limit`, all with `--all`) or one URL's (or `--cache-key`'s), as
-    /// text or JSON.
+    /// text or JSON. `--limit` with a URL or `--cache-key`, whose entries are all listed, would be ignored: refused.
     func inspect() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
         var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
@@ -35,6 +35,11 @@ struct CacheInvocation {
             // One would be ignored.
             if arguments.has(Options.limit) { throw .usage("--all and --limit contradict each other: give one of them") }
             limit = nil
+        }
+        if arguments.has(Options.limit), rest.first != nil || arguments.has(Options.cacheKey) {
+            let (named, form) = rest.isEmpty ? ("--cache-key", "--cache-key KEY") : ("a URL", "URL")
+            throw .usage("--limit and \(named) contradict each other: cache inspect \(form) lists every entry of its "
+                         + "original (give one of them)")
         }
         let settings = try settings(uses: [.sizeLimit, .query])
         let key = try originalKey(query: settings.query)

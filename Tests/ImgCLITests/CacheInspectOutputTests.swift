@@ -31,4 +31,23 @@ struct CacheInspectOutputTests {
             #expect(document["fullPercent"] as? Double == percent, "\(document)")
         }
     }
+
+    /// `--limit` with a URL or `--cache-key` (whose entries are all listed) would be ignored: refused in one line
+    /// (exit 2), as `--all --limit` is; it listed every entry of the URL without a word.
+    @Test func aLimitBesideAURLOrACacheKeyIsRefused() throws {
+        let (home, directory, _) = try cache()
+        _ = home
+        let url = "http://127.0.0.1/1.png"
+        for (given, named) in [([url], "a URL"), (["--cache-key", url], "--cache-key")] {
+            let refused = try Imgfetch.runInProcess(["cache", "inspect"] + given + ["--limit", "1", "--cache-dir", directory])
+            #expect(refused.status == 2 && refused.stdout.isEmpty, "\(given): \(refused.stdoutText)")
+            #expect(refused.stderr.hasPrefix("imgfetch: --limit and \(named) contradict each other: ")
+                    && refused.stderr.split(separator: "\n").count == 1, "\(given): \(refused.stderr)")
+            let listed = try Imgfetch.runInProcess(["cache", "inspect", "--json"] + given + ["--cache-dir", directory])
+            #expect(listed.status == 0, "\(given): \(listed.stderr)")
+        }
+        let limited = try Imgfetch.runInProcess(["cache", "inspect", "--json", "--limit", "1", "--cache-dir", directory])
+        let document = try #require(try JSONSerialization.jsonObject(with: limited.stdout) as? [String: Any])
+        #expect(document["shown"] as? Int == 1 && document["entries"] as? Int == 3, "\(document)")
+    }
 }

@@ -214,7 +214,9 @@ extension Options {
     static let limit = Option<Int>("limit", value: "N", parser: .integer(0...Int.max), default: CacheInspector.defaultLimit, for: [.cacheInspect], help: "entries listed",
                          man: #"""
             .RB ( "cache inspect" )
-            Entries listed.
+            Entries listed; not with a URL or
+            .BR \-\-cache\-key ,
+            whose entries are all listed (a usage error).
             """#)
     static let all = Flag("all", for: [.cacheInspect], help: "list every entry",
                          man: #"""
