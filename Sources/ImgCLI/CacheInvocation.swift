@@ -43,7 +43,7 @@ struct CacheInvocation {
         }
         let settings = try settings(uses: [.sizeLimit, .query])
         let key = try originalKey(query: settings.query)
-        let inspection = root.map {
+        let inspection = present().map {
             CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
         } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
         let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
@@ -77,7 +77,7 @@ struct CacheInvocation {
     func cleanExpired() throws(ImgError) -> Int32 {
         try noArguments()
         let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
-        guard let root else { return try output.nothing(dryRun) }
+        guard let root = present() else { return try output.nothing(dryRun) }
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
                                                       listingPaths: output.listsPaths, stop: stop)
@@ -98,7 +98,7 @@ struct CacheInvocation {
             throw .usage("cache prune needs a size limit and \(noLimit): give --size-limit SIZE (e.g. 500M), "
                          + "set IMGFETCH_SIZE_LIMIT, or store one with 'imgfetch cache config size-limit=500M'")
         }
-        guard let root else { return try output.nothing(dryRun, limit: limit) }
+        guard let root = present() else { return try output.nothing(dryRun, limit: limit) }
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun,
                                                 listingPaths: output.listsPaths, stop: stop)
@@ -109,7 +109,7 @@ struct CacheInvocation {
     /// `cache clear`: every entry.
     func clear() throws(ImgError) -> Int32 {
         try noArguments()
-        guard let root else { return try output.nothing(dryRun) }
+        guard let root = present() else { return try output.nothing(dryRun) }
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.clear(root: root, dryRun: dryRun, stop: stop)
             return (try output.report(report, dryRun: dryRun), report.interrupted)
@@ -135,7 +135,7 @@ struct CacheInvocation {
         guard let key = try originalKey(query: try settings(uses: .query).query) else {
             throw .usage("cache remove takes one URL (or --cache-key KEY), got 0")
         }
-        guard let root else { return try output.nothing(dryRun) }
+        guard let root = present() else { return try output.nothing(dryRun) }
         return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun), dryRun: dryRun)
     }
 
@@ -143,7 +143,7 @@ struct CacheInvocation {
     func verify() throws(ImgError) -> Int32 {
         try noArguments()
         let repair = arguments[Options.repair]
-        let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
+        let result = present().map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
         for failure in result.failures {
             console.error("warning: could not remove \(failure.path): \(failure.reason)")
         }
@@ -186,6 +186,14 @@ struct CacheInvocation {
             return problem.message + "; remove it with 'imgfetch cache config \(key)=default'"
         }
         return problem.message + "; mend it with 'imgfetch cache config \(key)=VALUE' (or \(key)=default)"
+    }
+
+    /// The cache directory, once the command is known to be one it can run (its words and options checked), or nil
+    /// when there is none: nothing to do (exit 0), but a line on stderr says so (not with `-q`), lest a mistyped
+    /// `--cache-dir` in a cron line find nothing, day after day, without a word. Nothing is made there.
+    private func present() -> CacheRoot? {
+        if root == nil, !output.quiet { console.error("no cache at \(directory): nothing to do") }
+        return root
     }
 
     /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config; of
