@@ -48,6 +48,17 @@ enum CacheOutput {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
+    /// `total` as a percentage of `limit`, to one decimal (`0.3` for 977.9 KiB of 300 MiB): what the text prints
+    /// and `--json`'s `fullPercent` gives.
+    static func fullPercent(_ total: Int64, of limit: Int64) -> Double {
+        (Double(total) * 1000 / Double(limit)).rounded() / 10
+    }
+
+    /// A percentage as JSON writes it: `0.3`, `45`, `45.3`.
+    static func percentText(_ percent: Double) -> String {
+        String(format: percent == percent.rounded() ? "%.0f" : "%.1f", percent)
+    }
+
     static func printInspection(_ inspection: CacheInspector.Inspection, url: String?, console: Console) throws(ImgError) {
         let summary = inspection.summary
         var text = "directory      \(inspection.directory)\n"
@@ -56,7 +67,7 @@ enum CacheOutput {
             + "\(Counted.of(summary.variants, "variant", "variants")))\n"
         text += "total          \(ByteSize.format(summary.totalBytes))"
         if let limit = inspection.sizeLimit {
-            text += " of a \(ByteSize.format(limit)) size limit (\(Int((Double(summary.totalBytes) * 100 / Double(limit)).rounded()))% full)\n"
+            text += " of a \(ByteSize.format(limit)) size limit (\(percentText(fullPercent(summary.totalBytes, of: limit)))% full)\n"
         } else {
             text += ", size limit none\n"
         }
@@ -106,7 +117,7 @@ enum CacheOutput {
             "directory": inspection.directory, "url": value(url), "originalKey": value(originalKey),
             "entries": summary.entries, "originals": summary.originals, "variants": summary.variants,
             "totalBytes": summary.totalBytes, "notRegular": summary.irregular, "sizeLimit": value(inspection.sizeLimit), "expired": summary.expired,
-            "fullPercent": value(inspection.sizeLimit.map { (Double(summary.totalBytes) * 1000 / Double($0)).rounded() / 10 }),
+            "fullPercent": value(inspection.sizeLimit.map { fullPercent(summary.totalBytes, of: $0) }),
             "lastPruned": value(inspection.lastPruned),
             "oldestAccess": value(summary.oldestAccess), "newestAccess": value(summary.newestAccess),
             "shown": items.count, "items": items,

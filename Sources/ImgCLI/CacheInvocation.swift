@@ -27,7 +27,7 @@ struct CacheInvocation {
     }
 
     /// `cache inspect [URL]`: the entries (at most `--limit`, all with `--all`) or one URL's (or `--cache-key`'s), as
-    /// text or JSON.
+    /// text or JSON. `--limit` with a URL or `--cache-key`, whose entries are all listed, would be ignored: refused.
     func inspect() throws(ImgError) -> Int32 {
         guard rest.count <= 1 else { throw .usage("cache inspect takes at most one URL, got \(rest.count)") }
         var limit: Int? = try arguments[Options.limit] ?? Options.limit.defaultValue
@@ -36,9 +36,14 @@ struct CacheInvocation {
             if arguments.has(Options.limit) { throw .usage("--all and --limit contradict each other: give one of them") }
             limit = nil
         }
+        if arguments.has(Options.limit), rest.first != nil || arguments.has(Options.cacheKey) {
+            let (named, form) = rest.isEmpty ? ("--cache-key", "--cache-key KEY") : ("a URL", "URL")
+            throw .usage("--limit and \(named) contradict each other: cache inspect \(form) lists every entry of its "
+                         + "original (give one of them)")
+        }
         let settings = try settings(uses: [.sizeLimit, .query])
         let key = try originalKey(query: settings.query)
-        let inspection = root.map {
+        let inspection = present().map {
             CacheInspector.inspect(root: $0, originalKey: key, limit: key == nil ? limit : nil, sizeLimit: settings.sizeLimit)
         } ?? CacheInspector.empty(directory: directory, sizeLimit: settings.sizeLimit)
         let shownURL = rest.first.map(URLCredentials.maskingPassword(in:))
@@ -72,7 +77,7 @@ struct CacheInvocation {
     func cleanExpired() throws(ImgError) -> Int32 {
         try noArguments()
         let tempAge = try arguments[Options.tempAge] ?? CacheMaintenance.defaultTempAge
-        guard let root else { return try output.nothing(dryRun) }
+        guard let root = present() else { return try output.nothing(dryRun) }
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.cleanExpired(root: root, tempAge: tempAge, dryRun: dryRun,
                                                       listingPaths: output.listsPaths, stop: stop)
@@ -93,7 +98,7 @@ struct CacheInvocation {
             throw .usage("cache prune needs a size limit and \(noLimit): give --size-limit SIZE (e.g. 500M), "
                          + "set IMGFETCH_SIZE_LIMIT, or store one with 'imgfetch cache config size-limit=500M'")
         }
-        guard let root else { return try output.nothing(dryRun, limit: limit) }
+        guard let root = present() else { return try output.nothing(dryRun, limit: limit) }
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.prune(root: root, sizeLimit: limit, dryRun: dryRun,
                                                 listingPaths: output.listsPaths, stop: stop)
@@ -104,7 +109,7 @@ struct CacheInvocation {
     /// `cache clear`: every entry.
     func clear() throws(ImgError) -> Int32 {
         try noArguments()
-        guard let root else { return try output.nothing(dryRun) }
+        guard let root = present() else { return try output.nothing(dryRun) }
         return try stoppable { stop throws(ImgError) in
             let report = CacheMaintenance.clear(root: root, dryRun: dryRun, stop: stop)
             return (try output.report(report, dryRun: dryRun), report.interrupted)
@@ -130,7 +135,7 @@ struct CacheInvocation {
         guard let key = try originalKey(query: try settings(uses: .query).query) else {
             throw .usage("cache remove takes one URL (or --cache-key KEY), got 0")
         }
-        guard let root else { return try output.nothing(dryRun) }
+        guard let root = present() else { return try output.nothing(dryRun) }
         return try output.report(try CacheMaintenance.remove(root: root, originalKey: key, dryRun: dryRun), dryRun: dryRun)
     }
 
@@ -138,7 +143,7 @@ struct CacheInvocation {
     func verify() throws(ImgError) -> Int32 {
         try noArguments()
         let repair = arguments[Options.repair]
-        let result = root.map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
+        let result = present().map { CacheVerifier.verify(root: $0, repair: repair) } ?? CacheVerifier.Result()
         for failure in result.failures {
             console.error("warning: could not remove \(failure.path): \(failure.reason)")
         }
@@ -152,13 +157,18 @@ struct CacheInvocation {
     }
 
     /// `cache config [NAME=VALUE ...]`: stores the assignments in the directory's config (making the directory),
-    /// then prints the settings in force and where each comes from.
+    /// then prints the settings in force and where each comes from. The config as the assignments leave it is judged
+    /// first: what a command reading it would refuse (a bad value, an unknown key, a line with no `=`) refuses this
+    /// one too, with nothing made or written, in one line saying how to mend it; an assignment that mends it (or
+    /// `KEY=default`, that removes an unknown key) is how.
     mutating func config() throws(ImgError) -> Int32 {
+        // Every assignment, option and variable is checked before the directory is made or the config written.
+        let checked = try CacheSettings.checkedAssignments(rest)
+        if !rest.isEmpty { _ = try CacheSettingsChoice.resolve(arguments, root: nil, environment: environment) }
+        if let problem = try CacheSettings.amendedConfig(root: root, checked: checked).problem {
+            throw .usage(Self.mending(problem))
+        }
         if !rest.isEmpty {
-            // Every assignment, option and variable is checked before the directory is made or the config written
-            // (the directory's own config is read after: a bad value there is what an assignment may mend).
-            let checked = try CacheSettings.checkedAssignments(rest)
-            _ = try CacheSettingsChoice.resolve(arguments, root: nil, environment: environment)
             let made = if let root { root } else { try CacheRoot.open(directory, create: true) }
             guard let opened = made else { throw .io("cannot open \(directory)") }
             try CacheSettings.writeConfig(root: opened, checked: checked)
@@ -166,6 +176,24 @@ struct CacheInvocation {
         }
         try output.configuration(directory: directory, settings: try settings())
         return 0
+    }
+
+    /// A stored config's problem and how `cache config` mends it: `bad ttl '3w' in DIR/config: expected …; mend it
+    /// with 'imgfetch cache config ttl=VALUE' (or ttl=default)`.
+    private static func mending(_ problem: CacheSettings.ConfigProblem) -> String {
+        guard let key = problem.key else { return problem.message + "; edit or delete that line" }
+        guard CacheSettings.keys.contains(key) else {
+            return problem.message + "; remove it with 'imgfetch cache config \(key)=default'"
+        }
+        return problem.message + "; mend it with 'imgfetch cache config \(key)=VALUE' (or \(key)=default)"
+    }
+
+    /// The cache directory, once the command is known to be one it can run (its words and options checked), or nil
+    /// when there is none: nothing to do (exit 0), but a line on stderr says so (not with `-q`), lest a mistyped
+    /// `--cache-dir` in a cron line find nothing, day after day, without a word. Nothing is made there.
+    private func present() -> CacheRoot? {
+        if root == nil, !output.quiet { console.error("no cache at \(directory): nothing to do") }
+        return root
     }
 
     /// TTL, size limit, query and `--fail-on` level: option, then environment, then the directory's config; of

@@ -122,4 +122,54 @@ struct UpkeepFailureTests {
         #expect(result.stdoutText.contains("damaged: "), "\(result.stdoutText)")
         _ = folder
     }
+
+    /// A lock file of an earlier version (`locks/<hash>.lock`) left a minute ago by a killed process.
+    private func staleLock(_ fixture: CacheFixture, _ name: String) throws -> String {
+        let path = fixture.cache + "/locks/" + Digest.sha256(name) + ".lock"
+        try Data().write(to: URL(fileURLWithPath: path))
+        let old = EntryIO.timespecOf(Date().timeIntervalSince1970 - 60)
+        #expect(utimensat(AT_FDCWD, path, [old, old], 0) == 0)
+        return path
+    }
+
+    /// The stale lock files clean removes are among its paths (`--json`, `-v`), in a dry run too: `"locks":1` came
+    /// with `"paths":[]`, though the man page says `paths` has every path removed.
+    @Test func cleanExpiredListsTheLockFilesItRemoved() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        let locks = [try staleLock(fixture, "one"), try staleLock(fixture, "two")].sorted()
+        let arguments = ["cache", "clean-expired", "--temp-age", "1s"]
+        for dryRun in [true, false] {
+            let json = try fixture.run(arguments + ["--json"] + (dryRun ? ["--dry-run"] : []))
+            let document = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+            #expect(document["locks"] as? Int == 2 && (document["paths"] as? [String])?.sorted() == locks, "\(document)")
+            #expect(FileManager.default.fileExists(atPath: locks[0]) == dryRun)
+        }
+        let again = try staleLock(fixture, "three")
+        for dryRun in [true, false] {
+            let verbose = try fixture.run(arguments + ["-v"] + (dryRun ? ["--dry-run"] : []))
+            #expect(verbose.status == 0 && verbose.stdoutText.split(separator: "\n").first.map(String.init) == again
+                    && verbose.stdoutText.contains("; 1 stale lock file"), "\(verbose.stdoutText)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: again))
+    }
+
+    /// A stale lock file whose folder can't be changed stays, and is named as not removed (exit 7), in the dry run
+    /// as in the run: the run counted it as removed.
+    @Test func cleanExpiredCountsOnlyTheLockFilesItRemoved() throws {
+        let fixture = try CacheFixture()
+        try fixture.fetch("/img/sample.jpg")
+        let lock = try staleLock(fixture, "one")
+        let folder = try UnremovableFolder(fixture.cache + "/locks")
+        for dryRun in [true, false] {
+            let result = try fixture.run(["cache", "clean-expired", "--temp-age", "1s", "--json"] + (dryRun ? ["--dry-run"] : []))
+            #expect(result.status == (dryRun ? 0 : 7), "\(result.stderr)")
+            #expect(result.stderr.contains("warning: \(dryRun ? "would not" : "could not") remove \(lock)"), "\(result.stderr)")
+            let document = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+            #expect(document["locks"] as? Int == 0 && (document["paths"] as? [String]) == [], "\(document)")
+            #expect((document["failed"] as? [[String: String]])?.compactMap { $0["path"] } == [lock], "\(document)")
+        }
+        #expect(FileManager.default.fileExists(atPath: lock))
+        _ = folder
+    }
 }

@@ -189,8 +189,8 @@ struct CacheMaintenanceTests {
         let held = open(paths[0], O_RDWR)
         defer { close(held) }
         #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
-        #expect(KeyLock.removeStale(root: try CacheRoot.at(home.path), olderThan: 3600, dryRun: true) == 298)
-        #expect(KeyLock.removeStale(root: try CacheRoot.at(home.path), olderThan: 3600, dryRun: false) == 298)
+        #expect(KeyLock.removeStale(root: try CacheRoot.at(home.path), olderThan: 3600, dryRun: true).locks == 298)
+        #expect(KeyLock.removeStale(root: try CacheRoot.at(home.path), olderThan: 3600, dryRun: false).locks == 298)
         #expect(paths.enumerated().allSatisfy { index, path in (access(path, F_OK) == 0) == (index < 2) })
     }
 

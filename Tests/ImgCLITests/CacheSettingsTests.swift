@@ -146,4 +146,45 @@ struct CacheSettingsTests {
         #expect(mended.status == 0, "\(mended.stderr)")
         #expect(mended.stdoutText.contains("ttl        2h (from the directory's config)"), "\(mended.stdoutText)")
     }
+
+    /// The config as `cache config`'s assignments leave it is judged before it is written: another bad value or an
+    /// unknown key in the directory's config refused the command (exit 2) after the assignment had been written, and
+    /// an unknown key refused every `cache config`, its removal too, so that only an editor could mend the file.
+    @Test func aConfigStillBadAfterTheAssignmentsIsRefusedUnwrittenAndOneThatMendsItIsTaken() throws {
+        let home = try TemporaryDirectory()
+        let directory = home.file("cache")
+        #expect(try Imgfetch.runInProcess(["cache", "config", "ttl=1h", "--cache-dir", directory]).status == 0)
+        let config = directory + "/config"
+        func run(_ assignments: [String]) throws -> CommandResult {
+            try Imgfetch.runInProcess(["cache", "config"] + assignments + ["--cache-dir", directory])
+        }
+        func expectRefused(_ assignments: [String], mentioning words: [String], stored: String) throws {
+            try stored.write(toFile: config, atomically: true, encoding: .utf8)
+            let refused = try run(assignments)
+            #expect(refused.status == 2 && refused.stdout.isEmpty, "\(assignments): \(refused.stdoutText)")
+            #expect(refused.stderr.split(separator: "\n").count == 1 && words.allSatisfy(refused.stderr.contains),
+                    "\(assignments): \(refused.stderr)")
+            #expect(try String(contentsOfFile: config, encoding: .utf8) == stored, "\(assignments): nothing written")
+        }
+        let badLimit = "size-limit=abc\nttl=1h\n"
+        try expectRefused(["ttl=2h"], mentioning: ["'abc'", "cache config size-limit="], stored: badLimit)
+        try expectRefused([], mentioning: ["'abc'", "cache config size-limit="], stored: badLimit)
+        let mended = try run(["size-limit=2G", "ttl=2h"])
+        #expect(mended.status == 0, "\(mended.stderr)")
+        #expect(try String(contentsOfFile: config, encoding: .utf8).hasSuffix("size-limit=2G\nttl=2h\n"))
+        // An unknown key: named with its removal, which is taken; removing one the file lacks stays unknown.
+        let unknown = "foo=1\nttl=1h\n"
+        try expectRefused(["ttl=2h"], mentioning: ["unknown setting 'foo'", "cache config foo=default"], stored: unknown)
+        try expectRefused(["bar=default"], mentioning: ["unknown setting 'bar'"], stored: unknown)
+        for removal in ["foo=default", "foo="] {
+            try unknown.write(toFile: config, atomically: true, encoding: .utf8)
+            let removed = try run([removal, "size-limit=default"])
+            #expect(removed.status == 0 && removed.stdoutText.contains("ttl        1h (from the directory's config)"),
+                    "\(removal): \(removed.stderr)")
+            #expect(try String(contentsOfFile: config, encoding: .utf8).hasSuffix("\nttl=1h\n"))
+            #expect(try run([]).status == 0)
+        }
+        // A line with no `=` can't be named by an assignment: it says so, and nothing is written.
+        try expectRefused(["ttl=2h"], mentioning: ["line 1", "'junk'", "edit or delete"], stored: "junk\nttl=1h\n")
+    }
 }

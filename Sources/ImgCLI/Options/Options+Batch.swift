@@ -214,7 +214,9 @@ extension Options {
     static let limit = Option<Int>("limit", value: "N", parser: .integer(0...Int.max), default: CacheInspector.defaultLimit, for: [.cacheInspect], help: "entries listed",
                          man: #"""
             .RB ( "cache inspect" )
-            Entries listed.
+            Entries listed; not with a URL or
+            .BR \-\-cache\-key ,
+            whose entries are all listed (a usage error).
             """#)
     static let all = Flag("all", for: [.cacheInspect], help: "list every entry",
                          man: #"""
@@ -265,8 +267,8 @@ extension Options {
             .BR clear ,
             .BR remove )
             Say what would be removed; remove nothing.
-            What the run would not remove (a directory holding files at an entry's name) is named on standard
-            error as
+            What the run would not remove (what is in a folder you may not change or on a read-only file
+            system, a directory holding files at an entry's name) is named on standard error as
             .RI "warning: would not remove " PATH ": " REASON
             and counted as not removed, as the run counts it; the dry run's exit status is 0.
             """#)

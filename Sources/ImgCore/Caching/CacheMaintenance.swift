@@ -23,6 +23,7 @@ public enum CacheMaintenance {
     public static let removalBatch = 4096
 
     /// Removes expired entries, temporaries and unheld lock files older than `tempAge` seconds, and empty entry folders.
+    /// The report lists the paths of the entries, then of the temporaries, then of the lock files.
     /// The cache is walked folder by folder (`CacheScan.visitFolders`) and the expired entries found are removed
     /// `removalBatch` at a time, so that memory stays flat whatever the number of entries.
     /// `listingPaths` (default true): the report lists the removed entries' paths (for `-v` and `--json`). Once
@@ -48,7 +49,10 @@ public enum CacheMaintenance {
             return report
         }
         removeTemporaries(root: root, olderThan: tempAge, dryRun: dryRun, now: now, into: &report)
-        report.locks = KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun)
+        let locks = KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun, listingPaths: listingPaths)
+        report.locks = locks.locks
+        report.paths += locks.paths
+        report.failures += locks.failures
         return report
     }
 
@@ -78,9 +82,13 @@ public enum CacheMaintenance {
                     continue
                 }
                 bytes = 0
-            } else if !dryRun, root.unlink(relative) != 0 {
-                report.failures.append(RemovalFailure(path: path, code: errno))
-                continue
+            } else {
+                // A dry run finds what the unlink would meet: a `tmp/` that can't be changed.
+                let refusal = dryRun ? root.refusal(toChange: "tmp") : root.unlink(relative) == 0 ? 0 : errno
+                guard refusal == 0 else {
+                    report.failures.append(RemovalFailure(path: path, code: refusal))
+                    continue
+                }
             }
             report.temporaries += 1
             report.temporaryBytes += bytes

@@ -15,7 +15,10 @@ extension CacheMaintenance {
     /// Memory stays flat in the number of entries. A first walk of the cache, folder by folder, sums it and counts
     /// bytes by last access (`AccessAges`); only when over the limit, a second walk removes every entry older than
     /// the cut, `removalBatch` at a time, and holds only the entries of the one bucket the cut falls in, to take the
-    /// oldest of those. It walks again (twice at most) when entries accessed meanwhile left the total over the target.
+    /// oldest of those. It walks again (twice at most) when entries accessed meanwhile left the total over the target,
+    /// but not after a removal failed (a folder it may not change): the next walk would find those entries oldest
+    /// again, and fail on them again; the total it reports counts them, and a dry run (which forecasts each
+    /// removal: `removeEntry`) says the same.
     /// Each walk shares the cache's `XX/` folders among `walkThreads` threads (default: the cores, at most 4), each
     /// with counts, removals and a bucket of its own, merged in folder order.
     /// `listingPaths` (default true): the report lists the removed paths (for `-v` and `--json`). When most entries
@@ -102,7 +105,7 @@ extension CacheMaintenance {
             total -= last.bytes
             removedInWalk += last.entries
             if stop?.isCancelled == true { return interrupted(report, remaining: total, root: root, dryRun: dryRun) }
-            if dryRun || total <= target || removedInWalk == 0 { break }
+            if dryRun || total <= target || removedInWalk == 0 || !report.failures.isEmpty { break }
         }
         report.remainingBytes = total
         if !dryRun, report.entries > 0 { recordPrune(root: root) }

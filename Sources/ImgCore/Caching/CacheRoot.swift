@@ -92,6 +92,13 @@ public final class CacheRoot: @unchecked Sendable { // owns a directory descript
 
     func exists(_ name: String) -> Bool { status(name) != nil }
 
+    /// Why nothing in the folder `name` could be made, renamed or removed now, found without trying (`faccessat`
+    /// of write and search, for this process's effective user: what an `unlinkat` in it would meet): 0 when it
+    /// could, else the `errno` (`EACCES` for a folder not writable, `EROFS` on a read-only file system).
+    func refusal(toChange name: String) -> Int32 {
+        faccessat(descriptor, name, W_OK | X_OK, AT_EACCESS) == 0 ? 0 : errno
+    }
+
     /// Sets atime (last access) and mtime (expiry) of a file, not following a symlink; false only when it is not
     /// there (a file that can't be changed, on a read-only cache, is there).
     @discardableResult

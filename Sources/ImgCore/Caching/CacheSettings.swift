@@ -81,29 +81,21 @@ public struct CacheSettings: Sendable, Equatable {
             uses.contains(use) ? Self.pick(chosen, stored[key], configName) : chosen.flatMap { $0.origin == .option ? $0 : nil }
         }
         if let chosen = pick(sizeLimit, "size-limit", .sizeLimit) {
-            guard let limit = parseSizeLimit(chosen.text) else {
-                throw .usage("bad size limit '\(chosen.text)' in \(chosen.place): expected a size such as 500M or 2G, or none")
-            }
+            guard let limit = parseSizeLimit(chosen.text) else { throw .usage(badValue("size-limit", chosen.text, in: chosen.place)) }
             (settings.sizeLimit, settings.sizeLimitOrigin) = (limit, chosen.origin)
         }
         if let chosen = pick(ttl, "ttl", .ttl) {
-            guard let value = TimeToLive.parse(chosen.text) else {
-                throw .usage("bad ttl '\(chosen.text)' in \(chosen.place): \(TimeToLive.expectation(for: chosen.text))")
-            }
+            guard let value = TimeToLive.parse(chosen.text) else { throw .usage(badValue("ttl", chosen.text, in: chosen.place)) }
             (settings.ttl, settings.ttlOrigin) = (value, chosen.origin)
         }
         if let query {
             (settings.query, settings.queryOrigin) = (query, .option)
         } else if uses.contains(.query), let stored = stored["keep-query"], !stored.isEmpty {
-            guard let query = QueryInKey(setting: stored) else {
-                throw .usage("bad keep-query '\(stored)' in \(configName): expected all, none or NAME,NAME")
-            }
+            guard let query = QueryInKey(setting: stored) else { throw .usage(badValue("keep-query", stored, in: configName)) }
             (settings.query, settings.queryOrigin) = (query, .config)
         }
         if let chosen = pick(failOn, "fail-on", .failOn) {
-            guard let level = FailOn(name: chosen.text) else {
-                throw .usage("bad fail-on '\(chosen.text)' in \(chosen.place): \(failOnLevels)")
-            }
+            guard let level = FailOn(name: chosen.text) else { throw .usage(badValue("fail-on", chosen.text, in: chosen.place)) }
             (settings.failOn, settings.failOnOrigin) = (level, chosen.origin)
         }
         return settings
@@ -125,104 +117,6 @@ public struct CacheSettings: Sendable, Equatable {
         if trimmed == "none" || trimmed == "0" { return .some(nil) }
         guard let value = ByteSize.parse(trimmed), value > 0 else { return nil }
         return .some(value)
-    }
-
-    // MARK: the config file
-
-    /// Reads `DIR/config` (`key=value` lines, `#` comments); a missing file is empty.
-    public static func readConfig(root: CacheRoot) throws(ImgError) -> [String: String] {
-        let path = root.shown("config")
-        // Non-blocking, so that a FIFO put there can't make every command wait.
-        let descriptor = root.openFile("config", O_RDONLY | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return [:] }
-            throw .io("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
-            throw .io("cannot read \(path): not a regular file")
-        }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        let data = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
-        var values: [String: String] = [:]
-        for (number, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw .usage("\(path) line \(number + 1): expected key=value, found '\(line)'")
-            }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            guard keys.contains(key) else { throw .usage("\(path) line \(number + 1): unknown setting '\(key)'") }
-            values[key] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        }
-        return values
-    }
-
-    /// The `key=value` assignments of `cache config`, checked: each key with its value, nil to reset it to its
-    /// default (`KEY=` or `KEY=default`). A bad one is a usage error giving the problem; nothing is read or written.
-    public static func checkedAssignments(_ assignments: [String]) throws(ImgError) -> [(key: String, value: String?)] {
-        var checked: [(key: String, value: String?)] = []
-        for assignment in assignments {
-            guard let equals = assignment.firstIndex(of: "=") else {
-                throw .usage("bad setting '\(assignment)': expected key=value (keys: \(keys.joined(separator: ", ")))")
-            }
-            let key = String(assignment[..<equals]).trimmingCharacters(in: .whitespaces)
-            let written = String(assignment[assignment.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
-            // `KEY=default` and `KEY=` both reset a setting to its default (a query parameter named `default` can't
-            // be stored: `keep-query=default` is the reset).
-            let value = written.lowercased() == "default" ? "" : written
-            switch key {
-            case "size-limit":
-                guard value.isEmpty || parseSizeLimit(value) != nil else {
-                    throw .usage("bad size-limit '\(value)': expected a size such as 500M or 2G, or none")
-                }
-            case "ttl":
-                guard value.isEmpty || TimeToLive.parse(value) != nil else {
-                    throw .usage("bad ttl '\(value)': \(TimeToLive.expectation(for: value))")
-                }
-            case "keep-query":
-                guard value.isEmpty || QueryInKey(setting: value) != nil else {
-                    throw .usage("bad keep-query '\(value)': expected all, none or NAME,NAME")
-                }
-            case "fail-on":
-                guard value.isEmpty || FailOn(name: value) != nil else { throw .usage("bad fail-on '\(value)': \(failOnLevels)") }
-            default:
-                throw .usage("unknown setting '\(key)' (keys: \(keys.joined(separator: ", ")))")
-            }
-            checked.append((key, value.isEmpty ? nil : value))
-        }
-        return checked
-    }
-
-    /// Checks, then merges `key=value` assignments into `DIR/config`, written atomically (temporary, then rename);
-    /// a bad assignment is refused before the directory is made or opened. An empty value removes the key. Returns
-    /// the stored values.
-    @discardableResult
-    public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
-        let checked = try checkedAssignments(assignments)
-        guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
-        return try writeConfig(root: root, checked: checked)
-    }
-
-    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing), with the
-    /// assignments `checkedAssignments` gave.
-    @discardableResult
-    public static func writeConfig(root: CacheRoot, checked: [(key: String, value: String?)]) throws(ImgError)
-        -> [String: String] {
-        try root.prepareFolders()
-        var values = try readConfig(root: root)
-        for (key, value) in checked { values[key] = value }
-        var text = "# imgfetch cache settings (imgfetch cache config key=value)\n"
-        for key in keys { if let value = values[key] { text += "\(key)=\(value)\n" } }
-        let now = Date().timeIntervalSince1970
-        let temporary = try EntryIO.writeTemporary(Data(text.utf8), in: root, accessed: now, expires: now)
-        guard root.rename(temporary, "config") == 0 else {
-            let reason = String(cString: strerror(errno))
-            root.unlink(temporary)
-            throw .io("cannot write \(root.shown("config")): \(reason)")
-        }
-        return values
     }
 }
 

@@ -51,13 +51,18 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
     }
 
     /// Removes lock files of earlier versions (`<hash>.lock`, one per download) that nobody holds, older than `age`
-    /// seconds (left by killed processes); returns how many were removed.
-    static func removeStale(root: CacheRoot, olderThan age: Double, dryRun: Bool) -> Int {
+    /// seconds (left by killed processes). Reports how many were removed (`locks`) and, when `listingPaths` (default
+    /// true), their paths; each whose unlink was refused is a failure, not counted. A dry run removes none: it
+    /// counts those the run would remove and names as failures those it could not (`locks/` can't be changed).
+    static func removeStale(root: CacheRoot, olderThan age: Double, dryRun: Bool,
+                            listingPaths: Bool = true) -> CacheMaintenance.Report {
+        var report = CacheMaintenance.Report()
         let folder = root.openFolder("locks")
-        guard folder >= 0 else { return 0 }
+        guard folder >= 0 else { return report }
         defer { close(folder) }
-        var removed = 0
         let now = Date().timeIntervalSince1970
+        // What an unlink in `locks/` would meet, for a dry run (0: nothing).
+        let refusal = dryRun ? root.refusal(toChange: "locks") : 0
         // Read as the folder is walked, never listed whole.
         DirectoryListing.forEachName(in: folder) { name in
             guard CacheNames.isLock(name) else { return }
@@ -67,9 +72,15 @@ final class KeyLock: @unchecked Sendable { // owns a file descriptor; released o
             var info = stat()
             guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, now - EntryIO.seconds(info.st_mtim) >= age,
                   flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return }
-            if !dryRun { unlinkat(folder, name, 0) }
-            removed += 1
+            let path = root.shown("locks/\(name)")
+            let code = dryRun ? refusal : unlinkat(folder, name, 0) == 0 ? 0 : errno
+            guard code == 0 else {
+                if code != ENOENT { report.failures.append(RemovalFailure(path: path, code: code)) }
+                return
+            }
+            report.locks += 1
+            if listingPaths { report.paths.append(path) }
         }
-        return removed
+        return report
     }
 }
