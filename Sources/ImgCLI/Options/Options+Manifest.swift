@@ -52,7 +52,11 @@ extension Options {
             .BR \-\-from ),
             .B url
             (as given, a password shown as
-            .BR *** ;
+            .BR *** ,
+            bytes that are not UTF-8 as
+            .BI % XX
+            escapes: see
+            .BR batch ;
             for a line with more columns than
             .I URL
             .RI [ NAME ]
