@@ -110,10 +110,12 @@ enum BatchCommand {
         return exitStatus(summary.progress)
     }
 
-    /// 0 when every item succeeded; 75 (EX_TEMPFAIL) when items failed and every failure may succeed later (network,
-    /// timeout, HTTP 408, 429, 5xx), so that a job array's retry policy can tell; 1 when a failure is permanent.
+    /// 0 when every item succeeded (or was filtered or refused by its site); 75 (EX_TEMPFAIL) when items failed and
+    /// every failure may succeed later (network, timeout, HTTP 408, 429, 5xx), or items were disallowed only because
+    /// their robots.txt could not be had for such a reason, so that a job array's retry policy can tell; 1 when a
+    /// failure is permanent.
     static func exitStatus(_ progress: BatchProgress) -> Int32 {
-        if progress.failed == 0 { return 0 }
+        if progress.failed == 0, progress.robotsDisallowedTransient == 0 { return 0 }
         return progress.failedPermanently > 0 ? 1 : 75
     }
 }

@@ -36,6 +36,9 @@ final class BatchPrinter: Sendable {
         var filtered: Int?
         var optedOut: Int?
         var robotsDisallowed: Int?
+        /// Of `robotsDisallowed`, lines disallowed only because their robots.txt could not be had for now (not done:
+        /// exit 75, `--retry-failed` runs them); absent when none.
+        var robotsDisallowedTransient: Int?
         /// Lines the `--resume` or `--retry-failed` manifest records as done (not fetched), and lines never started
         /// by a run that stopped once its list was read whole; absent when none.
         var doneEarlier: Int?
@@ -197,6 +200,8 @@ final class BatchPrinter: Sendable {
                                filtered: progress.filtered > 0 ? progress.filtered : nil,
                                optedOut: progress.optedOut > 0 ? progress.optedOut : nil,
                                robotsDisallowed: progress.robotsDisallowed > 0 ? progress.robotsDisallowed : nil,
+                               robotsDisallowedTransient: progress.robotsDisallowedTransient > 0
+                                   ? progress.robotsDisallowedTransient : nil,
                                doneEarlier: progress.doneEarlier > 0 ? progress.doneEarlier : nil,
                                notReached: progress.notReached.flatMap { $0 > 0 ? $0 : nil },
                                written: summary.written,
@@ -212,6 +217,9 @@ final class BatchPrinter: Sendable {
         if progress.filtered > 0 { line += ", \(progress.filtered) filtered" }
         if progress.optedOut > 0 { line += ", \(progress.optedOut) opted out" }
         if progress.robotsDisallowed > 0 { line += ", \(progress.robotsDisallowed) disallowed by robots.txt" }
+        if progress.robotsDisallowedTransient > 0 {
+            line += " (\(progress.robotsDisallowedTransient) only because robots.txt could not be fetched: try again later)"
+        }
         if progress.doneEarlier > 0 { line += ", \(progress.doneEarlier) done earlier" }
         if !progress.keptInTars.isEmpty {
             let kept = progress.keptInTars.values.reduce(0, +)

@@ -84,6 +84,7 @@ struct BatchRecords: Sendable {
         if progress.filtered > 0 { record.filtered = progress.filtered }
         if progress.optedOut > 0 { record.optedOut = progress.optedOut }
         if progress.robotsDisallowed > 0 { record.robotsDisallowed = progress.robotsDisallowed }
+        if progress.robotsDisallowedTransient > 0 { record.robotsDisallowedTransient = progress.robotsDisallowedTransient }
         if previous != nil { record.redone = progress.redoneCount }
         writer.write(record)
     }

@@ -32,14 +32,22 @@ struct CoreCauseWordingTests {
             ("auto", ["SLURM_ARRAY_TASK_ID": "1"], "--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not"),
             ("auto", ["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "4"],
              "--shard auto: SLURM_ARRAY_TASK_ID='x' is not a whole number"),
-            ("auto", ["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_COUNT": "4"],
+            // An unset SLURM_ARRAY_TASK_MIN is said to be unset (it was named as if set to 0); a set one is named.
+            ("auto", ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3"],
+             "--shard auto: SLURM_ARRAY_TASK_ID=3 (SLURM_ARRAY_TASK_MIN unset, taken as 0) of SLURM_ARRAY_TASK_COUNT=3 is not "
+                + "an index from 0 to 2 (an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"),
+            ("auto", ["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4"],
              "--shard auto: SLURM_ARRAY_TASK_ID=9 - SLURM_ARRAY_TASK_MIN=0 of SLURM_ARRAY_TASK_COUNT=4 is not an index "
                 + "from 0 to 3 (an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"),
+            ("auto", ["SLURM_ARRAY_TASK_ID": "6", "SLURM_ARRAY_TASK_STEP": "4", "SLURM_ARRAY_TASK_COUNT": "4"],
+             "--shard auto: SLURM_ARRAY_TASK_ID=6 (SLURM_ARRAY_TASK_MIN unset, taken as 0) / SLURM_ARRAY_TASK_STEP=4 of "
+                + "SLURM_ARRAY_TASK_COUNT=4 is not an index from 0 to 3 (an array like --array=0-7 or 5-12 is needed; use "
+                + "--shard K/N otherwise)"),
             ("auto/3", ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4"],
              "--shard auto/3: the Slurm array has SLURM_ARRAY_TASK_COUNT=4 tasks"),
             ("auto/4", ["SLURM_ARRAY_TASK_ID": "5"],
-             "--shard auto/4: SLURM_ARRAY_TASK_ID=5 - SLURM_ARRAY_TASK_MIN=0 of 4 (SLURM_ARRAY_TASK_COUNT not set) is not an "
-                + "index from 0 to 3 (an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"),
+             "--shard auto/4: SLURM_ARRAY_TASK_ID=5 (SLURM_ARRAY_TASK_MIN unset, taken as 0) of 4 (SLURM_ARRAY_TASK_COUNT not "
+                + "set) is not an index from 0 to 3 (an array like --array=0-7 or 5-12 is needed; use --shard K/N otherwise)"),
             ("auto", ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_STEP": "0", "SLURM_ARRAY_TASK_COUNT": "4"],
              "--shard auto: SLURM_ARRAY_TASK_STEP=0, where Slurm sets at least 1"),
             ("auto", ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "0"],

@@ -90,10 +90,12 @@ struct RobotsTxtTests {
         return (root, try FixtureServer(root: root.path + "/www", robots: robots, robotsDelay: delay))
     }
 
-    private static func batch(_ root: TemporaryDirectory, _ urls: [String], _ extra: [String]) throws -> (CommandResult, [[String: Any]]) {
+    /// `batch` of `urls` with `--robots-txt`, recording into `manifest` (default a new file): its result and records.
+    private static func batch(_ root: TemporaryDirectory, _ urls: [String], _ extra: [String],
+                              manifest: String? = nil) throws -> (CommandResult, [[String: Any]]) {
         let list = root.file("list-\(UUID().uuidString).txt")
         try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
-        let manifest = root.file("m-\(UUID().uuidString).jsonl")
+        let manifest = manifest ?? root.file("m-\(UUID().uuidString).jsonl")
         let result = try Imgfetch.runInProcess(["batch", list, "-O", root.file("out-\(UUID().uuidString)"), "--cache-dir", root.file("cache"),
                                        "--no-progress", "--robots-txt", "--manifest", manifest] + extra)
         return (result, try JSONLines.objects(inFile: manifest))
@@ -133,8 +135,10 @@ struct RobotsTxtTests {
         for (spec, allowed, cached) in [("status:404", true, true), ("status:500", false, false), ("status:429", false, false)] {
             let (root, server) = try Self.server(robots: spec)
             let (result, records) = try Self.batch(root, [server.url("/img/img1.jpg")], ["--retry", "0"])
-            #expect(result.status == 0, "\(spec): \(result.stderr)")
+            // A 5xx or a 429 disallows the host for this run only: to be tried again (exit 75).
+            #expect(result.status == (allowed ? 0 : 75), "\(spec): \(result.stderr)")
             #expect(records.first?["status"] as? String == (allowed ? "ok" : "robots_disallowed"), "\(spec)")
+            #expect(records.first?["exit_class"] as? String == (allowed ? nil : "transient"), "\(spec)")
             if !allowed {
                 #expect((records.first?["reason"] as? String)?.contains("could not be fetched (HTTP \(spec.dropFirst(7))") == true, "\(records)")
                 #expect(try server.requests("/img/img1.jpg") == 0)
@@ -142,13 +146,60 @@ struct RobotsTxtTests {
             _ = try Self.batch(root, [server.url("/img/img1.jpg")], ["--retry", "0"])
             #expect(try server.requests("/robots.txt") == (cached ? 1 : 2), "\(spec)")
         }
-        // Redirects are followed; a host that can't be reached is disallowed.
+        // Redirects are followed; a host that can't be reached is disallowed, for this run.
         let (root, server) = try Self.server(robots: "redirect:/img/redirected.txt")
         let (_, records) = try Self.batch(root, ["/img/secret.jpg", "/img/img1.jpg"].map(server.url), [])
         #expect(records.dropLast().map { $0["status"] as? String } == ["robots_disallowed", "ok"])
         let closed = "http://127.0.0.1:\(try FixtureServer.closedPort())/img/img1.jpg"
         let (refused, refusedRecords) = try Self.batch(root, [closed], ["--retry", "0"])
-        #expect(refused.status == 0 && refusedRecords.first?["status"] as? String == "robots_disallowed", "\(refused.stderr)")
+        #expect(refused.status == 75 && refusedRecords.first?["status"] as? String == "robots_disallowed", "\(refused.stderr)")
+        #expect(refusedRecords.first?["exit_class"] as? String == "transient")
+    }
+
+    /// Before: a robots.txt that answered 503 (or a refused connection) recorded every line of its host
+    /// `robots_disallowed` and the batch exited 0; `--retry-failed` then carried those lines as done earlier and
+    /// never asked again. Now such a line is disallowed for this run only: exit class `transient`, exit 75 (1 beside
+    /// a permanent failure), and `--retry-failed` and `--resume` run it again, robots.txt fetched again. A line a
+    /// rule disallows stays done.
+    @Test func aRobotsTxtThatCouldNotBeFetchedDisallowsForThisRunOnly() throws {
+        let agents = "file:" + Paths.fixtures + "/server/robots/agents.txt"
+        let (root, server) = try Self.server(robots: "status:503;" + agents)
+        let urls = ["/img/img1.jpg", "/img/private/a.jpg"].map(server.url)
+        let firstManifest = root.file("first.jsonl")
+        let (first, firstRecords) = try Self.batch(root, urls, ["--retry", "0"], manifest: firstManifest)
+        #expect(first.status == 75, "\(first.stderr)")
+        #expect(first.stderr.contains("0 ok, 0 failed, 2 disallowed by robots.txt (2 only because robots.txt could not be fetched: try again later)"),
+                "\(first.stderr)")
+        #expect(firstRecords.dropLast().allSatisfy { $0["status"] as? String == "robots_disallowed" && $0["exit_class"] as? String == "transient" },
+                "\(firstRecords)")
+        #expect((firstRecords.first?["reason"] as? String)?.hasSuffix("disallowed for this run, to be tried again later") == true)
+        let summary = try #require(firstRecords.last)
+        #expect(summary["status"] as? String == "error" && summary["exit"] as? Int == 75, "\(summary)")
+        #expect(summary["robots_disallowed"] as? Int == 2 && summary["robots_disallowed_transient"] as? Int == 2)
+
+        // The retry asks robots.txt again (now a 200): one line is fetched, the other a rule disallows, for good.
+        let manifest = root.file("retry.jsonl")
+        let (retry, retryRecords) = try Self.batch(root, urls, ["--retry", "0", "--retry-failed", firstManifest],
+                                                   manifest: manifest)
+        #expect(retry.status == 0, "\(retry.stderr)")
+        #expect(retryRecords.dropLast().map { $0["status"] as? String } == ["ok", "robots_disallowed"], "\(retryRecords)")
+        #expect(retryRecords[1]["rule"] as? String == "disallow: /img/private/" && retryRecords[1]["exit_class"] == nil)
+        #expect(try server.requests("/robots.txt") == 2 && server.requests("/img/img1.jpg") == 1)
+        let (again, _) = try Self.batch(root, urls, ["--retry-failed", manifest])
+        #expect(again.status == 0 && again.stderr.contains("2 done earlier"), "\(again.stderr)")
+
+        // --resume runs such a line again too; a permanent failure beside it makes the exit status 1.
+        let (resumeRoot, resumeServer) = try Self.server(robots: "status:503;status:404")
+        let resumeManifest = resumeRoot.file("resume.jsonl")
+        let (down, _) = try Self.batch(resumeRoot, [resumeServer.url("/img/img1.jpg")], ["--retry", "0", "--json"],
+                                       manifest: resumeManifest)
+        #expect(down.status == 75, "\(down.stderr)")
+        #expect(try BatchFixture.records(down).last?["robotsDisallowedTransient"] as? Int == 1, "\(down.stdoutText)")
+        let (resumed, resumedRecords) = try Self.batch(resumeRoot, ["/img/img1.jpg", "/img/missing.jpg"].map(resumeServer.url),
+                                                       ["--retry", "0", "--resume", resumeManifest])
+        #expect(resumed.status == 1, "\(resumed.stderr)")
+        #expect(resumedRecords.dropLast().map { $0["status"] as? String } == ["ok", "failed"], "\(resumedRecords)")
+        #expect(try resumeServer.requests("/robots.txt") == 2)
     }
 
     @Test func onlyFromCacheAndOtherCommands() throws {

@@ -73,7 +73,7 @@ struct HostBoundsTests {
         let robots = RobotsTxt(parsing: Data("User-agent: *\nDisallow: /private/\n".utf8), productToken: "imgfetch")
         let size = RobotsPolicies.bytes(of: .rules(robots), origin: "http://o0")
         let policies = RobotsPolicies(capacity: 12 * size)
-        policies.keep(.disallowAll("HTTP 503"), of: "http://down")
+        policies.keep(.disallowAll("HTTP 503", transient: true), of: "http://down")
         for origin in 0..<10 { policies.keep(.rules(robots), of: "http://o\(origin)") }
         #expect(policies.policy(of: "http://o0") != nil, "o0 is used again: the others are older now")
         for origin in 10..<1_000 { policies.keep(.rules(robots), of: "http://o\(origin)") }

@@ -140,6 +140,30 @@ struct ParquetListReaderTests {
         #expect(written(line).json == samples[0].json && written(line).cells == samples[0].cells)
     }
 
+    /// A byte array that is not UTF-8 (the fixture patched, lengths kept). Before: read with U+FFFD, so the URL
+    /// `.../p/\xE9.jpg` was asked as `.../p/%EF%BF%BD.jpg`. Now a URL's bytes are kept as escapes, a path that is not
+    /// UTF-8 fails its row, and another column still reads such bytes as U+FFFD.
+    @Test func aURLThatIsNotUTF8KeepsItsBytesAsEscapes() throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/uncompressed.parquet"))
+        let patches: [(String, [UInt8])] = [
+            ("http://127.0.0.1:9/p/3.jpg", Array("http://127.0.0.1:9/p/".utf8) + [0xE9] + Array(".jpg".utf8)),
+            ("http://127.0.0.1:9/p/7.jpg", Array("/tmp/aaaaaaaaaaaaaaaa".utf8) + [0xE9] + Array(".jpg".utf8)),
+            ("caption é 3", Array("caption ".utf8) + [0xE9, 0xE9] + Array(" 3".utf8)),
+        ]
+        for (text, patch) in patches {
+            try #require(Array(text.utf8).count == patch.count)
+            while let range = bytes.firstRange(of: Data(text.utf8)) { bytes.replaceSubrange(range, with: patch) }
+        }
+        let folder = try TemporaryDirectory()
+        try bytes.write(to: URL(fileURLWithPath: folder.file("patched.parquet")))
+        let (rows, failure) = Self.rows(folder.file("patched.parquet"), layout: Self.layout(keeping: ["caption"]))
+        #expect(failure == nil && rows.count == 30)
+        #expect(rows[3].first == "http://127.0.0.1:9/p/%E9.jpg" && rows[3].failure == nil)
+        #expect(rows[3].columns?["caption"]?.text == "caption \u{FFFD}\u{FFFD} 3")
+        #expect(rows[7].failure?.message.hasPrefix("the URL is not UTF-8") == true, "\(rows[7])")
+        #expect(rows[2].first == "http://127.0.0.1:9/p/2.jpg")
+    }
+
     /// What the reader does not read is a usage error before a row is read, naming the column and the reason.
     @Test func unreadableListsAreRefusedUpFront() throws {
         func refusal(_ file: String, keeping kept: [String] = []) -> String {

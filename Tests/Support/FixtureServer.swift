@@ -8,9 +8,10 @@ final class FixtureServer: @unchecked Sendable { // holds a Process, touched by 
     private let scheme: String
 
     /// Starts the server over `root` (default: the bundled images); with `tls`, serves https with that cert and key;
-    /// `robots` is what `/robots.txt` answers (`file:PATH`, `status:N`, `redirect:LOCATION`; default a 404), after
-    /// `robotsDelay` seconds. With `aliases`, plain http is also served at as many more loopback addresses (each
-    /// a host of its own to a client: `aliasURL`).
+    /// `robots` is what `/robots.txt` answers (`file:PATH`, `status:N`, `redirect:LOCATION`; default a 404; several
+    /// separated by `;` answer the requests in turn, the last one the rest), after `robotsDelay` seconds. With
+    /// `aliases`, plain http is also served at as many more loopback addresses (each a host of its own to a client:
+    /// `aliasURL`).
     init(root: String = Paths.fixtures + "/images", tls: (cert: String, key: String)? = nil, robots: String? = nil,
          robotsDelay: Double = 0, aliases: Int = 0) throws {
         let portFile = NSTemporaryDirectory() + "imgfetch-port-\(UUID().uuidString)"

@@ -151,9 +151,9 @@ extension Options {
             .B SLURM_ARRAY_TASK_ID
             minus
             .B SLURM_ARRAY_TASK_MIN
-            (divided by
+            (0 when unset), the difference divided by
             .B SLURM_ARRAY_TASK_STEP
-            when set), so an array need not start at 0, and
+            when set, so an array need not start at 0, and
             .I N
             is
             .BR SLURM_ARRAY_TASK_COUNT .

@@ -254,7 +254,8 @@ extension Options {
             .I NAME
             into each sample as
             .IB KEY .txt
-            (UTF-8 as given; from JSON Lines or Parquet, a number or boolean as JSON writes it, null as nothing, an array
+            (UTF-8 as given, U+FFFD for bytes that are not; from JSON Lines or Parquet, a number or boolean as JSON
+            writes it, null as nothing, an array
             or object as compact JSON): the caption file that training loaders read beside the image, as
             img2dataset's
             .B \-\-caption_col

@@ -32,7 +32,10 @@ extension Options {
             .B parquet
             (Apache Parquet, as LAION's and DataComp's URL lists are: a file, not standard input; its rows
             are numbered from 1 and a row's number is its line; flat columns of strings (a byte array's bytes read
-            as UTF-8 text, bytes that are not UTF-8 replaced by U+FFFD), integers,
+            as UTF-8 text: bytes that are not UTF-8 kept as escapes in the URL column, read as U+FFFD in any other,
+            as for every list, see
+            .BR batch ),
+            integers,
             floating-point numbers (NaN and the infinities as the strings NaN, Infinity and \-Infinity,
             which JSON has no number for) and booleans, dates and timestamps as their integer counts, nulls
             as JSON nulls; lists of such values, nested to any depth (a list of strings, DataComp's lists of
@@ -114,7 +117,8 @@ extension Options {
             lines get a
             .B columns
             object, by name, with strings for CSV and TSV, the JSON values as given for JSON Lines, and for Parquet
-            its values as strings, numbers, booleans or null.
+            its values as strings, numbers, booleans or null (a CSV, TSV or Parquet string's bytes that are not
+            UTF-8 read as U+FFFD).
             A JSON number is kept by its value, not its spelling: an integer of up to 64 bits exactly, any other as
             a double
             .RB ( 1.0 ,

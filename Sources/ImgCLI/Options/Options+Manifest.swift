@@ -52,7 +52,11 @@ extension Options {
             .BR \-\-from ),
             .B url
             (as given, a password shown as
-            .BR *** ;
+            .BR *** ,
+            bytes that are not UTF-8 as
+            .BI % XX
+            escapes: see
+            .BR batch ;
             for a line with more columns than
             .I URL
             .RI [ NAME ]
@@ -88,7 +92,13 @@ extension Options {
             .B exit_class
             .RB ( transient " or " permanent ;
             see
-            .BR "EXIT STATUS" ),
+            .BR "EXIT STATUS" ;
+            also
+            .B transient
+            on a
+            .B robots_disallowed
+            line whose robots.txt could not be fetched for now, which is not done: see
+            .BR \-\-robots\-txt ),
             .B outputs
             (one per variant:
             .BR variant ,
@@ -179,8 +189,10 @@ extension Options {
             or
             .B \-\-retry\-failed
             manifest settles),
-            .BR filtered ", " opted_out " and " robots_disallowed
-            (when some line was),
+            .BR filtered ", " opted_out ", " robots_disallowed " and " robots_disallowed_transient
+            (when some line was; the last counts the lines of
+            .B robots_disallowed
+            whose robots.txt could not be fetched for now),
             .B redone
             (with
             .B \-\-resume

@@ -119,6 +119,19 @@ extension Options {
             and does not change the exit status.
             A 4xx answer (no robots.txt) allows everything; a 5xx, a 429 or a failed connection disallows the
             whole host for the run; more than 5 redirects allows everything.
+            A line disallowed only because its robots.txt could not be fetched for a reason that may pass (a 5xx,
+            a 429, a refused or failed connection, a timeout, after
+            .BR \-\-retry )
+            is not done: its record has
+            .B exit_class
+            .BR transient ,
+            its reason says it is disallowed for this run, to be tried again later, the summary counts it as
+            .BR robots_disallowed_transient ,
+            the batch exits 75 unless a failure is permanent (1), and
+            .B \-\-retry\-failed
+            and
+            .B \-\-resume
+            run it again, robots.txt fetched again.
             What it said is kept in the disk cache (its own entry per host) for the cache's TTL, at most 24 hours;
             a failure is not kept. With
             .BR \-\-only\-from\-cache ,

@@ -121,6 +121,13 @@ extension Options {
             .I FILE
             does not record as done: those it records as
             .BR failed ,
+            those it records as
+            .B robots_disallowed
+            with
+            .B exit_class
+            .B transient
+            (their robots.txt could not be fetched, for now: see
+            .BR \-\-robots\-txt ),
             and those it has no result for (not reached by a run that was stopped, recorded only as
             .BR skipped ,
             or recorded for another URL: the list changed).
@@ -140,7 +147,11 @@ extension Options {
             .RB ( ok ,
             .BR filtered ,
             .BR opted_out ,
-            .BR robots_disallowed )
+            .B robots_disallowed
+            without
+            .BR "exit_class transient" :
+            by a rule, or by a robots.txt that could not be fetched for a reason that does not pass, as a TLS
+            failure)
             are not fetched: they are carried into
             .B \-\-manifest
             as they were (their status and reason;
@@ -152,7 +163,7 @@ extension Options {
             .BR \-\-resume ,
             the outputs of the lines recorded
             .B ok
-            are not looked at, and the lines filtered, opted out or disallowed are not run again.
+            are not looked at, and the lines filtered, opted out or so disallowed are not run again.
             But a line recorded
             .B ok
             whose outputs this run would name otherwise (lines above it or the naming options changed, so that

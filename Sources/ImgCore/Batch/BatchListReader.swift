@@ -108,36 +108,33 @@ public final class BatchListReader {
     /// whatever it holds): `nextLine` gives it with `tooLong` and its first 100 characters and `…` as the first column.
     public static let maxLineBytes = 64 << 10
 
-    /// The next non-blank, non-comment line as (line number, first column, second column, whether it has more
-    /// columns, whether it was over `maxLineBytes`, the line as written without its surrounding blanks), or nil at
-    /// the end. A word given on the command line is one first column as given: not trimmed, split or skipped.
+    /// The next non-blank, non-comment line as a plain list's row (`ListRowReader.plainRow`): (line number, first
+    /// column, second column, whether it has more columns, whether it was over `maxLineBytes`, the line as written
+    /// without its surrounding blanks), or nil at the end. A word given on the command line is one first column as
+    /// given: not trimmed, split or skipped.
     public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool, tooLong: Bool, raw: String)? {
-        while true {
-            guard let raw = nextRawLine() else { return nil }
-            if readingWords { return (lineNumber, raw, nil, false, false, raw) }
-            if let start = tooLongStart {
-                tooLongStart = nil
-                return (lineNumber, start, nil, false, true, start)
-            }
-            let trimmed = ASCIIBytes.trimmed(raw[...])
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-            return (lineNumber, columns[0], columns.count > 1 ? columns[1] : nil, columns.count > 2, false, trimmed)
+        while let physical = nextPhysicalLine() {
+            guard let row = ListRowReader.plainRow(physical) else { continue }
+            return (row.line, row.first, row.second, row.extra, row.tooLong, row.raw)
         }
+        return nil
     }
 
-    /// The next physical line, blank and comment lines included, as (line number, text without its newline, whether
-    /// it was over `maxLineBytes`: then `text` is its first 100 characters and `…`, whether it is a word given on the
-    /// command line), or nil at the end: what a list with columns (`ListRowReader`) is assembled from.
-    func nextPhysicalLine() -> (line: Int, text: String, tooLong: Bool, isWord: Bool)? {
+    /// The next physical line, blank and comment lines included, or nil at the end: what a list with columns
+    /// (`ListRowReader`) is assembled from.
+    func nextPhysicalLine() -> PhysicalLine? {
         guard let raw = nextRawLine() else { return nil }
         let isWord = readingWords
         if let start = tooLongStart {
             tooLongStart = nil
-            return (lineNumber, start, true, isWord)
+            return (lineNumber, start, true, isWord, nil)
         }
-        return (lineNumber, raw, false, isWord)
+        return (lineNumber, raw, false, isWord, isWord ? nil : lineBytes)
     }
+
+    /// The bytes of the line `nextRawLine` read last from a file or standard input (without a byte order mark) when
+    /// they are not all UTF-8; nil when they are.
+    private var lineBytes: [UInt8]?
 
     /// Lines of standard input read before this reader took it (a list's header, read by `ListLayout.prepare`):
     /// its line numbers count on from them. Default 0.
@@ -210,11 +207,17 @@ public final class BatchListReader {
         skippingLongLine = true
     }
 
-    /// A raw line as text; the first of an input loses its byte order mark (EF BB BF), if any.
+    /// A raw line as text, U+FFFD for each sequence that is not UTF-8 (its bytes then kept as `lineBytes`); the
+    /// first of an input loses its byte order mark (EF BB BF), if any.
     private func text(of bytes: ArraySlice<UInt8>) -> String {
         var bytes = bytes
         if atStartOfInput, bytes.starts(with: Self.byteOrderMark) { bytes = bytes.dropFirst(Self.byteOrderMark.count) }
         atStartOfInput = false
+        if let text = String(validating: bytes, as: UTF8.self) {
+            lineBytes = nil
+            return text
+        }
+        lineBytes = Array(bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -12,7 +12,9 @@ extension BatchProgress {
                 if line.failedPermanently { failedPermanently -= 1 }
             case "filtered": filtered -= 1
             case "opted_out": optedOut -= 1
-            case "robots_disallowed": robotsDisallowed -= 1
+            case "robots_disallowed":
+                robotsDisallowed -= 1
+                if line.refusedTransiently { robotsDisallowedTransient -= 1 }
             default: break
             }
             guard let mismatch = line.item.redone else { continue }

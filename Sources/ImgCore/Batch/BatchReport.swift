@@ -56,6 +56,12 @@ public struct BatchItemReport: Sendable {
     public var failedTransiently: Bool {
         failed && errors.allSatisfy(\.isTransient)
     }
+
+    /// True when its site's refusal holds for this run only (`SiteRefusal.isTransient`: its robots.txt could not be
+    /// had for a reason that may pass): not a failure, but not done either.
+    public var refusedTransiently: Bool {
+        !skipped && carried == nil && refusal?.isTransient == true
+    }
 }
 
 /// Counts so far, for a live progress line.
@@ -68,6 +74,10 @@ public struct BatchProgress: Sendable {
     public var optedOut = 0
     /// Items their host's robots.txt disallows (`BatchOptions.robotsTxt`), never requested.
     public var robotsDisallowed = 0
+    /// Of `robotsDisallowed`, items disallowed only because their host's robots.txt could not be had for a reason
+    /// that may pass (`BatchItemReport.refusedTransiently`): not done, to be tried again; the batch exits 75 for
+    /// them unless a failure is permanent.
+    public var robotsDisallowedTransient = 0
     public var failed = 0
     /// Items failed for a reason a retry cannot change (some failure not `ImgError.isTransient`).
     public var failedPermanently = 0
@@ -86,6 +96,12 @@ public struct BatchProgress: Sendable {
     public var total: Int?
     /// Seconds since the batch started.
     public var elapsed: Double = 0
+
+    /// Counts a line its host's robots.txt disallows; `transient`: only for this run (`robotsDisallowedTransient`).
+    mutating func countRobotsDisallowed(transient: Bool) {
+        robotsDisallowed += 1
+        if transient { robotsDisallowedTransient += 1 }
+    }
 
     /// Counts a line an earlier manifest settled; `keptInTar`: why its sample, kept, would have been made otherwise.
     mutating func countDoneEarlier(keptInTar: ResumeMismatch?) {
@@ -114,10 +130,12 @@ public struct BatchSummary: Sendable {
     /// Items whose outputs all succeeded (filtered and refused ones not counted).
     public var succeeded: Int { progress.done - progress.failed - progress.filtered - progress.optedOut - progress.robotsDisallowed }
 
-    /// Whether the run ended in error (its summaries' `status`): a line failed, it stopped at a failure, its list
-    /// could not be read, its output folder filled up, or a WebDataset tar could not be written.
+    /// Whether the run ended in error (its summaries' `status`): a line failed or was disallowed only because its
+    /// robots.txt could not be had for now (`BatchProgress.robotsDisallowedTransient`), it stopped at a failure, its
+    /// list could not be read, its output folder filled up, or a WebDataset tar could not be written.
     public var endedInError: Bool {
-        progress.failed > 0 || stoppedEarly || listFailure != nil || outputFolderFull != nil || tarFailure != nil
+        progress.failed > 0 || progress.robotsDisallowedTransient > 0 || stoppedEarly || listFailure != nil
+            || outputFolderFull != nil || tarFailure != nil
     }
     /// The signal that interrupted the batch, or 0.
     public var signal: Int32 = 0

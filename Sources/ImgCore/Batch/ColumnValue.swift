@@ -6,6 +6,10 @@ import Foundation
 /// as `0`, as JSON Lines' `-0` (an integer) is written and as `text` gives it.
 public indirect enum ColumnValue: Codable, Sendable, Equatable {
     case string(String)
+    /// A CSV or TSV field or a Parquet byte array whose bytes are not all UTF-8, as given: a URL column's are sent as
+    /// they are (`ListURLBytes`); anywhere else (a name, a caption, a kept column, its JSON) it is the string it reads
+    /// as, U+FFFD for each invalid sequence, as `text` gives it.
+    case notUTF8([UInt8])
     case integer(Int64)
     /// An integer above `Int64.max` (JSON Lines, or a Parquet column of unsigned 64-bit integers), kept exact.
     case unsigned(UInt64)
@@ -40,6 +44,7 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let value): try container.encode(value)
+        case .notUTF8(let bytes): try container.encode(String(decoding: bytes, as: UTF8.self))
         case .integer(let value): try container.encode(value)
         case .unsigned(let value): try container.encode(value)
         // `-0` would be one value spelled two ways: a table's cell and a caption said `0`, a sample's JSON `-0`.
@@ -60,11 +65,12 @@ public indirect enum ColumnValue: Codable, Sendable, Equatable {
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
-    /// The text of a string value, or a number's or boolean's as JSON writes it (what a URL or name column may
-    /// hold); nil for null, arrays and objects.
+    /// The text of a string value (of `notUTF8`, with U+FFFD for each invalid sequence), or a number's or boolean's
+    /// as JSON writes it (what a URL or name column may hold); nil for null, arrays and objects.
     public var text: String? {
         switch self {
         case .string(let value): value
+        case .notUTF8(let bytes): String(decoding: bytes, as: UTF8.self)
         case .integer(let value): String(value)
         case .unsigned(let value): String(value)
         case .number(let value): value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)

@@ -70,7 +70,7 @@ enum ListColumnCheck {
                 continue
             }
             switch parser.feed(text) {
-            case .complete(let names): return (names, lines)
+            case .complete(let names, _): return (names, lines)
             case .malformed(let reason): throw .usage("line \(lines) of list '-' (the header): \(reason)")
             case .incomplete where atEnd || parser.bytes > BatchListReader.maxLineBytes:
                 throw .usage("line \(lines) of list '-' (the header): a quoted field is not closed")

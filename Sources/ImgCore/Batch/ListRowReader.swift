@@ -39,6 +39,12 @@ public struct ListRow: Sendable {
     public var position: ListPosition?
 }
 
+/// One physical line of a list: its number, its text without its newline (U+FFFD for each sequence that is not
+/// UTF-8), whether it was over `BatchListReader.maxLineBytes` (then `text` is its first 100 characters and `…`),
+/// whether it is a word given on the command line, and its bytes when they are not all UTF-8 (nil when they are,
+/// and for a word or a line over the limit).
+typealias PhysicalLine = (line: Int, text: String, tooLong: Bool, isWord: Bool, bytes: [UInt8]?)
+
 /// Reads list rows from a `BatchListReader`'s lines in the list's format. Words given on the command line are
 /// always plain lines; a CSV or TSV list's first row is its header (blank lines before it and between rows are
 /// skipped; `#` starts no comment there), and a JSON Lines list is one object a line.
@@ -51,7 +57,7 @@ final class ListRowReader: ListRowSource {
     private var header: [String]?
     private var positions: [String: Int] = [:]
     /// Lines to read again: those after the first of a record whose quoted field never closed.
-    private var replay: [(line: Int, text: String, tooLong: Bool, isWord: Bool)] = []
+    private var replay: [PhysicalLine] = []
     private let decoder = JSONDecoder()
 
     /// `format` is the list's, resolved (`ListFormat.resolved(for:)`).
@@ -100,20 +106,35 @@ final class ListRowReader: ListRowSource {
         return nil
     }
 
-    private func nextPhysicalLine() -> (line: Int, text: String, tooLong: Bool, isWord: Bool)? {
+    private func nextPhysicalLine() -> PhysicalLine? {
         replay.isEmpty ? lines.nextPhysicalLine() : replay.removeFirst()
     }
 
     /// A plain line as `URL [NAME]`, columns separated by blanks; nil for a blank or comment line. A word given on
-    /// the command line is one URL as given (blanks and a leading `#` included).
-    static func plainRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+    /// the command line is one URL as given (blanks and a leading `#` included). A first column whose bytes are not
+    /// all UTF-8 is taken with those bytes escaped (`ListURLBytes`), or fails the line when it is no http(s) URL.
+    static func plainRow(_ physical: PhysicalLine) -> ListRow? {
         if physical.isWord { return ListRow(line: physical.line, first: physical.text, raw: physical.text) }
         if physical.tooLong { return ListRow(line: physical.line, first: physical.text, tooLong: true, raw: physical.text) }
         let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
-        let columns = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        return ListRow(line: physical.line, first: columns[0], second: columns.count > 1 ? columns[1] : nil,
+        let columns = plainColumns(trimmed)
+        var first = columns[0]
+        // The line escaped splits as its text does (an escape replaces a U+FFFD: neither is a blank), and its first
+        // column differs from the text's when that column has bytes that are not UTF-8.
+        if let bytes = physical.bytes, let escaped = plainColumns(ListURLBytes.escaping(bytes)).first, escaped != first {
+            guard ListURLBytes.isHTTP(escaped) else {
+                return ListRow(line: physical.line, first: "", raw: trimmed, failure: ListURLBytes.notUTF8)
+            }
+            first = escaped
+        }
+        return ListRow(line: physical.line, first: first, second: columns.count > 1 ? columns[1] : nil,
                        extra: columns.count > 2, raw: trimmed)
+    }
+
+    /// A plain line's columns: its text without surrounding blanks, split at spaces and tabs.
+    private static func plainColumns(_ line: String) -> [String] {
+        ASCIIBytes.trimmed(line[...]).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
     }
 
     private func failed(_ line: Int, _ raw: String, _ reason: String, tooLong: Bool = false) -> ListRow {
@@ -133,16 +154,16 @@ final class ListRowReader: ListRowSource {
     }
 
     /// The record starting with `first` and the lines it takes; nil when that was the header or a blank line.
-    private func delimitedRow(startingWith first: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+    private func delimitedRow(startingWith first: PhysicalLine) -> ListRow? {
         if ASCIIBytes.isBlank(first.text) || first.text == "\r" { return nil }
         if first.tooLong { return failed(first.line, first.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
         parser.reset()
         var taken = [first]
-        var next: (line: Int, text: String, tooLong: Bool, isWord: Bool)? = first
+        var next: PhysicalLine? = first
         while let physical = next {
-            switch parser.feed(physical.text) {
-            case .complete(let fields):
-                return row(fields, line: first.line, raw: Self.asWritten(taken.map(\.text)))
+            switch parser.feed(physical.text, bytes: physical.bytes) {
+            case .complete(let fields, let notUTF8):
+                return row(fields, notUTF8: notUTF8, line: first.line, raw: Self.asWritten(taken.map(\.text)))
             case .malformed(let reason):
                 return failed(first.line, Self.asWritten(taken.map(\.text)), reason)
             case .incomplete:
@@ -164,8 +185,9 @@ final class ListRowReader: ListRowSource {
         for (position, name) in names.enumerated() where positions[name] == nil { positions[name] = position }
     }
 
-    /// A record's row, or nil for the header (the first record).
-    private func row(_ fields: [String], line: Int, raw: String) -> ListRow? {
+    /// A record's row, or nil for the header (the first record); `notUTF8`: the bytes of the fields that are not all
+    /// UTF-8, by position (their values are `ColumnValue.notUTF8`).
+    private func row(_ fields: [String], notUTF8: [Int: [UInt8]], line: Int, raw: String) -> ListRow? {
         guard let header else {
             take(header: fields)
             return nil
@@ -174,17 +196,19 @@ final class ListRowReader: ListRowSource {
             return failed(line, raw, "\(fields.count) fields where the header has \(header.count)")
         }
         let value: (String) -> ColumnValue? = { [positions] name in
-            positions[name].flatMap { $0 < fields.count ? .string(fields[$0]) : nil }
+            positions[name].flatMap { $0 < fields.count ? notUTF8[$0].map(ColumnValue.notUTF8) ?? .string(fields[$0]) : nil }
         }
         return layout.row(from: value, line: line, raw: raw)
     }
 
     // MARK: JSON Lines
 
-    private func jsonRow(_ physical: (line: Int, text: String, tooLong: Bool, isWord: Bool)) -> ListRow? {
+    private func jsonRow(_ physical: PhysicalLine) -> ListRow? {
         if physical.tooLong { return failed(physical.line, physical.text, "over \(BatchListReader.maxLineBytes) bytes", tooLong: true) }
         let trimmed = ASCIIBytes.trimmed(physical.text[...])
         if trimmed.isEmpty { return nil }
+        // JSON text is UTF-8 (RFC 8259): a line that is not is no JSON, whatever column holds the bytes.
+        if physical.bytes != nil { return failed(physical.line, trimmed, "cannot be read as JSON: it is not UTF-8") }
         guard var object = try? decoder.decode([String: ColumnValue].self, from: Data(trimmed.utf8)) else {
             return failed(physical.line, trimmed, Self.whyNotAnObject(trimmed))
         }
@@ -225,10 +249,14 @@ extension ListLayout {
         func missing(_ column: String, _ role: ListColumnRole) -> ImgError { .missingColumn(MissingColumn(column: column, role: role)) }
         let urlColumn = self.urlColumn
         guard let urlValue = value(urlColumn) else { return failed(missing(urlColumn, .url)) }
-        guard case .string(let text) = urlValue else {
+        let url: String
+        switch urlValue {
+        case .string(let text): url = ASCIIBytes.trimmed(text[...])
+        case .notUTF8(let bytes):
+            do throws(ImgError) { url = try ListURLBytes.url(bytes) } catch { return failed(error) }
+        default:
             return failed(.usage(urlValue == .null ? "no URL in column '\(urlColumn)' (null)" : "column '\(urlColumn)' is not a string"))
         }
-        let url = ASCIIBytes.trimmed(text[...])
         guard !url.isEmpty else { return failed(.usage("no URL in column '\(urlColumn)'")) }
         var row = ListRow(line: line, first: url, raw: raw)
         if let nameColumn = nameColumn {

@@ -34,7 +34,9 @@ public struct ManifestRecord: Codable, Sendable, Equatable {
     public var original: ManifestSize?
     /// The first failure of the line.
     public var error: ManifestError?
-    /// `transient` (trying later may succeed: exit 75) or `permanent` (exit 1), for a failed line.
+    /// `transient` (trying later may succeed: exit 75) or `permanent` (exit 1), for a failed line; `transient` for a
+    /// `robots_disallowed` line whose robots.txt could not be had for a reason that may pass (not done: it is tried
+    /// again), absent for one a rule disallows.
     public var exitClass: String?
     /// Milliseconds spent on the line in this run (filtered and opted-out lines too: their download); absent for a
     /// line skipped or done earlier.
@@ -149,6 +151,9 @@ public struct ManifestSummary: Codable, Sendable {
     public var optedOut: Int?
     /// Lines their host's robots.txt disallows.
     public var robotsDisallowed: Int?
+    /// Of those, lines disallowed only because their robots.txt could not be had for a reason that may pass (not
+    /// done: `--retry-failed` runs them).
+    public var robotsDisallowedTransient: Int?
     /// Lines an earlier run's manifest recorded as done (`ok`; with `--retry-failed` also `filtered`, `opted_out`,
     /// `robots_disallowed`), not fetched again.
     public var doneEarlier: Int
@@ -164,7 +169,8 @@ public struct ManifestSummary: Codable, Sendable {
     public var ms: Int
 
     enum CodingKeys: String, CodingKey {
-        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, notReached = "not_reached", filtered, optedOut = "opted_out", robotsDisallowed = "robots_disallowed", doneEarlier = "done_earlier", redone,
+        case summary, status, ok, failed, failedTransient = "failed_transient", skipped, notReached = "not_reached", filtered, optedOut = "opted_out", robotsDisallowed = "robots_disallowed",
+             robotsDisallowedTransient = "robots_disallowed_transient", doneEarlier = "done_earlier", redone,
              written, exit, signal, shard, ms
     }
 
@@ -196,6 +202,7 @@ extension ManifestRecord {
         }
         if let refusal = report.refusal {
             (status, reason, directive, rule) = (refusal.status, refusal.reason, refusal.directive, refusal.rule)
+            if refusal.isTransient { exitClass = "transient" }
             ms = report.milliseconds
             return
         }

@@ -5,7 +5,8 @@ import Foundation
 /// are summary lines; when a line has several records (a manifest appended to by resumed runs), the last counts,
 /// but a `skipped` one (not done: the run was stopping) never replaces an earlier one, whose result still holds: a
 /// line's state is its last record of a result (`ok`, `failed`, `filtered`, `opted_out`, `robots_disallowed`), and a
-/// line with none (not reached, or only skipped) is not done.
+/// line with none (not reached, or only skipped) is not done, nor is one recorded `failed` or with exit class
+/// `transient` (a `robots_disallowed` line whose robots.txt could not be had for now).
 ///
 /// The file is streamed, never held whole: reading it keeps, per list line, only where its last record is in the
 /// file (`ManifestIndex`, 12 bytes a line); a record is read again from the file, which stays open, when its line
@@ -15,7 +16,8 @@ public struct PreviousManifest: Sendable {
     public enum Mode: Sendable {
         /// Every line recorded `ok` whose outputs are still what this run would make (`ResumeJudge`).
         case resume
-        /// Only the lines recorded `failed` and those not done (no record of a result: not reached, or `skipped`).
+        /// Only the lines recorded `failed`, those disallowed by a robots.txt that could not be had for now (exit class
+        /// `transient`), and those not done (no record of a result: not reached, or `skipped`).
         case retryFailed
     }
 
@@ -55,15 +57,17 @@ public struct PreviousManifest: Sendable {
     }
 
     /// With `--retry-failed`, what to do with list line `line` whose first column is `input` (`malformedLine`: the
-    /// whole line, when it is not of a usable form): nil to run it (recorded `failed`, or not done: no record of a
-    /// result), else the record to carry into this run's manifest without fetching anything (`ok`, `filtered`,
-    /// `opted_out`, `robots_disallowed`). A record of another URL or line (the list changed) does not count: it runs.
+    /// whole line, when it is not of a usable form): nil to run it (recorded `failed` or with exit class `transient`:
+    /// `robots_disallowed` because its robots.txt could not be had for now; or not done: no record of a result), else
+    /// the record to carry into this run's manifest without fetching anything (`ok`, `filtered`, `opted_out`,
+    /// `robots_disallowed` by a rule or for good). A record of another URL or line (the list changed) does not count:
+    /// it runs.
     func retryDecision(line: Int, input: String, malformedLine: String?) -> ManifestRecord? {
         // A malformed line is recorded by its whole text (`raw`), any other by its URL, as ManifestRecord does.
         let url = malformedLine == nil ? URLCredentials.maskingPassword(in: input) : nil
         let raw = malformedLine.map(ManifestRecord.maskingPasswords(inLine:))
         guard let record = self.record(line: line), record.url == url, record.raw == raw,
-              record.status != "failed", record.status != "skipped" else { return nil }
+              record.status != "failed", record.status != "skipped", record.exitClass != "transient" else { return nil }
         return Self.carried(record)
     }
 

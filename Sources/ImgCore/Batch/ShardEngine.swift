@@ -9,7 +9,8 @@ import Foundation
 public struct ShardEngine: Sendable, Equatable {
     /// The shard this process handles.
     public var shard: Shard
-    /// Which variables decided, for `-v`: e.g. `SLURM_ARRAY_TASK_ID=7 - SLURM_ARRAY_TASK_MIN=4 of SLURM_ARRAY_TASK_COUNT=4`.
+    /// Which variables decided, for `-v`: e.g. `SLURM_ARRAY_TASK_ID=7 - SLURM_ARRAY_TASK_MIN=4 of SLURM_ARRAY_TASK_COUNT=4`,
+    /// or `SLURM_ARRAY_TASK_ID=3 (SLURM_ARRAY_TASK_MIN unset, taken as 0) of SLURM_ARRAY_TASK_COUNT=4`.
     public var decidedBy: String
 
     /// The engines that give an index but no count, in the order they are looked for, with their first index.
@@ -48,16 +49,19 @@ public struct ShardEngine: Sendable, Equatable {
         let countText = environment["SLURM_ARRAY_TASK_COUNT"].flatMap { $0.isEmpty ? nil : $0 }
         guard countText != nil || expected != nil else { throw .slurmCountMissing }
         let count = try countText.map { text throws(Failure) in try number(text, name: "SLURM_ARRAY_TASK_COUNT") } ?? expected!
-        let minimum = try environment["SLURM_ARRAY_TASK_MIN"].map { text throws(Failure) in
-            try number(text, name: "SLURM_ARRAY_TASK_MIN")
-        } ?? 0
+        let minimumText = environment["SLURM_ARRAY_TASK_MIN"]
+        let minimum = try minimumText.map { text throws(Failure) in try number(text, name: "SLURM_ARRAY_TASK_MIN") } ?? 0
         let step = try environment["SLURM_ARRAY_TASK_STEP"].map { text throws(Failure) in
             try number(text, name: "SLURM_ARRAY_TASK_STEP")
         } ?? 1
         if count == 0 { throw .notPositive(variable: "SLURM_ARRAY_TASK_COUNT") }
         if step == 0 { throw .notPositive(variable: "SLURM_ARRAY_TASK_STEP") }
-        var decided = "SLURM_ARRAY_TASK_ID=\(taskID) - SLURM_ARRAY_TASK_MIN=\(minimum)"
-        if step > 1 { decided = "(\(decided)) / SLURM_ARRAY_TASK_STEP=\(step)" }
+        // An unset minimum is named as such: the variables given are what the message shows.
+        var decided = minimumText == nil ? "SLURM_ARRAY_TASK_ID=\(taskID) (SLURM_ARRAY_TASK_MIN unset, taken as 0)"
+            : "SLURM_ARRAY_TASK_ID=\(taskID) - SLURM_ARRAY_TASK_MIN=\(minimum)"
+        if step > 1 {
+            decided = (minimumText == nil ? decided : "(\(decided))") + " / SLURM_ARRAY_TASK_STEP=\(step)"
+        }
         decided += countText == nil ? " of \(count) (SLURM_ARRAY_TASK_COUNT not set)" : " of SLURM_ARRAY_TASK_COUNT=\(count)"
         guard taskID >= minimum, (taskID - minimum) % step == 0, (taskID - minimum) / step < count else {
             throw .slurmNotAnIndex(decidedBy: decided, count: count)

@@ -57,7 +57,7 @@ final class RobotsPolicies: Sendable {
         switch policy {
         case .rules(let robots): return base + robots.rules.reduce(0) { $0 + 2 * $1.pattern.utf8.count + 96 }
         case .allowAll: return base
-        case .disallowAll(let why): return base + why.utf8.count
+        case .disallowAll(let why, _): return base + why.utf8.count
         }
     }
 }

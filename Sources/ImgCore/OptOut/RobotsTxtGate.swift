@@ -7,7 +7,8 @@ import Foundation
 /// `ImagePipeline.judgeRedirectsByRobotsTxt`, every redirect's target. What it said is cached under `robots:ORIGIN` (its own namespace) for the cache's
 /// TTL, at most 24 hours as RFC 9309 asks (not extended by use): a 2xx's body (its first 500 KiB), a 4xx as no
 /// body (everything allowed). A 5xx, a 429 or a failed transfer disallows the whole host for this run and is not
-/// cached; more redirects than that allows everything (RFC 9309 2.3.1.2).
+/// cached (a 5xx, a 429, a failed connection or a timeout as a transient verdict: its lines are to be tried again);
+/// more redirects than that allows everything (RFC 9309 2.3.1.2).
 final class RobotsTxtGate: Sendable {
     private let loader: any DataLoading
     private let store: (any EntryStoring)?
@@ -38,8 +39,9 @@ final class RobotsTxtGate: Sendable {
         switch try policy(origin: origin, robotsURL: robotsURL) {
         case .allowAll:
             return nil
-        case .disallowAll(let why):
-            return RobotsVerdict(robotsURL: robotsURL.absoluteString, path: path, rule: nil, unreachable: why)
+        case .disallowAll(let why, let transient):
+            return RobotsVerdict(robotsURL: robotsURL.absoluteString, path: path, rule: nil, unreachable: why,
+                                 transient: transient)
         case .rules(let robots):
             guard let rule = robots.deciding(path), !rule.allows else { return nil }
             return RobotsVerdict(robotsURL: robotsURL.absoluteString, path: path, rule: rule.text, unreachable: nil)
@@ -83,7 +85,7 @@ final class RobotsTxtGate: Sendable {
             case .overLimit(.redirects, _):
                 return .allowAll
             default:
-                return .disallowAll(error.message)
+                return .disallowAll(error.message, transient: error.isTransient)
             }
         }
     }

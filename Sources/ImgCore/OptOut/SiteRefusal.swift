@@ -22,6 +22,12 @@ public enum SiteRefusal: Sendable, Equatable {
         }
     }
 
+    /// Whether the refusal holds for this run only: robots.txt could not be had for a reason that may pass
+    /// (`RobotsVerdict.transient`). Its line counts as a transient failure for the exit status and `--retry-failed`.
+    public var isTransient: Bool {
+        if case .robotsTxt(let verdict) = self { verdict.transient } else { false }
+    }
+
     /// The robots.txt rule that disallowed the URL (`disallow: /private/`); nil otherwise.
     public var rule: String? {
         if case .robotsTxt(let verdict) = self { verdict.rule } else { nil }

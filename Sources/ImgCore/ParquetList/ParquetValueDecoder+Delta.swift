@@ -43,11 +43,11 @@ extension ParquetValueDecoder {
             source = .integers(decoder, bits: bits)
             return values
         case .lengthStrings(var decoder):
-            let values = try decoder.next(count).map { ColumnValue.string(String(decoding: $0, as: UTF8.self)) }
+            let values = try decoder.next(count).map { text($0) }
             source = .lengthStrings(decoder)
             return values
         case .strings(var decoder):
-            let values = try decoder.next(count).map { ColumnValue.string(String(decoding: $0, as: UTF8.self)) }
+            let values = try decoder.next(count).map { text($0) }
             source = .strings(decoder)
             return values
         case .byteStreamSplit(let start, let total, let width, let taken):

@@ -99,7 +99,7 @@ struct ParquetValueDecoder {
             default:
                 let length = Int(raw)
                 guard length <= end - position else { throw ParquetFormatError("a string beyond its page") }
-                values.append(.string(String(decoding: bytes[position..<position + length], as: UTF8.self)))
+                values.append(Self.text(bytes[position..<position + length]))
                 position += length
             }
         }
@@ -119,6 +119,12 @@ struct ParquetValueDecoder {
         let length = (0..<4).reduce(0) { $0 | Int(bytes[position + $1]) << (8 * $1) }
         guard length <= range.upperBound - position - 4 else { throw ParquetFormatError("a length beyond its page") }
         return length
+    }
+
+    /// A byte array's value: its text when it is UTF-8, else its bytes (`ColumnValue.notUTF8`: a URL column's are sent
+    /// as they are, any other reads them with U+FFFD).
+    static func text(_ bytes: some Collection<UInt8>) -> ColumnValue {
+        String(validating: bytes, as: UTF8.self).map(ColumnValue.string) ?? .notUTF8(Array(bytes))
     }
 
     /// A floating-point value as a number, or NaN and the infinities as the strings `NaN`, `Infinity` and

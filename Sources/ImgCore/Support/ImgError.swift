@@ -28,7 +28,9 @@ public enum ImgError: Error, Equatable, Sendable, CustomStringConvertible {
     /// when that was not an image type; nil (the default) otherwise. The CLI front names the option that set it.
     case overLimit(ExceededLimit, contentType: String? = nil)
     /// The site asked for the URL not to be used (`X-Robots-Tag`, robots.txt). Not a failure: a batch records the
-    /// line as `opted_out` or `robots_disallowed` (`SiteRefusal.status`) and its exit status stays as it is (0 here).
+    /// line as `opted_out` or `robots_disallowed` (`SiteRefusal.status`) and its exit status stays as it is (0 here),
+    /// but for a robots.txt that could not be had for now (`SiteRefusal.isTransient`): then it exits 75 unless a
+    /// failure is permanent.
     case siteRefusal(SiteRefusal)
     /// The image's size is outside the caller's filter (`DecodeOptions.sizeFilter`), read from its header: nothing
     /// decoded. Not a failure: a batch records the line as `filtered` and its exit status stays as it is (0 here).

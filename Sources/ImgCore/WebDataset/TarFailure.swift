@@ -10,6 +10,9 @@ public struct TarFailure: Sendable {
         public var status: String
         /// Whether its failure was a permanent one (`status` `failed` only).
         public var failedPermanently: Bool
+        /// Whether it was disallowed for this run only (`status` `robots_disallowed` only:
+        /// `BatchItemReport.refusedTransiently`).
+        public var refusedTransiently: Bool
         /// Whether its sample was in the tar (else only its count, and its table row).
         public var hadSample: Bool
     }

@@ -94,7 +94,8 @@ final class WebDatasetShards: @unchecked Sendable { // touched only under BatchR
         count(status: status)
         if !report.skipped, current != nil {
             linesInTar.append(TarFailure.LostLine(item: report.item, status: status, failedPermanently:
-                report.failed && !report.failedTransiently, hadSample: written > 0))
+                report.failed && !report.failedTransiently, refusedTransiently: report.refusedTransiently,
+                hadSample: written > 0))
         }
         return written
     }

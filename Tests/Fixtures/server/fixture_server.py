@@ -372,7 +372,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._stat_path = path
 
         if path == "/robots.txt":
-            return self.serve_robots()
+            return self.serve_robots(count)
 
         parts = path.split("/")  # ['', 'img', 'a.jpg', ...]
         head = parts[1] if len(parts) > 1 else ""
@@ -728,9 +728,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         value = urllib.parse.unquote(rest[0])
         self._serve_file("/".join(rest[1:]), extra_headers=[("Cache-Control", value)])
 
-    def serve_robots(self):
+    def serve_robots(self, count):
         # --robots file:PATH (200, text/plain), status:N (N with a short body) or redirect:LOCATION (302); 404 without.
-        spec = self.server.robots or "status:404"
+        # Several specs separated by ";" answer the requests in turn, the last one every request after them.
+        specs = (self.server.robots or "status:404").split(";")
+        spec = specs[min(count, len(specs)) - 1]
         self._sleep(self.server.robots_delay)
         kind, _, value = spec.partition(":")
         if kind == "file":
@@ -806,7 +808,8 @@ def main(argv=None):
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0 = random)")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     ap.add_argument("--port-file", help="write the bound port to this file")
-    ap.add_argument("--robots", help="/robots.txt: file:PATH, status:N or redirect:LOCATION (default status:404)")
+    ap.add_argument("--robots", help="/robots.txt: file:PATH, status:N or redirect:LOCATION (default status:404); "
+                    "several separated by ';' answer the requests in turn, the last one the rest")
     ap.add_argument("--robots-delay", type=float, default=0.0, help="seconds /robots.txt waits before answering")
     ap.add_argument("--aliases", type=int, default=0,
                     help="also serve plain http on this many more loopback addresses (127.0.0.2, ...), same port")
