@@ -1,15 +1,16 @@
-/* libvips' memory local to an object, freed with the object through one record of its blocks.
+/* libvips' memory local to an object, freed when the object closes through one record of its blocks.
  *
  * vips_malloc(object, size) gives a block to be freed when the object closes, by connecting a "postclose" signal
  * handler to the object for each block: a closure, a handler in GLib's tables (looked up and changed under GLib's
- * one signal lock), one emission call for each block when the object closes, and each handler taken down again.
- * Every reduceh libvips builds allocates its 65 coefficient tables twice over so (130 handlers), and a small
- * thumbnail builds one or two: a seventh of a small JPEG's line to 64 px (bench/levers.py, 2,000 lines). This
- * definition takes libvips' name, so that libvips' calls reach it (the programs that start libvips export it, as
- * operation_build.c's), and records the blocks of each object in one list kept as the object's data, which GLib
- * frees with the object (at its finalization, right after its close). The blocks are zeroed and counted in the
- * object's local_memory as libvips' are. IMGFETCH_OBJECT_MEMORY=libvips in the environment (or
- * imgf_object_memory_set(0)) sends every allocation to libvips' own function, for comparison. */
+ * one signal lock), one call for each block when the object closes, and each handler taken down again. Every
+ * reduceh libvips builds allocates its 65 coefficient tables twice over so: 130 handlers for each horizontal reduce,
+ * and a small thumbnail builds one or two. This definition takes libvips' name, so that libvips' calls reach it (the
+ * programs that start libvips export it, as operation_build.c's), and records the blocks of each object in one list
+ * kept as the object's data, with one "postclose" handler that frees them all, when libvips' handlers would. An
+ * object libvips rewinds (closes and builds again: vips_object_rewind) so frees its blocks at each close, and takes
+ * a new record for the next build; GLib frees a record still attached when it frees the object. The blocks are
+ * zeroed and counted in the object's local_memory as libvips' are. IMGFETCH_OBJECT_MEMORY=libvips in the environment
+ * (or imgf_object_memory_set(0)) sends every allocation to libvips' own function, for comparison. */
 #include "imgf_object_memory.h"
 #include "imgf_vips.h"
 
@@ -47,14 +48,24 @@ static void free_blocks(gpointer data) {
     g_free(record);
 }
 
-/* The object's record, made and attached by the first block (of two threads at once, one record wins). */
+/* The "postclose" handler: the record goes, and free_blocks with it. */
+static void release_blocks(VipsObject *object, gpointer unused) {
+    (void)unused;
+    g_object_set_qdata((GObject *)object, blocks_quark(), NULL);
+}
+
+/* The object's record, made and attached by the first block since the object was built (of two threads at once, one
+ * record wins and connects the handler). */
 static object_blocks *blocks_of(GObject *object) {
     GQuark quark = blocks_quark();
     object_blocks *record = g_object_get_qdata(object, quark);
     if (record) return record;
     object_blocks *fresh = g_new0(object_blocks, 1);
     g_mutex_init(&fresh->lock);
-    if (g_object_replace_qdata(object, quark, NULL, fresh, free_blocks, NULL)) return fresh;
+    if (g_object_replace_qdata(object, quark, NULL, fresh, free_blocks, NULL)) {
+        g_signal_connect(object, "postclose", G_CALLBACK(release_blocks), NULL);
+        return fresh;
+    }
     free_blocks(fresh);
     return g_object_get_qdata(object, quark);
 }

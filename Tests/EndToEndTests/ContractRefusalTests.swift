@@ -81,7 +81,7 @@ struct ContractRefusalTests: EndToEndSuite {
         expectRefused(try fetch([url, "-o", output, "--ttl", "36500.5d"]), saying: "bad ttl '36500.5d' in --ttl: \(said)")
         expectRefused(try Imgfetch.run([url, "-o", output, "--cache-dir", cache], environment: ["IMGFETCH_TTL": "99999999999"]),
                       saying: "bad ttl '99999999999' in IMGFETCH_TTL: \(said)")
-        expectRefused(try fetch(["cache", "config", "ttl=10000000d"]), saying: "bad ttl '10000000d': \(said)")
+        expectRefused(try fetch(["cache", "config", "ttl=10000000d"]), saying: "bad ttl '10000000d' in cache config: \(said)")
         #expect(try server.requests("/img/sample.jpg") == 0)
         #expect(!FileManager.default.fileExists(atPath: output) && !FileManager.default.fileExists(atPath: cache))
 

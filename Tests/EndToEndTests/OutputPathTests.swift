@@ -146,10 +146,11 @@ struct OutputPathTests: EndToEndSuite {
     /// the message but not the exit code.
     @Test func standardStreamsThatFailAreReported() throws {
         let cache = " --cache-dir '\(cache)'"
-        for script in ["\"$IMGFETCH\" '\(sample)' -o - >/dev/full", "\"$IMGFETCH\" '\(sample)' -o - >&-",
+        // The fetch with --json first: it makes the cache that inspect then reads (of a missing one, inspect says so).
+        for script in ["\"$IMGFETCH\" '\(sample)' -o '\(work.file("j.png"))' --json\(cache) >/dev/full",
+                       "\"$IMGFETCH\" '\(sample)' -o - >/dev/full", "\"$IMGFETCH\" '\(sample)' -o - >&-",
                        "\"$IMGFETCH\" --version >/dev/full", "\"$IMGFETCH\" help cache >/dev/full",
-                       "\"$IMGFETCH\" cache inspect\(cache) >/dev/full", "\"$IMGFETCH\" cache inspect --json\(cache) >&-",
-                       "\"$IMGFETCH\" '\(sample)' -o '\(work.file("j.png"))' --json\(cache) >/dev/full"] {
+                       "\"$IMGFETCH\" cache inspect\(cache) >/dev/full", "\"$IMGFETCH\" cache inspect --json\(cache) >&-"] {
             let result = try shell(script)
             #expect(result.status == 7, "\(script): \(result.status) \(result.stderr)")
             #expect(result.stderr.hasPrefix("imgfetch: ") && result.stderr.split(separator: "\n").count == 1, "\(script): \(result.stderr)")

@@ -52,4 +52,15 @@ struct UnreadableInputCacheTests {
         #expect(mixed.status == 1 && mixed.stderr.contains("missing.jpg: No such file or directory"), "\(mixed.stderr)")
         #expect(contents(cache)?.contains("entries") == true, "the readable input's cache is there")
     }
+
+    /// A file its user may not read (run as nobody: root reads any file) makes no cache either.
+    @Test(.enabled(if: NobodyCache.canRun)) func aFileTheUserMayNotReadMakesNoCache() throws {
+        let nobody = try NobodyCache()
+        let secret = nobody.home.file("nobody/secret.png")
+        try #require(FileManager.default.copyItem(atPath: Paths.images + "/sample.png", toPath: secret) as Void?)
+        #expect(chown(secret, 65534, 65534) == 0 && chmod(secret, 0o000) == 0)
+        let result = try nobody.run([secret, "-o", nobody.home.file("nobody/out.png")])
+        #expect(result.status == 7 && result.stderr.contains("Permission denied"), "\(result.stderr)")
+        #expect(contents(nobody.path) == nil, "the cache directory was made")
+    }
 }

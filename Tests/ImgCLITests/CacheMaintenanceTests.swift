@@ -281,7 +281,8 @@ struct CacheMaintenanceTests {
 
     @Test func settingsPrecedenceAndTheConfigFile() throws {
         let home = try TemporaryDirectory()
-        try CacheSettings.writeConfig(directory: home.path, assignments: ["size-limit=2M", "ttl=14d"])
+        let root = try #require(try CacheRoot.open(home.path, create: true))
+        try CacheSettings.writeConfig(root: root, checked: try CacheSettings.checkedAssignments(["size-limit=2M", "ttl=14d"]))
         let stored = try CacheSettingsChoice.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil, environment: [:])
         #expect(stored.sizeLimit == 2 << 20 && stored.ttl == .seconds(14 * 86_400) && stored.ttlOrigin == .config)
         let environment = try CacheSettingsChoice.resolve(directory: home.path, sizeLimitOption: nil, ttlOption: nil,

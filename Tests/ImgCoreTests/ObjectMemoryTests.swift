@@ -8,8 +8,8 @@ import Testing
 /// runner exports the stand-in as imgfetch does. Serialized: a test switches the record off for a moment.
 @Suite("Object memory", .serialized)
 struct ObjectMemoryTests {
-    /// A block is zeroed, counted in the object's memory, and freed when the object's last reference goes, with the
-    /// blocks its loader took (the loader lives as long as the image it made).
+    /// A block is zeroed, counted in the object's memory, and freed when the object closes, here with the blocks its
+    /// loader took (the loader lives as long as the image it made) when its last reference goes.
     @Test func anObjectsBlocksAreZeroedAndFreedWithIt() throws {
         try VipsRuntime.start()
         let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
@@ -23,6 +23,24 @@ struct ObjectMemoryTests {
         #expect(imgf_object_blocks_freed() == freed)
         g_object_unref(image)
         #expect(imgf_object_blocks_freed() - freed == imgf_object_blocks_given() - given)
+    }
+
+    /// An object closed while referenced (as libvips' rewind closes an image to build it again) frees its blocks at
+    /// that close, and those it is given afterwards when it goes.
+    @Test func anObjectClosedAndKeptFreesItsBlocksAtTheClose() throws {
+        try VipsRuntime.start()
+        let data = try Data(contentsOf: URL(fileURLWithPath: Paths.images + "/sample.jpg"))
+        let image = try #require(data.withUnsafeBytes { imgf_open_buffer($0.baseAddress, $0.count, "") })
+        let object = UnsafeMutableRawPointer(image).assumingMemoryBound(to: VipsObject.self)
+        let blocks = { (count: Int) in for _ in 0..<count { _ = vips_malloc(object, 32) } }
+        let freed = imgf_object_blocks_freed()
+        blocks(4)
+        g_object_run_dispose(UnsafeMutableRawPointer(image).assumingMemoryBound(to: GObject.self))
+        #expect(imgf_object_blocks_freed() - freed >= 4)
+        let closed = imgf_object_blocks_freed()
+        blocks(2)
+        g_object_unref(image)
+        #expect(imgf_object_blocks_freed() - closed == 2)
     }
 
     /// A thumbnail's reduce records its 130 coefficient tables so, and writes the bytes it writes when libvips

@@ -108,14 +108,12 @@ public final class BatchListReader {
     /// whatever it holds): `nextLine` gives it with `tooLong` and its first 100 characters and `…` as the first column.
     public static let maxLineBytes = 64 << 10
 
-    /// The next non-blank, non-comment line as a plain list's row (`ListRowReader.plainRow`): (line number, first
-    /// column, second column, whether it has more columns, whether it was over `maxLineBytes`, the line as written
-    /// without its surrounding blanks), or nil at the end. A word given on the command line is one first column as
-    /// given: not trimmed, split or skipped.
-    public func nextLine() -> (line: Int, first: String, second: String?, extra: Bool, tooLong: Bool, raw: String)? {
+    /// The next non-blank, non-comment line as a plain list's row (`ListRowReader.plainRow`, its `failure` included:
+    /// a path or a URL of another scheme that is not UTF-8), or nil at the end. A word given on the command line is
+    /// one first column as given: not trimmed, split or skipped.
+    public func nextLine() -> ListRow? {
         while let physical = nextPhysicalLine() {
-            guard let row = ListRowReader.plainRow(physical) else { continue }
-            return (row.line, row.first, row.second, row.extra, row.tooLong, row.raw)
+            if let row = ListRowReader.plainRow(physical) { return row }
         }
         return nil
     }

@@ -288,7 +288,7 @@ public final class BatchRunner: Sendable {
             if report.filtered != nil { order.progress.filtered += 1 }
             switch report.refusal {
             case .robotsTag?: order.progress.optedOut += 1
-            case .robotsTxt(let verdict)?: order.progress.countRobotsDisallowed(transient: verdict.transient)
+            case .robotsTxt?: order.progress.countRobotsDisallowed(transient: report.refusedTransiently)
             case nil: break
             }
             if report.failed { order.progress.failed += 1 }

@@ -121,22 +121,9 @@ extension CacheSettings {
             // `KEY=default` and `KEY=` both reset a setting to its default (a query parameter named `default` can't
             // be stored: `keep-query=default` is the reset).
             let value = written.lowercased() == "default" ? "" : written
-            switch key {
-            case "size-limit":
-                guard value.isEmpty || parseSizeLimit(value) != nil else {
-                    throw .usage("bad size-limit '\(value)': expected a size such as 500M or 2G, or none")
-                }
-            case "ttl":
-                guard value.isEmpty || TimeToLive.parse(value) != nil else {
-                    throw .usage("bad ttl '\(value)': \(TimeToLive.expectation(for: value))")
-                }
-            case "keep-query":
-                guard value.isEmpty || QueryInKey(setting: value) != nil else {
-                    throw .usage("bad keep-query '\(value)': expected all, none or NAME,NAME")
-                }
-            case "fail-on":
-                guard value.isEmpty || FailOn(name: value) != nil else { throw .usage("bad fail-on '\(value)': \(failOnLevels)") }
-            default:
+            if keys.contains(key) {
+                guard value.isEmpty || isValue(value, of: key) else { throw .usage(badValue(key, value, in: "cache config")) }
+            } else {
                 guard value.isEmpty else { throw unknownSetting(key) }
             }
             checked.append((key, value.isEmpty ? nil : value))
@@ -162,22 +149,10 @@ extension CacheSettings {
         return (values(of: lines), problem(in: lines, file: root?.shown("config") ?? "config", judgingValues: true))
     }
 
-    /// Checks, then merges `key=value` assignments into `DIR/config`, written atomically (temporary, then rename);
-    /// a bad assignment, or a config that would still hold what a command refuses (`amendedConfig`), is refused
-    /// before the directory is made or the config written. An empty value removes the key. Returns the stored
-    /// values.
-    @discardableResult
-    public static func writeConfig(directory: String, assignments: [String]) throws(ImgError) -> [String: String] {
-        let checked = try checkedAssignments(assignments)
-        if let problem = try amendedConfig(root: try CacheRoot.open(directory, create: false), checked: checked).problem {
-            throw .usage(problem.message)
-        }
-        guard let root = try CacheRoot.open(directory, create: true) else { throw .io("cannot open \(directory)") }
-        return try writeConfig(root: root, checked: checked)
-    }
-
-    /// `writeConfig(directory:…)` of a directory open already (its own folders made where missing), with the
-    /// assignments `checkedAssignments` gave; refused as it refuses, with nothing written.
+    /// Merges the assignments `checkedAssignments` gave into `DIR/config` of a directory open already (its own
+    /// folders made where missing), written atomically (temporary, then rename); a config that would still hold what
+    /// a command refuses (`amendedConfig`) is refused with nothing written. A reset removes the key. Returns the
+    /// stored values.
     @discardableResult
     public static func writeConfig(root: CacheRoot, checked: [(key: String, value: String?)]) throws(ImgError)
         -> [String: String] {

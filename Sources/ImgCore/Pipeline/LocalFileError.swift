@@ -17,11 +17,13 @@ enum LocalFileError {
 
 extension ImageSource {
     /// Whether this is a local file no image can be read from, whatever a cache holds: missing or out of reach
-    /// (its key can't be made) or not a regular file (it is never read, so never cached). The pipeline fails it
-    /// with `LocalFileError.reason`; a command can tell before it opens, or makes, a cache directory for it.
+    /// (its key can't be made), not a regular file (it is never read, so never cached) or one the user may not read.
+    /// The pipeline fails it with `LocalFileError.reason`; a command can tell before it opens, or makes, a cache
+    /// directory for it.
     public var isUnreadableFile: Bool {
         guard case .file(let path) = self else { return false }
         var info = stat()
         return stat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFREG
+            || faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) != 0
     }
 }
