@@ -14,14 +14,15 @@
 #include "imgf_object_memory.h"
 #include "imgf_vips.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* An object's blocks. Objects are built on one thread, but a start function may allocate for an image that another
- * thread's start function allocates for too (under the image's own lock, which is not this record's): hence a lock. */
+/* An object's blocks. Objects are built on one thread, but libvips' workers allocate for one object at once too: hence
+ * a lock, a pthread one (GLib's are imgfetch's own stand-ins, glib_locks.c, which ThreadSanitizer does not see). */
 typedef struct {
-    GMutex lock;
+    pthread_mutex_t lock;
     size_t count, capacity;
     void **blocks;
 } object_blocks;
@@ -44,7 +45,7 @@ static void free_blocks(gpointer data) {
     for (size_t index = 0; index < record->count; index++) g_free(record->blocks[index]);
     blocks_freed += (long)record->count;
     g_free(record->blocks);
-    g_mutex_clear(&record->lock);
+    pthread_mutex_destroy(&record->lock);
     g_free(record);
 }
 
@@ -61,7 +62,7 @@ static object_blocks *blocks_of(GObject *object) {
     object_blocks *record = g_object_get_qdata(object, quark);
     if (record) return record;
     object_blocks *fresh = g_new0(object_blocks, 1);
-    g_mutex_init(&fresh->lock);
+    pthread_mutex_init(&fresh->lock, NULL);
     if (g_object_replace_qdata(object, quark, NULL, fresh, free_blocks, NULL)) {
         g_signal_connect(object, "postclose", G_CALLBACK(release_blocks), NULL);
         return fresh;
@@ -75,14 +76,14 @@ void *vips_malloc(VipsObject *object, size_t size) {
         return imgf_vips()->vips_malloc(object, size);
     void *block = g_malloc0(size);
     object_blocks *record = blocks_of((GObject *)object);
-    g_mutex_lock(&record->lock);
+    pthread_mutex_lock(&record->lock);
     if (record->count == record->capacity) {
         record->capacity = record->capacity ? record->capacity * 2 : 8;
         record->blocks = g_renew(void *, record->blocks, record->capacity);
     }
     record->blocks[record->count++] = block;
     object->local_memory += size;
-    g_mutex_unlock(&record->lock);
+    pthread_mutex_unlock(&record->lock);
     blocks_given++;
     return block;
 }

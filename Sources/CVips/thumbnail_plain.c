@@ -41,6 +41,16 @@ static void plain_shrink(int input_width, int input_height, int width, int heigh
     *vshrink = VIPS_MIN(*vshrink, input_height);
 }
 
+/* One of vips_resize's reduces (vips_reducev or vips_reduceh) of *image by shrink, with the kernel and gap vips_resize
+ * gives it: *image is replaced by the result (its reference given up); 0, or -1 with *image NULL. */
+static int reduce_step(int (*reduce)(VipsImage *, VipsImage **, double, ...), VipsImage **image, double shrink) {
+    VipsImage *next = NULL;
+    int failed = reduce(*image, &next, shrink, "kernel", VIPS_KERNEL_LANCZOS3, "gap", IMGF_RESIZE_GAP, NULL);
+    g_object_unref(*image);
+    *image = failed ? NULL : next;
+    return failed ? -1 : 0;
+}
+
 /* vips_resize of a plain image (8-bit, uncoded) by hscale x vscale, its default kernel and gap. To shrink both axes or
  * one (the other kept), vips_resize builds a copy (vips_image_decode of an uncoded image), vips_reducev, vips_reduceh
  * and a copy into its output: the reduces are built here alone, with the arguments vips_resize gives them, and the
@@ -54,22 +64,8 @@ static int plain_reduce(VipsImage *in, VipsImage **out, double hscale, double vs
     vscale = VIPS_MAX(vscale, 1.0 / vips->vips_image_get_height(in));
     VipsImage *reduced = in;
     g_object_ref(reduced);
-    if (vscale < 1.0) {
-        VipsImage *next;
-        int failed = vips->vips_reducev(reduced, &next, 1.0 / vscale, "kernel", VIPS_KERNEL_LANCZOS3, "gap",
-                                        IMGF_RESIZE_GAP, NULL);
-        g_object_unref(reduced);
-        if (failed) return -1;
-        reduced = next;
-    }
-    if (hscale < 1.0) {
-        VipsImage *next;
-        int failed = vips->vips_reduceh(reduced, &next, 1.0 / hscale, "kernel", VIPS_KERNEL_LANCZOS3, "gap",
-                                        IMGF_RESIZE_GAP, NULL);
-        g_object_unref(reduced);
-        if (failed) return -1;
-        reduced = next;
-    }
+    if (vscale < 1.0 && reduce_step(vips->vips_reducev, &reduced, 1.0 / vscale)) return -1;
+    if (hscale < 1.0 && reduce_step(vips->vips_reduceh, &reduced, 1.0 / hscale)) return -1;
     *out = reduced;
     reduced_alone++;
     return 0;
