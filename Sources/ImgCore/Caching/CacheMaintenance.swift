@@ -49,10 +49,7 @@ public enum CacheMaintenance {
             return report
         }
         removeTemporaries(root: root, olderThan: tempAge, dryRun: dryRun, now: now, into: &report)
-        let locks = KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun, listingPaths: listingPaths)
-        report.locks = locks.locks
-        report.paths += locks.paths
-        report.failures += locks.failures
+        report.absorb(KeyLock.removeStale(root: root, olderThan: tempAge, dryRun: dryRun, listingPaths: listingPaths))
         return report
     }
 

@@ -23,10 +23,11 @@ extension CacheMaintenance {
         public var interrupted = false
         public init() {}
 
-        /// Adds another report's entries, bytes, paths (after this one's) and failures.
+        /// Adds another report's entries, bytes, lock files, paths (after this one's) and failures.
         mutating func absorb(_ other: Report) {
             entries += other.entries
             bytes += other.bytes
+            locks += other.locks
             paths += other.paths
             failures += other.failures
         }
