@@ -3,17 +3,20 @@ import Foundation
 import Testing
 @testable import ImgCore
 
-/// `ThumbnailDecode` builds a JPEG's thumbnail of fewer libvips objects than `vips_thumbnail_buffer`: its pixels must
-/// be libvips' thumbnail's own, for every JPEG of the fixtures (grey, colour, CMYK, progressive, every orientation,
-/// with profiles and odd markers), every resize mode, with and without autorotation. The libvips work runs in a
+/// `ThumbnailDecode` builds a JPEG's or PNG's thumbnail of fewer libvips objects than `vips_thumbnail_buffer`: its
+/// pixels must be libvips' thumbnail's own, for every JPEG of the fixtures (grey, colour, CMYK, progressive, every
+/// orientation, with profiles and odd markers) and every PNG (PngSuite's bit depths, palettes, alpha, interlacing,
+/// gamma and profiles), every resize mode, with and without autorotation. The libvips work runs in a
 /// `VipsErrorScope`, as a rendering's does: the fixtures' decoder warnings must not reach the messages of the
 /// renderings other tests run at the same time (`ErrorAttributionTests`).
 @Suite("Thumbnails of fewer libvips objects")
 struct ThumbnailDecodeTests {
-    static let jpegs: [String] = {
-        let names = FileManager.default.enumerator(atPath: Paths.fixtures)?.compactMap { $0 as? String } ?? []
-        return names.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
-    }()
+    static let fixtureNames = FileManager.default.enumerator(atPath: Paths.fixtures)?.compactMap { $0 as? String } ?? []
+    static let jpegs = fixtureNames.filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
+    /// PngSuite's every kind of PNG and a quarter of Pillow's (larger ones, mostly 8-bit colour: the plain ones).
+    static let pngs = fixtureNames.filter { $0.lowercased().hasSuffix(".png") }.sorted().enumerated()
+        .filter { !$0.element.hasPrefix("pillow/") || $0.offset % 4 == 0 }.map(\.element)
+    static let pngResizes = ["resize(64x64)", "resize(200x200,fill)", "resize(50%)", "resize(16x16,cover)"]
     static let resizes = ["resize(64x64)", "resize(200x200,fill)", "resize(150x100,exact)", "resize(120x300,cover)",
                           "resize(300x50,fill)", "resize(50%)", "resize(40x40,pad)", "resize(1000x1000<)",
                           "resize(400x400,upscale)"]
@@ -27,13 +30,14 @@ struct ThumbnailDecodeTests {
         var mismatches: [String] = []
     }
 
-    /// Whether `ThumbnailDecode` resizes `input` itself (`imgf_thumbnail_plain`): a JPEG loaded as it loads it
-    /// converts nothing and is not turned.
+    /// Whether `ThumbnailDecode` resizes `input` itself (`imgf_thumbnail_plain`): a JPEG or PNG loaded as it loads
+    /// it converts nothing and is not turned.
     static func takesThePlainPath(_ input: VipsInput, header: ImageDecoder.Header, resize: ImageProcessors.Resize,
                                   options: DecodeOptions) throws(ImgError) -> Bool {
-        guard header.loader == "jpeg", header.frames == 1, !(options.autorotate && header.orientation != 1) else { return false }
-        let factor = SharedDecode.jpegShrink(resize, header: header, autorotate: options.autorotate)
-        guard let opened = input.open(options: "access=sequential,shrink=\(factor)") else {
+        guard ThumbnailDecode.loadsItself.contains(header.loader), header.frames == 1,
+              !(options.autorotate && header.orientation != 1) else { return false }
+        let shrink = header.loader == "png" ? "" : ",shrink=\(SharedDecode.jpegShrink(resize, header: header, autorotate: options.autorotate))"
+        guard let opened = input.open(options: "access=sequential" + shrink) else {
             throw .internalFailure("cannot open: \(VipsRuntime.takeError())")
         }
         return imgf_thumbnail_is_plain(DecodedImage(taking: opened).pointer) != 0
@@ -59,8 +63,20 @@ struct ThumbnailDecodeTests {
         return [UInt8](UnsafeRawBufferPointer(start: block, count: length))
     }
 
-    /// Compares the two thumbnails of the JPEG `name` for every resize, with and without autorotation.
-    static func compare(_ name: String, into found: inout Comparison) throws(ImgError) {
+    /// The image written as an encoder writes it, strip by strip on one thread (libvips' disc sink, as a batch's
+    /// renderings run): lossless PNG bytes, or nil. Which parts of the image libvips computes at once, and in what
+    /// order, must not change a pixel either.
+    static func written(_ image: DecodedImage) -> [UInt8]? {
+        guard let single = try? image.limitingThreads(1) else { return nil }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard imgf_write_to_buffer(single.pointer, ".png[compression=1]", &buffer, &length) == 0, let buffer else { return nil }
+        defer { g_free(buffer) }
+        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    /// Compares the two thumbnails of the image `name` for every resize, with and without autorotation.
+    static func compare(_ name: String, resizes: [String], into found: inout Comparison) throws(ImgError) {
         guard let bytes = FileManager.default.contents(atPath: Paths.fixtures + "/" + name) else {
             throw .internalFailure("cannot read \(name)")
         }
@@ -84,7 +100,8 @@ struct ThumbnailDecodeTests {
                     continue
                 }
                 let (ours, theirs) = (pixels(made), pixels(expected))
-                if ours == nil || ours != theirs || made.width != expected.width || made.height != expected.height
+                if ours == nil || ours != theirs || written(made) != written(expected)
+                    || made.width != expected.width || made.height != expected.height
                     || imgf_bands(made.pointer) != imgf_bands(expected.pointer) {
                     found.mismatches.append(shown)
                 }
@@ -94,15 +111,32 @@ struct ThumbnailDecodeTests {
         }
     }
 
-    @Test func itsPixelsAreLibvipsThumbnails() throws {
+    /// Compares every thumbnail of `names`.
+    static func compareAll(_ names: [String], resizes: [String]) throws -> Comparison {
         var found = Comparison()
-        for name in Self.jpegs {
-            try VipsErrorScope.run({ () throws(ImgError) in try Self.compare(name, into: &found) }, rerunnable: { _ in false })
+        for name in names {
+            try VipsErrorScope.run({ () throws(ImgError) in try Self.compare(name, resizes: resizes, into: &found) },
+                                   rerunnable: { _ in false })
         }
+        return found
+    }
+
+    @Test func itsPixelsAreLibvipsThumbnails() throws {
+        let found = try Self.compareAll(Self.jpegs, resizes: Self.resizes)
         #expect(found.mismatches.isEmpty, "\(found.mismatches.prefix(5))")
         #expect(Self.jpegs.count > 40 && found.compared > 500 && found.plain > 300 && found.reducedAlone > 200,
                 """
                 \(Self.jpegs.count) files, \(found.compared) compared, \(found.plain) plain, \
+                \(found.reducedAlone) reduced alone
+                """)
+    }
+
+    @Test func aPNGsPixelsAreLibvipsThumbnails() throws {
+        let found = try Self.compareAll(Self.pngs, resizes: Self.pngResizes)
+        #expect(found.mismatches.isEmpty, "\(found.mismatches.prefix(5))")
+        #expect(Self.pngs.count > 200 && found.compared > 1500 && found.plain > 1000 && found.reducedAlone > 600,
+                """
+                \(Self.pngs.count) files, \(found.compared) compared, \(found.plain) plain, \
                 \(found.reducedAlone) reduced alone
                 """)
     }

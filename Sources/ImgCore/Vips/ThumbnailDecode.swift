@@ -4,12 +4,15 @@ import Foundation
 /// A resize folded into the decode, as libvips' thumbnail makes it from encoded bytes: the input loaded with the
 /// loader's shrink (JPEG's shrink-on-load), then resized to fit, fill or cover the box, and turned upright.
 ///
-/// A single JPEG frame is loaded here with the factor thumbnail would choose (`SharedDecode.jpegShrink`) and, when
-/// it needs no conversion and no rotation (`imgf_thumbnail_is_plain`), resized by `imgf_thumbnail_plain`, which
-/// makes thumbnail's very pixels of fewer libvips objects: a small JPEG's rendering builds about a fifth less. Any
-/// other loaded JPEG goes on through `vips_thumbnail_image` (thumbnail's steps after its load); other inputs through
-/// `vips_thumbnail_buffer` or `vips_thumbnail_source` whole.
+/// A single JPEG or PNG frame is loaded here as thumbnail would load it (JPEG with the factor it would choose,
+/// `SharedDecode.jpegShrink`) and, when it needs no conversion and no rotation (`imgf_thumbnail_is_plain`), resized
+/// by `imgf_thumbnail_plain`, which makes thumbnail's very pixels of fewer libvips objects: a small JPEG's rendering
+/// builds about a fifth less, a small PNG's a third. Any other loaded frame goes on through `vips_thumbnail_image`
+/// (thumbnail's steps after its load); other inputs through `vips_thumbnail_buffer` or `vips_thumbnail_source` whole.
 enum ThumbnailDecode {
+    /// The loaders whose single frame is loaded here: JPEG (with its shrink-on-load) and PNG (which has none).
+    static let loadsItself: Set<String> = ["jpeg", "png"]
+
     /// The input decoded and resized as `vips_thumbnail` with `arguments` would (`resize.thumbnailArguments` for
     /// the upright image), `clock` timing every image made.
     static func decode(_ input: VipsInput, header: ImageDecoder.Header, resize: ImageProcessors.Resize,
@@ -17,7 +20,7 @@ enum ThumbnailDecode {
         let upright = header.orientedSize(autorotate: options.autorotate)
         let arguments = resize.thumbnailArguments(imageWidth: upright.width, imageHeight: upright.height)
         let optionString = ImageDecoder.loadOptions(header, options: options)
-        guard header.loader == "jpeg", header.frames == 1 else {
+        guard loadsItself.contains(header.loader), header.frames == 1 else {
             var output: UnsafeMutablePointer<VipsImage>?
             guard input.thumbnail(&output, width: arguments.width, height: arguments.height, size: arguments.size,
                                   crop: arguments.crop, noRotate: options.autorotate ? 0 : 1, options: optionString) == 0,
@@ -26,7 +29,7 @@ enum ThumbnailDecode {
             }
             return DecodedImage(taking: output, source: input.owner, clock: clock)
         }
-        let factor = SharedDecode.jpegShrink(resize, header: header, autorotate: options.autorotate)
+        let factor = header.loader == "png" ? 1 : SharedDecode.jpegShrink(resize, header: header, autorotate: options.autorotate)
         guard let opened = input.open(options: optionString + ",access=sequential" + (factor > 1 ? ",shrink=\(factor)" : "")) else {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
         }
