@@ -155,6 +155,29 @@ struct RenderingOverheadTests {
         #expect(loader(jpeg) == "VipsForeignLoadJpegBuffer")
     }
 
+    /// The loader search made of the loaders' own checks in libvips' order answers as libvips' own search, for every
+    /// fixture (every format imgfetch reads, PngSuite's and Pillow's odd and broken files, text that is no image).
+    @Test func theLoaderSearchInOrderAnswersAsLibvips() throws {
+        try VipsRuntime.start()
+        let names = FileManager.default.enumerator(atPath: Paths.fixtures)?.compactMap { $0 as? String } ?? []
+        let before = imgf_loader_searches_in_order()
+        var searched = 0, found = 0
+        for name in names.sorted() {
+            guard let data = FileManager.default.contents(atPath: Paths.fixtures + "/" + name), !data.isEmpty else { continue }
+            let bytes = PinnedBytes(data)
+            let theirs = imgf_libvips_find_load_buffer(bytes.pointer, bytes.count).map { String(cString: $0) }
+            imgf_error_clear()
+            let ours = imgf_find_load_buffer(bytes.pointer, bytes.count).map { String(cString: $0) }
+            imgf_error_clear()
+            #expect(ours == theirs, "\(name)")
+            searched += 1
+            if theirs != nil { found += 1 }
+        }
+        #expect(searched > 600 && found > 550, "\(searched) searched, \(found) found")
+        // Files of the same bytes one after the other are answered again from the first.
+        #expect(imgf_loader_searches_in_order() - before > searched * 9 / 10)
+    }
+
     /// A rendering's saver search for a name searched before on its thread is answered from it, and every name gets
     /// libvips' own answer.
     @Test func aSaverSearchIsAnsweredAgainForTheSameName() throws {

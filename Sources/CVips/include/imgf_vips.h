@@ -105,6 +105,7 @@ void vips_vector_set_enabled(gboolean enabled);
     X(vips_unpremultiply) \
     X(vips_vector_set_enabled) \
     X(vips_version) \
+    X(vips_foreign_map) \
 
 #define IMGF_VIPS_FIELD(name) __typeof__(name) *name;
 /* The libvips functions we use, resolved at run time. */
@@ -192,6 +193,10 @@ void imgf_reduceh_read_environment(void);
 void imgf_reduceh_learn(void);
 /* How many loader searches for bytes in memory were answered from the thread's last one (loader_search.c). */
 long imgf_loader_searches_answered_again(void);
+/* How many loader searches asked the loaders' own checks in libvips' order (loader_search.c). */
+long imgf_loader_searches_in_order(void);
+/* libvips' own vips_foreign_find_load_buffer (for the tests: the one above stands in for it). */
+const char *imgf_libvips_find_load_buffer(const void *data, size_t size);
 /* How many saver searches were answered from the thread's last one (saver_search.c). */
 long imgf_saver_searches_answered_again(void);
 /* Forgets the loader and saver searches' answers: libvips' classes changed (its modules loaded). */
