@@ -33,6 +33,19 @@ struct RenderingThreadsTests {
         #expect(try DecodedFixture.pixels(limited) == DecodedFixture.pixels(image))
     }
 
+    /// A rendering's own decode takes the limit itself (no copy is built for it), and an image made from it inherits it.
+    @Test func anImageNoOneElseHoldsTakesTheLimitItself() throws {
+        let image = try DecodedFixture.decoded(Paths.images + "/sample.jpg")
+        let pixels = try DecodedFixture.pixels(image)
+        image.limitThreads(1)
+        #expect(image.threadLimit(or: 99) == 1)
+        let made = try image.derive("to grey") { imgf_colourspace($0, $1, VIPS_INTERPRETATION_B_W) }
+        #expect(made.threadLimit(or: 99) == 1)
+        image.limitThreads(0)
+        #expect(image.threadLimit(or: 99) == 1)
+        #expect(try DecodedFixture.pixels(image) == pixels)
+    }
+
     /// A rendering limited to one thread encodes on one thread (the limit went down its processors to the image the
     /// encoder wrote), and writes the bytes a rendering on libvips' default threads writes.
     @Test(arguments: ["sample.jpg", "sample.png", "1.webp", "cogs.gif"])

@@ -14,6 +14,10 @@ static inline int imgf_copy_setting_int(VipsImage *in, VipsImage **out, const ch
     V->vips_image_set_int(*out, name, value);
     return 0;
 }
+/* Sets the int field `name` of the image itself (only for an image no one else holds). */
+static inline void imgf_set_int(VipsImage *image, const char *name, int value) {
+    V->vips_image_set_int(image, name, value);
+}
 static inline int imgf_copy_page_height(VipsImage *in, VipsImage **out, int page_height) {
     return imgf_copy_setting_int(in, out, "page-height", page_height);
 }

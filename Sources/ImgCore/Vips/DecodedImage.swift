@@ -70,6 +70,12 @@ public final class DecodedImage: @unchecked Sendable { // owns a refcounted C Vi
         try derive("threads per rendering") { imgf_copy_setting_int($0, $1, "concurrency", Int32(clamping: max(1, threads))) }
     }
 
+    /// `limitingThreads` made on this very image, for an image that no one else holds (a rendering's own decode):
+    /// no copy is built.
+    func limitThreads(_ threads: Int) {
+        imgf_set_int(pointer, "concurrency", Int32(clamping: max(1, threads)))
+    }
+
     /// The threads libvips' thread pool gives a sink of this image: `limitingThreads`' number, else `fallback`.
     func threadLimit(or fallback: Int) -> Int { Int(imgf_image_concurrency(pointer, Int32(clamping: fallback))) }
 

@@ -123,8 +123,11 @@ public enum Rendering {
         } else {
             (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding, clock: clock)
         }
-        // Every later step and the encoder's sink inherit the limit (libvips copies fields down a pipeline).
-        if let threads { image = try image.limitingThreads(threads) }
+        // Every later step and the encoder's sink inherit the limit (libvips copies fields down a pipeline). The
+        // rendering's own decode takes it itself; one shared with other variants, on a copy.
+        if let threads {
+            if shared == nil { image.limitThreads(threads) } else { image = try image.limitingThreads(threads) }
+        }
         for step in remaining {
             image = try step.process(image)
         }
