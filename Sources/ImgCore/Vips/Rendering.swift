@@ -117,16 +117,16 @@ public enum Rendering {
         let (shared, threads) = (context.sharedDecode, context.threadsPerRendering)
         var image: DecodedImage
         var remaining: ArraySlice<any ImageProcessing>
+        // Every later step and the encoder's sink inherit the thread limit (libvips copies fields down a pipeline).
         if let shared, let decoded = try shared.decode(input, header: header, chain: chain, options: decoding) {
             (image, remaining) = decoded
             image = image.timed(by: clock)
+            // Made from a decode other variants read too: the limit goes on a copy.
+            if let threads { image = try image.limitingThreads(threads) }
         } else {
             (image, remaining) = try ImageDecoder.decode(input, header: header, chain: chain, options: decoding, clock: clock)
-        }
-        // Every later step and the encoder's sink inherit the limit (libvips copies fields down a pipeline). The
-        // rendering's own decode takes it itself; one shared with other variants, on a copy.
-        if let threads {
-            if shared == nil { image.limitThreads(threads) } else { image = try image.limitingThreads(threads) }
+            // This rendering's own: it takes the limit itself.
+            if let threads { image.limitThreads(threads) }
         }
         for step in remaining {
             image = try step.process(image)

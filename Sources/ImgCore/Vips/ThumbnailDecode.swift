@@ -7,7 +7,7 @@ import Foundation
 /// A single JPEG or PNG frame is loaded here as thumbnail would load it (JPEG with the factor it would choose,
 /// `SharedDecode.jpegShrink`) and, when it needs no conversion and no rotation (`imgf_thumbnail_is_plain`), resized
 /// by `imgf_thumbnail_plain`, which makes thumbnail's very pixels of fewer libvips objects: a small JPEG's rendering
-/// builds about a fifth less, a small PNG's a third. Any other loaded frame goes on through `vips_thumbnail_image`
+/// builds about a fifth less, a small PNG's a sixth. Any other loaded frame goes on through `vips_thumbnail_image`
 /// (thumbnail's steps after its load); other inputs through `vips_thumbnail_buffer` or `vips_thumbnail_source` whole.
 enum ThumbnailDecode {
     /// The loaders whose single frame is loaded here: JPEG (with its shrink-on-load) and PNG (which has none).
