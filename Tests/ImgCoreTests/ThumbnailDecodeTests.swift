@@ -28,6 +28,8 @@ struct ThumbnailDecodeTests {
         /// Of the plain ones, those whose reduces were built alone (`imgf_thumbnail_reduced_alone`).
         var reducedAlone = 0
         var mismatches: [String] = []
+        /// The counts, for a failed expectation's message.
+        var summary: String { "\(compared) compared, \(plain) plain, \(reducedAlone) reduced alone" }
     }
 
     /// Whether `ThumbnailDecode` resizes `input` itself (`imgf_thumbnail_plain`): a JPEG or PNG loaded as it loads
@@ -125,20 +127,14 @@ struct ThumbnailDecodeTests {
         let found = try Self.compareAll(Self.jpegs, resizes: Self.resizes)
         #expect(found.mismatches.isEmpty, "\(found.mismatches.prefix(5))")
         #expect(Self.jpegs.count > 40 && found.compared > 500 && found.plain > 300 && found.reducedAlone > 200,
-                """
-                \(Self.jpegs.count) files, \(found.compared) compared, \(found.plain) plain, \
-                \(found.reducedAlone) reduced alone
-                """)
+                "\(Self.jpegs.count) files, \(found.summary)")
     }
 
     @Test func aPNGsPixelsAreLibvipsThumbnails() throws {
         let found = try Self.compareAll(Self.pngs, resizes: Self.pngResizes)
         #expect(found.mismatches.isEmpty, "\(found.mismatches.prefix(5))")
         #expect(Self.pngs.count > 200 && found.compared > 1500 && found.plain > 1000 && found.reducedAlone > 600,
-                """
-                \(Self.pngs.count) files, \(found.compared) compared, \(found.plain) plain, \
-                \(found.reducedAlone) reduced alone
-                """)
+                "\(Self.pngs.count) files, \(found.summary)")
     }
 
     /// A crop decodes the whole input while it is built: a JPEG that fails there is said to be corrupt, as
