@@ -36,10 +36,9 @@ struct ThumbnailDecodeTests {
     /// it converts nothing and is not turned.
     static func takesThePlainPath(_ input: VipsInput, header: ImageDecoder.Header, resize: ImageProcessors.Resize,
                                   options: DecodeOptions) throws(ImgError) -> Bool {
-        guard ThumbnailDecode.loadsItself.contains(header.loader), header.frames == 1,
+        guard let loadOptions = ThumbnailDecode.loadOptions(header, resize: resize, options: options),
               !(options.autorotate && header.orientation != 1) else { return false }
-        let shrink = header.loader == "png" ? "" : ",shrink=\(SharedDecode.jpegShrink(resize, header: header, autorotate: options.autorotate))"
-        guard let opened = input.open(options: "access=sequential" + shrink) else {
+        guard let opened = input.open(options: loadOptions) else {
             throw .internalFailure("cannot open: \(VipsRuntime.takeError())")
         }
         return imgf_thumbnail_is_plain(DecodedImage(taking: opened).pointer) != 0

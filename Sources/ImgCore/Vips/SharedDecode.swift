@@ -38,12 +38,21 @@ public struct SharedDecode: Sendable {
     /// How a variant alone would load its input; nil when that depends on more than a shrink-on-load factor.
     static func plan(for chain: ProcessingChain, header: ImageDecoder.Header, autorotate: Bool) -> LoadPlan? {
         guard let resize = chain.steps.first as? ImageProcessors.Resize else { return .whole }
+        return shrinkOnLoad(resize, header: header, autorotate: autorotate).map { .shrunk(factor: $0) }
+    }
+
+    /// The shrink-on-load factor libvips' thumbnail loads the input with for `resize`: JPEG's
+    /// (`jpegShrink`), 1 for a loader without one (PNG, GIF); nil when the load depends on the size in other ways.
+    static func shrinkOnLoad(_ resize: ImageProcessors.Resize, header: ImageDecoder.Header, autorotate: Bool) -> Int? {
         switch header.loader {
-        case "jpeg": return .shrunk(factor: jpegShrink(resize, header: header, autorotate: autorotate))
-        case "png", "gif": return .shrunk(factor: 1)
-        default: return nil
+        case "jpeg": jpegShrink(resize, header: header, autorotate: autorotate)
+        case "png", "gif": 1
+        default: nil
         }
     }
+
+    /// The loader option for a shrink-on-load `factor` (none at 1).
+    static func shrinkOption(_ factor: Int) -> String { factor > 1 ? ",shrink=\(factor)" : "" }
 
     /// The JPEG shrink-on-load factor `vips_thumbnail` picks for `resize` (libvips 8.14's
     /// `vips_thumbnail_find_jpegshrink`): the shrink common to both axes, leaving at least a factor of two to the
@@ -109,7 +118,7 @@ public struct SharedDecode: Sendable {
         case .whole:
             image = try ImageDecoder.decode(input, header: header, chain: ProcessingChain(), options: options).0
         case .shrunk(let factor):
-            let loadOptions = ImageDecoder.loadOptions(header, options: options) + (factor > 1 ? ",shrink=\(factor)" : "")
+            let loadOptions = ImageDecoder.loadOptions(header, options: options) + Self.shrinkOption(factor)
             guard let opened = input.open(options: loadOptions) else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
             }

@@ -13,24 +13,31 @@ enum ThumbnailDecode {
     /// The loaders whose single frame is loaded here: JPEG (with its shrink-on-load) and PNG (which has none).
     static let loadsItself: Set<String> = ["jpeg", "png"]
 
+    /// The options the input is loaded with here for `resize` (as thumbnail loads it: sequential access, its
+    /// shrink-on-load factor), or nil when libvips' thumbnail decodes it whole.
+    static func loadOptions(_ header: ImageDecoder.Header, resize: ImageProcessors.Resize, options: DecodeOptions) -> String? {
+        guard loadsItself.contains(header.loader), header.frames == 1,
+              let factor = SharedDecode.shrinkOnLoad(resize, header: header, autorotate: options.autorotate) else { return nil }
+        return ImageDecoder.loadOptions(header, options: options) + ",access=sequential" + SharedDecode.shrinkOption(factor)
+    }
+
     /// The input decoded and resized as `vips_thumbnail` with `arguments` would (`resize.thumbnailArguments` for
     /// the upright image), `clock` timing every image made.
     static func decode(_ input: VipsInput, header: ImageDecoder.Header, resize: ImageProcessors.Resize,
                        options: DecodeOptions, clock: RenderClock?) throws(ImgError) -> DecodedImage {
         let upright = header.orientedSize(autorotate: options.autorotate)
         let arguments = resize.thumbnailArguments(imageWidth: upright.width, imageHeight: upright.height)
-        let optionString = ImageDecoder.loadOptions(header, options: options)
-        guard loadsItself.contains(header.loader), header.frames == 1 else {
+        guard let loadOptions = loadOptions(header, resize: resize, options: options) else {
             var output: UnsafeMutablePointer<VipsImage>?
             guard input.thumbnail(&output, width: arguments.width, height: arguments.height, size: arguments.size,
-                                  crop: arguments.crop, noRotate: options.autorotate ? 0 : 1, options: optionString) == 0,
+                                  crop: arguments.crop, noRotate: options.autorotate ? 0 : 1,
+                                  options: ImageDecoder.loadOptions(header, options: options)) == 0,
                   let output else {
                 throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
             }
             return DecodedImage(taking: output, source: input.owner, clock: clock)
         }
-        let factor = header.loader == "png" ? 1 : SharedDecode.jpegShrink(resize, header: header, autorotate: options.autorotate)
-        guard let opened = input.open(options: optionString + ",access=sequential" + (factor > 1 ? ",shrink=\(factor)" : "")) else {
+        guard let opened = input.open(options: loadOptions) else {
             throw .image("corrupt or unsupported image: \(VipsRuntime.takeError())")
         }
         let loaded = DecodedImage(taking: opened, source: input.owner, clock: clock)
